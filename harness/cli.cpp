@@ -1,0 +1,265 @@
+#include "harness/cli.h"
+
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <map>
+#include <optional>
+#include <random>
+#include <set>
+
+#include "harness/case_runner.h"
+#include "harness/device_info.h"
+#include "harness/host_info.h"
+#include "harness/results_json.h"
+#include "harness/sizes.h"
+
+namespace lb {
+namespace {
+
+constexpr const char* kDefaultOut = "results/latest.json";
+
+template <class T>
+std::string names_of(const std::vector<const T*>& items) {
+  std::string text;
+  for (const T* item : items) text += (text.empty() ? "" : ", ") + item->name();
+  return text;
+}
+std::string names_of(const std::vector<const Layer*>& items) {
+  std::string text;
+  for (const Layer* item : items) text += (text.empty() ? "" : ", ") + item->name;
+  return text;
+}
+
+std::string sizes_text(const Workload& w) {
+  std::string text;
+  for (const Shape& s : w.default_sizes()) text += (text.empty() ? "" : ", ") + w.size_label(s);
+  return text;
+}
+
+int list_command() {
+  std::printf("Workloads:\n");
+  for (const Workload* w : all_workloads())
+    std::printf("  %-11s %-40s default sizes: %s\n", w->name().c_str(), w->summary().c_str(), sizes_text(*w).c_str());
+  std::printf("\nLayers:\n");
+  for (const Layer* l : all_layers()) {
+    const std::string reason = l->unavailable_reason();
+    std::printf("  %-8s %-12s %s\n", l->name.c_str(), reason.empty() ? "available" : "unavailable",
+                l->summary.c_str());
+    if (!reason.empty()) std::printf("  %-8s %-12s why: %s\n", "", "", reason.c_str());
+  }
+  return 0;
+}
+
+struct RunArgs {
+  std::vector<std::string> workloads, layers, sizes;
+  std::string out = kDefaultOut;
+  std::optional<std::uint64_t> seed;
+  double min_time_s = 0.2;
+  std::vector<std::string> benchmark_flags;
+};
+
+std::vector<const Workload*> pick_workloads(const std::vector<std::string>& names) {
+  if (names.empty()) return all_workloads();
+  std::vector<const Workload*> picked;
+  for (const auto& name : names) {
+    const Workload* w = find_workload(name);
+    if (!w) throw UsageError("unknown workload '" + name + "' (known: " + names_of(all_workloads()) + ")");
+    if (std::find(picked.begin(), picked.end(), w) == picked.end()) picked.push_back(w);
+  }
+  return picked;
+}
+
+std::vector<const Layer*> pick_layers(const std::vector<std::string>& names) {
+  if (names.empty()) return all_layers();
+  std::vector<const Layer*> picked;
+  for (const auto& name : names) {
+    const Layer* l = find_layer(name);
+    if (!l) throw UsageError("unknown layer '" + name + "' (known: " + names_of(all_layers()) + ")");
+    if (std::find(picked.begin(), picked.end(), l) == picked.end()) picked.push_back(l);
+  }
+  return picked;
+}
+
+std::string iso_time_now() {
+  const std::time_t now = std::time(nullptr);
+  char text[64];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S%z", std::localtime(&now));
+  return text;
+}
+
+void print_summary(const std::vector<CaseResult>& results, const nlohmann::json& context) {
+  std::printf("\n%-11s %-8s %-15s %11s %10s %10s %7s %11s  %s\n", "workload", "layer", "size", "median ms", "GB/s",
+              "GFLOP/s", "%copy", "e2e ms", "status");
+  const auto& ceilings = context.value("ceilings", nlohmann::json::object());
+  const double copy = ceilings.value("copy_gbps", 0.0);
+  for (const CaseResult& r : results) {
+    if (r.status == "not run") continue;
+    const std::string size = r.spec.workload->size_label(r.spec.shape);
+    std::string status = r.status == "ok" ? "ok" : r.status + ": " + r.message;
+    if (r.stats.count == 0) {
+      std::printf("%-11s %-8s %-15s %11s %10s %10s %7s %11s  %s\n", r.spec.workload->name().c_str(),
+                  r.spec.layer->name.c_str(), size.c_str(), "-", "-", "-", "-", "-", status.c_str());
+      continue;
+    }
+    char fraction[16] = "-";
+    if (r.spec.layer->on_gpu && copy > 0) std::snprintf(fraction, sizeof fraction, "%.0f%%", 100.0 * r.gbps / copy);
+    std::printf("%-11s %-8s %-15s %11.4f %10.1f %10.1f %7s %11.3f  %s\n", r.spec.workload->name().c_str(),
+                r.spec.layer->name.c_str(), size.c_str(), r.stats.median_ms, r.gbps, r.gflops, fraction,
+                r.end_to_end_ms, status.c_str());
+  }
+  if (copy > 0) std::printf("memory ceiling: device-to-device copy %.1f GB/s (bytes read + written)\n", copy);
+}
+
+int run_command(const RunArgs& args, int argc, char** argv) {
+  const auto workloads = pick_workloads(args.workloads);
+  const auto layers = pick_layers(args.layers);
+
+  // Sizes, checked against this machine's memory before anything runs.
+  std::vector<std::pair<const Workload*, std::vector<Shape>>> plan;
+  const double host_memory = host_memory_bytes();
+  for (const Workload* w : workloads) {
+    std::vector<Shape> shapes;
+    if (args.sizes.empty()) shapes = w->default_sizes();
+    for (const auto& text : args.sizes) shapes.push_back(parse_shape(text, *w));
+    for (std::size_t i = 0; i < shapes.size(); ++i) {
+      const double need = w->host_bytes(shapes[i]);
+      if (need > host_memory) {
+        const std::string given = args.sizes.empty() ? w->size_label(shapes[i]) : args.sizes[i];
+        throw UsageError("size '" + given + "' for " + w->name() + " needs " + human_bytes(need) +
+                         " of host memory; this machine has " + human_bytes(host_memory));
+      }
+    }
+    plan.emplace_back(w, shapes);
+  }
+  for (const auto& flag : args.benchmark_flags)
+    if (flag.rfind("--benchmark_", 0) != 0)
+      throw UsageError("unknown option '" + flag + "' (see layerbench run --help)");
+  check_writable(args.out);
+
+  // Layers that cannot run here are reported once, grouped by reason, and left out.
+  std::map<std::string, std::vector<std::string>> skipped;
+  std::vector<const Layer*> usable;
+  for (const Layer* l : layers) {
+    const std::string reason = l->unavailable_reason();
+    if (reason.empty()) usable.push_back(l);
+    else skipped[reason].push_back(l->name);
+  }
+  for (const auto& [reason, names] : skipped) {
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    std::fprintf(stderr, "layerbench: GPU layers skipped (%s): %s\n", list.c_str(), reason.c_str());
+  }
+
+  // Google Benchmark sees only its own flags. --min-time goes first as its flag (not as a
+  // per-benchmark MinTime, which would put "min_time:..." into every case name); the user's own
+  // --benchmark_min_time, coming later, wins. Google Benchmark 1.8 wants a unit suffix, 1.7 none.
+  char min_time_flag[64];
+  std::snprintf(min_time_flag, sizeof min_time_flag, "--benchmark_min_time=%g%s", args.min_time_s,
+                LB_BENCHMARK_VERSION_MAJOR * 100 + LB_BENCHMARK_VERSION_MINOR >= 108 ? "s" : "");
+  std::vector<std::string> flags{min_time_flag};
+  flags.insert(flags.end(), args.benchmark_flags.begin(), args.benchmark_flags.end());
+  std::vector<char*> gb_argv{argv[0]};
+  for (auto& f : flags) gb_argv.push_back(f.data());
+  int gb_argc = static_cast<int>(gb_argv.size());
+  gb_argv.push_back(nullptr);
+  benchmark::Initialize(&gb_argc, gb_argv.data());
+  if (benchmark::ReportUnrecognizedArguments(gb_argc, gb_argv.data())) return 2;
+
+  SuiteOptions options;
+  options.seed = args.seed ? *args.seed : std::random_device{}();
+
+  std::string command_line;
+  for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
+  nlohmann::json context = {
+      {"date", iso_time_now()},
+      {"executable", argv[0]},
+      {"library_build_type", "release"},
+      {"layerbench", {{"version", LB_VERSION}, {"schema_version", kSchemaVersion}, {"seed", options.seed},
+                      {"command_line", command_line}, {"min_time_s", args.min_time_s}}},
+      {"host", host_json()},
+      {"device", nullptr},
+      {"ceilings", nlohmann::json::object()},
+      {"layers", nlohmann::json::object()},
+  };
+  context["host_name"] = context["host"]["hostname"];
+  if (!skipped.empty()) context["gpu_unavailable_reason"] = skipped.begin()->first;
+  const bool any_gpu = std::any_of(usable.begin(), usable.end(), [](const Layer* l) { return l->on_gpu; });
+  if (any_gpu) {
+    context["device"] = device_json();
+    std::fprintf(stderr, "layerbench: measuring the device-to-device copy ceiling on %s\n",
+                 context["device"]["name"].get<std::string>().c_str());
+    context["ceilings"] = measure_copy_ceiling();
+  }
+  for (const Layer* l : usable) context["layers"][l->name] = l->describe();
+
+  std::vector<Case> cases;
+  for (const auto& [w, shapes] : plan)
+    for (const Shape& s : shapes)
+      for (const Layer* l : usable)
+        if (find_variant(l->name, w->name())) cases.push_back({w, l, s});
+
+  SuiteReporter reporter;
+  const auto started = std::chrono::steady_clock::now();
+  const std::vector<CaseResult> results = run_cases(cases, options, reporter);
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+
+  context.update(reporter.context_json());
+  context["layerbench"]["suite_wall_s"] = wall_s;
+  write_file_atomically(args.out, results_json(context, results).dump(2) + "\n");
+
+  print_summary(results, context);
+  const auto failed = std::count_if(results.begin(), results.end(), [](const CaseResult& r) { return r.status == "failed"; });
+  std::printf("%zu cases in %.1f s, %ld failed; results written to %s\n", results.size(), wall_s, static_cast<long>(failed),
+              args.out.c_str());
+  return failed > 0 ? 1 : 0;
+}
+
+}  // namespace
+
+int run_cli(int argc, char** argv) {
+  CLI::App app{"layerbench: the same GPU workloads through different access layers (CUDA runtime, CPU, ...),\n"
+               "timed with CUDA events under Google Benchmark, verified against a double-precision CPU\n"
+               "reference, and written to JSON.",
+               "layerbench"};
+  app.set_version_flag("--version", LB_VERSION);
+  app.require_subcommand(1);
+  app.add_subcommand("list", "List the workloads and layers, and whether each layer can run here");
+
+  RunArgs args;
+  CLI::App* run = app.add_subcommand("run", "Run cases (workload x layer x size), verify them and write JSON");
+  run->add_option("-w,--workload", args.workloads, "Workloads to run, comma-separated (default: all; see `layerbench list`)")
+      ->delimiter(',');
+  run->add_option("-l,--layer", args.layers, "Layers to run, comma-separated (default: all available here)")->delimiter(',');
+  run->add_option("-s,--size", args.sizes,
+                  "Sizes, comma-separated: n as 1000 or 2^20; matmul also MxNxK, one number is a cube\n"
+                  "(default: each workload's sweep, up to n = 2^28 and matmul 4096^3)")
+      ->delimiter(',');
+  run->add_option("-o,--out", args.out, "Results file (JSON; Google Benchmark's layout)")->capture_default_str();
+  run->add_option("--seed", args.seed, "Seed for the random inputs (default: a fresh one, recorded in the JSON)");
+  run->add_option("--min-time", args.min_time_s, "Minimum measured seconds per case")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  run->allow_extras();
+  run->footer("Google Benchmark's flags pass through in --flag=value form, e.g. --benchmark_filter=matmul\n"
+              "or --benchmark_repetitions=5. Exit status: 0 ok, 1 a case failed, 2 bad input.");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::fprintf(stderr, "layerbench: error: %s\n", e.what());
+    return 2;
+  }
+  try {
+    if (app.got_subcommand("list")) return list_command();
+    args.benchmark_flags = run->remaining();
+    return run_command(args, argc, argv);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "layerbench: error: %s\n", e.what());
+    return 2;
+  }
+}
+
+}  // namespace lb

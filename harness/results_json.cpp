@@ -1,0 +1,130 @@
+#include "harness/results_json.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "harness/sizes.h"
+
+namespace lb {
+namespace {
+
+// JSON has no NaN or infinity: such figures become null.
+nlohmann::json number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+nlohmann::json case_fields(const CaseResult& r, const nlohmann::json& context) {
+  const Case& c = r.spec;
+  nlohmann::json j = {
+      {"workload", c.workload->name()},
+      {"layer", c.layer->name},
+      {"status", r.status},
+      {"verified", r.verified},
+      {"seed", r.seed},
+      {"bytes_moved", c.workload->bytes_moved(c.shape)},
+      {"flops", c.workload->flops(c.shape)},
+  };
+  if (c.workload->takes_matrix_sizes()) {
+    j["m"] = c.shape.m;
+    j["n"] = c.shape.n;
+    j["k"] = c.shape.k;
+  } else {
+    j["n"] = c.shape.n;
+  }
+  if (!r.message.empty()) j["message"] = r.message;
+  if (r.status == "ok" || r.status == "failed") {
+    j["max_rel_error"] = number(r.verdict.max_rel_error);
+    j["tolerance"] = r.verdict.tolerance;
+  }
+  if (r.stats.count > 0) {
+    j["gbps"] = r.gbps;
+    j["gflops"] = r.gflops;
+    j["median_ms"] = r.stats.median_ms;
+    j["mean_ms"] = r.stats.mean_ms;
+    j["min_ms"] = r.stats.min_ms;
+    j["max_ms"] = r.stats.max_ms;
+    j["rel_stddev"] = r.stats.rel_stddev;
+    j["samples"] = r.stats.count;
+    const auto& ceilings = context.value("ceilings", nlohmann::json::object());
+    j["fraction_of_copy"] = nullptr;
+    if (c.layer->on_gpu && ceilings.contains("copy_gbps"))
+      j["fraction_of_copy"] = r.gbps / ceilings["copy_gbps"].get<double>();
+    j["end_to_end_ms"] = r.end_to_end_ms;
+    j["allocate_ms"] = r.allocate_ms;
+    j["first_run_ms"] = r.first_run_ms;
+  }
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json results_json(const nlohmann::json& context, const std::vector<CaseResult>& results) {
+  nlohmann::json benchmarks = nlohmann::json::array();
+  int family = 0;
+  for (const CaseResult& r : results) {
+    if (r.runs.empty()) continue;  // filtered out by --benchmark_filter: never run
+    const nlohmann::json fields = case_fields(r, context);
+    for (const auto& run : r.runs) {
+      nlohmann::json b = {
+          {"name", run.benchmark_name()},
+          {"family_index", family},
+          {"per_family_instance_index", 0},
+          {"run_name", run.run_name.str()},
+          {"run_type", run.run_type == benchmark::BenchmarkReporter::Run::RT_Aggregate ? "aggregate" : "iteration"},
+          {"repetitions", run.repetitions},
+          {"repetition_index", run.repetition_index},
+          {"threads", run.threads},
+          {"iterations", run.iterations},
+          {"real_time", number(run.GetAdjustedRealTime())},
+          {"cpu_time", number(run.GetAdjustedCPUTime())},
+          {"time_unit", benchmark::GetTimeUnitString(run.time_unit)},
+      };
+      if (run.run_type == benchmark::BenchmarkReporter::Run::RT_Aggregate) b["aggregate_name"] = run.aggregate_name;
+      if (r.status != "ok") {
+        b["error_occurred"] = true;
+        b["error_message"] = r.message;
+      }
+      b.update(fields);
+      benchmarks.push_back(std::move(b));
+    }
+    ++family;
+  }
+  return {{"context", context}, {"benchmarks", benchmarks}};
+}
+
+void check_writable(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  if (path.empty()) throw UsageError("output path is empty");
+  std::error_code ec;
+  if (fs::is_directory(target, ec)) throw UsageError("output path '" + path + "' is a directory");
+  if (target.has_parent_path() && !fs::exists(target.parent_path(), ec)) {
+    fs::create_directories(target.parent_path(), ec);
+    if (ec) throw UsageError("cannot create the directory of output file '" + path + "': " + ec.message());
+  }
+  const std::string probe = path + ".tmp." + std::to_string(getpid());
+  std::ofstream out(probe);
+  if (!out) throw UsageError("cannot write output file '" + path + "': " + std::strerror(errno));
+  out.close();
+  fs::remove(probe, ec);
+}
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+  const std::string temp = path + ".tmp." + std::to_string(getpid());
+  {
+    std::ofstream out(temp, std::ios::binary);
+    out << text;
+    if (!out.flush()) throw std::runtime_error("cannot write '" + temp + "': " + std::strerror(errno));
+  }
+  std::error_code ec;
+  std::filesystem::rename(temp, path, ec);
+  if (ec) {
+    std::filesystem::remove(temp, ec);
+    throw std::runtime_error("cannot move results into '" + path + "': " + ec.message());
+  }
+}
+
+}  // namespace lb

@@ -1,0 +1,211 @@
+// The command line and the results file, through the real executable: exit codes, one-line
+// errors naming the bad value, no partial file, and the JSON contract that Google Benchmark's
+// tools/compare.py reads (name, run_name, run_type, real_time, cpu_time, time_unit, iterations,
+// repetitions, family_index, per_family_instance_index) plus layerbench's fields.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "harness/device_info.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("layerbench_cli_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Outcome run(const std::string& args, const char* exe = LB_EXE) const {
+    const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
+    const std::string command = std::string(exe) + " " + args + " >" + out.string() + " 2>" + err.string();
+    const int status = std::system(command.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+  }
+
+  fs::path dir_;
+};
+
+// One line on stderr that names the value, exit code 2, and no results file.
+void expect_usage_error(const Outcome& o, const std::string& names, const fs::path& out) {
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_NE(o.err.find(names), std::string::npos) << o.err;
+  EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << o.err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST_F(Cli, ListNamesWorkloadsAndLayers) {
+  const Outcome o = run("list");
+  EXPECT_EQ(o.code, 0);
+  for (const char* name : {"vector_add", "saxpy", "reduce", "matmul", "cpu", "runtime"})
+    EXPECT_NE(o.out.find(name), std::string::npos) << name;
+}
+
+TEST_F(Cli, HelpOnEverySubcommand) {
+  EXPECT_EQ(run("--help").code, 0);
+  EXPECT_EQ(run("list --help").code, 0);
+  const Outcome o = run("run --help");
+  EXPECT_EQ(o.code, 0);
+  for (const char* flag : {"--workload", "--layer", "--size", "--out", "--seed", "--benchmark_"})
+    EXPECT_NE(o.out.find(flag), std::string::npos) << flag;
+}
+
+TEST_F(Cli, NoSubcommandIsAnError) { EXPECT_EQ(run("").code, 2); }
+
+TEST_F(Cli, BadNamesAndSizesAreOneLineErrors) {
+  const fs::path out = dir_ / "r.json";
+  const std::string o = " --out " + out.string();
+  expect_usage_error(run("run --workload vector_add,nope" + o), "'nope'", out);
+  expect_usage_error(run("run --layer gpu9" + o), "'gpu9'", out);
+  for (const char* size : {"0", "-5", "abc", "2^99", "1.5", "99999999999999999999"})
+    expect_usage_error(run(std::string("run --workload vector_add --size=") + size + o), std::string("'") + size + "'",
+                       out);
+  expect_usage_error(run("run --workload vector_add --size 2^50" + o), "'2^50'", out);  // host memory
+  expect_usage_error(run("run --workload vector_add --size 8x8x8" + o), "'8x8x8'", out);
+  expect_usage_error(run("run --workload matmul --size 8x8" + o), "'8x8'", out);
+  expect_usage_error(run("run --bogus" + o), "--bogus", out);
+  expect_usage_error(run("run --min-time=-1" + o), "-1", out);
+}
+
+TEST_F(Cli, UnwritableOutputIsRefusedBeforeRunning) {
+  const fs::path file = dir_ / "a_file";
+  std::ofstream(file) << "x";
+  const fs::path inside_file = file / "r.json";
+  expect_usage_error(run("run --layer cpu --size 10 --out " + inside_file.string()), inside_file.string(), inside_file);
+  const Outcome o = run("run --layer cpu --size 10 --out " + dir_.string());
+  EXPECT_EQ(o.code, 2);
+}
+
+TEST_F(Cli, CpuRunWritesTheJsonContract) {
+  const fs::path out = dir_ / "nested" / "r.json";
+  const Outcome o = run("run --layer cpu --size 1000 --min-time 0.01 --seed 5 --out " + out.string());
+  ASSERT_EQ(o.code, 0) << o.err << o.out;
+  const nlohmann::json j = nlohmann::json::parse(slurp(out));
+  const auto& ctx = j.at("context");
+  EXPECT_EQ(ctx.at("layerbench").at("schema_version"), 1);
+  EXPECT_EQ(ctx.at("layerbench").at("seed"), 5);
+  for (const char* key : {"date", "host_name", "executable", "num_cpus", "mhz_per_cpu", "caches", "host", "layers"})
+    EXPECT_TRUE(ctx.contains(key)) << key;
+  EXPECT_GT(ctx.at("layers").at("cpu").at("threads").get<int>(), 0);
+  EXPECT_TRUE(ctx.at("layers").at("cpu").at("matmul").is_string());
+
+  const auto& benchmarks = j.at("benchmarks");
+  ASSERT_EQ(benchmarks.size(), 4u);  // four workloads, one size, one layer
+  std::set<std::string> workloads;
+  for (const auto& b : benchmarks) {
+    SCOPED_TRACE(b.dump());
+    for (const char* key : {"name", "run_name", "run_type", "real_time", "cpu_time", "time_unit", "iterations",
+                            "repetitions", "repetition_index", "threads", "family_index",
+                            "per_family_instance_index", "workload", "layer", "gbps", "gflops", "verified",
+                            "max_rel_error", "tolerance", "end_to_end_ms", "median_ms", "samples", "status"})
+      EXPECT_TRUE(b.contains(key)) << key;
+    EXPECT_EQ(b.at("run_type"), "iteration");
+    EXPECT_EQ(b.at("time_unit"), "ms");
+    EXPECT_EQ(b.at("layer"), "cpu");
+    EXPECT_EQ(b.at("status"), "ok");
+    EXPECT_TRUE(b.at("verified").get<bool>());
+    EXPECT_GT(b.at("real_time").get<double>(), 0.0);
+    EXPECT_GT(b.at("gbps").get<double>(), 0.0);
+    EXPECT_LE(b.at("max_rel_error").get<double>(), b.at("tolerance").get<double>());
+    EXPECT_EQ(b.at("name").get<std::string>().rfind(b.at("workload").get<std::string>() + "/cpu/", 0), 0u);
+    workloads.insert(b.at("workload"));
+    if (b.at("workload") == "matmul") {
+      EXPECT_EQ(b.at("m"), 1000);
+      EXPECT_EQ(b.at("k"), 1000);
+    }
+    EXPECT_EQ(b.at("n"), 1000);
+  }
+  EXPECT_EQ(workloads.size(), 4u);
+  EXPECT_FALSE(fs::exists(out.string() + ".tmp." + std::to_string(getpid())));
+}
+
+TEST_F(Cli, GoogleBenchmarkFlagsPassThrough) {
+  const fs::path out = dir_ / "r.json";
+  const Outcome o =
+      run("run --layer cpu --size 100 --min-time 0.01 --benchmark_filter=reduce --out " + out.string());
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto j = nlohmann::json::parse(slurp(out));
+  ASSERT_EQ(j.at("benchmarks").size(), 1u);
+  EXPECT_EQ(j.at("benchmarks")[0].at("workload"), "reduce");
+  EXPECT_EQ(run("run --layer cpu --size 100 --benchmark_nonsense=1 --out " + out.string()).code, 2);
+}
+
+TEST_F(Cli, WithoutAGpuTheGpuLayersAreSkippedInOneLine) {
+  if (lb::gpu_unavailable_reason().empty()) GTEST_SKIP() << "this machine has a GPU";
+  const fs::path out = dir_ / "r.json";
+  const Outcome o = run("run --workload vector_add --size 100 --min-time 0.01 --out " + out.string());
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.err.find("GPU layers skipped (runtime): cudaGetDeviceCount"), std::string::npos) << o.err;
+  const auto j = nlohmann::json::parse(slurp(out));
+  EXPECT_TRUE(j.at("context").at("device").is_null());
+  EXPECT_TRUE(j.at("context").contains("gpu_unavailable_reason"));
+  ASSERT_EQ(j.at("benchmarks").size(), 1u);
+  EXPECT_EQ(j.at("benchmarks")[0].at("layer"), "cpu");
+}
+
+TEST_F(Cli, GpuRunRecordsDeviceAndCeiling) {
+  if (const auto why = lb::gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
+  const fs::path out = dir_ / "r.json";
+  const Outcome o = run("run --layer runtime --size 2^20 --min-time 0.01 --out " + out.string());
+  ASSERT_EQ(o.code, 0) << o.err;
+  const auto j = nlohmann::json::parse(slurp(out));
+  const auto& device = j.at("context").at("device");
+  for (const char* key : {"name", "compute_capability", "sm_count", "sm_clock_mhz", "memory_clock_mhz",
+                          "memory_bus_width_bits", "theoretical_bandwidth_gbps", "driver_version",
+                          "runtime_version", "context_creation_ms"})
+    EXPECT_TRUE(device.contains(key)) << key;
+  const double copy = j.at("context").at("ceilings").at("copy_gbps");
+  EXPECT_GT(copy, 0.0);
+  EXPECT_LT(copy, device.at("theoretical_bandwidth_gbps").get<double>() * 1.05);
+  for (const auto& b : j.at("benchmarks")) {
+    EXPECT_EQ(b.at("status"), "ok") << b.dump();
+    EXPECT_TRUE(b.at("fraction_of_copy").is_number()) << b.dump();
+  }
+}
+
+TEST_F(Cli, FailedVerificationIsReportedAndTheRunGoesOn) {
+  const fs::path out = dir_ / "r.json";
+  const Outcome o = run("run --layer faulty,cpu --workload vector_add,reduce --size 1000 --min-time 0.01 --out " +
+                            out.string(),
+                        LB_FAULTY_EXE);
+  EXPECT_EQ(o.code, 1) << o.err;
+  EXPECT_NE(o.out.find("verification failed"), std::string::npos) << o.out;
+  const auto j = nlohmann::json::parse(slurp(out));
+  ASSERT_EQ(j.at("benchmarks").size(), 4u);
+  for (const auto& b : j.at("benchmarks")) {
+    const bool faulty = b.at("layer") == "faulty";
+    EXPECT_EQ(b.at("verified").get<bool>(), !faulty) << b.dump();
+    EXPECT_EQ(b.at("status"), faulty ? "failed" : "ok") << b.dump();
+    if (faulty) {
+      EXPECT_TRUE(b.at("error_occurred").get<bool>());
+      EXPECT_NE(b.at("message").get<std::string>().find("verification failed"), std::string::npos);
+    }
+  }
+}
+
+}  // namespace

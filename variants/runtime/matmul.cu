@@ -1,0 +1,35 @@
+// matmul through the CUDA runtime API: a 2-D grid of 128x128 output tiles, columns along x
+// (x allows 2^31-1 blocks, y only 65535).
+#include "variants/runtime/runtime_layer.h"
+#include "workloads/matmul/kernels.cu"
+
+namespace lb::runtime {
+namespace {
+class Matmul final : public Variant {
+ public:
+  void allocate(const Shape& s) override {
+    shape_ = s;
+    a_ = DeviceBuffer<float>(s.m * s.k);
+    b_ = DeviceBuffer<float>(s.k * s.n);
+    c_ = DeviceBuffer<float>(s.m * s.n);
+  }
+  void upload(const HostProblem& p) override {
+    a_.upload(p.inputs[0]);
+    b_.upload(p.inputs[1]);
+    c_.upload(p.output);
+  }
+  void run() override {
+    const dim3 grid((shape_.n + LB_MM_BN - 1) / LB_MM_BN, (shape_.m + LB_MM_BM - 1) / LB_MM_BM);
+    matmul_tiled<<<grid, LB_MM_THREADS>>>(a_.get(), b_.get(), c_.get(), int(shape_.m), int(shape_.n),
+                                          int(shape_.k));
+    LB_CHECK_LAUNCH();
+  }
+  void download(std::span<float> out) override { c_.download(out); }
+
+ private:
+  Shape shape_;
+  DeviceBuffer<float> a_, b_, c_;
+};
+}  // namespace
+LB_REGISTER_VARIANT("runtime", "matmul", Matmul);
+}  // namespace lb::runtime

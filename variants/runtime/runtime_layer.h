@@ -1,0 +1,60 @@
+// The CUDA runtime API layer: cudaMalloc, cudaMemcpy and <<<>>> launches on the default stream.
+// This is the reference GPU layer; the others are lessons in what they add or hide.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <span>
+
+#include "harness/cuda_error.h"
+#include "variants/variant.h"
+
+namespace lb::runtime {
+
+// Device memory that frees itself. Move-only, like the memory it owns.
+template <class T>
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t count) : count_(count) {
+    if (count_ > 0) LB_CUDA_CHECK(cudaMalloc(&ptr_, count_ * sizeof(T)));
+  }
+  DeviceBuffer(DeviceBuffer&& other) noexcept : ptr_(other.ptr_), count_(other.count_) {
+    other.ptr_ = nullptr;
+    other.count_ = 0;
+  }
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
+    std::swap(ptr_, other.ptr_);
+    std::swap(count_, other.count_);
+    return *this;
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer() {
+    if (ptr_) cudaFree(ptr_);
+  }
+
+  T* get() const { return ptr_; }
+  std::size_t size() const { return count_; }
+  // Synchronous copies: cudaMemcpy waits for earlier work on the default stream.
+  void upload(std::span<const T> host) {
+    LB_CUDA_CHECK(cudaMemcpy(ptr_, host.data(), host.size_bytes(), cudaMemcpyHostToDevice));
+  }
+  void download(std::span<T> host) const {
+    LB_CUDA_CHECK(cudaMemcpy(host.data(), ptr_, host.size_bytes(), cudaMemcpyDeviceToHost));
+  }
+
+ private:
+  T* ptr_ = nullptr;
+  std::size_t count_ = 0;
+};
+
+// Multiprocessors on the current device: grid-stride kernels launch a few blocks per SM.
+int sm_count();
+
+// Blocks for a grid-stride loop over `items`: enough to fill every SM, no more than needed.
+unsigned grid_for(long long items, unsigned block, unsigned blocks_per_sm = 8);
+
+}  // namespace lb::runtime
+
+// Launch errors (bad configuration, missing kernel image) are reported here, not by the launch.
+#define LB_CHECK_LAUNCH() LB_CUDA_CHECK(cudaGetLastError())

@@ -1,0 +1,34 @@
+// saxpy through the CUDA runtime API: y is updated in place, so upload() writes y's starting
+// values into the one buffer that the kernel both reads and writes.
+#include "variants/runtime/runtime_layer.h"
+#include "workloads/saxpy/kernels.cu"
+
+namespace lb::runtime {
+namespace {
+class Saxpy final : public Variant {
+ public:
+  void allocate(const Shape& s) override {
+    n_ = s.n;
+    x_ = DeviceBuffer<float>(n_);
+    y_ = DeviceBuffer<float>(n_);
+  }
+  void upload(const HostProblem& p) override {
+    alpha_ = p.alpha;
+    x_.upload(p.inputs[0]);
+    y_.upload(p.output);
+  }
+  void run() override {
+    constexpr unsigned kBlock = 256;
+    saxpy<<<grid_for(n_ / 4, kBlock), kBlock>>>(alpha_, x_.get(), y_.get(), n_);
+    LB_CHECK_LAUNCH();
+  }
+  void download(std::span<float> out) override { y_.download(out); }
+
+ private:
+  long long n_ = 0;
+  float alpha_ = 0.0f;
+  DeviceBuffer<float> x_, y_;
+};
+}  // namespace
+LB_REGISTER_VARIANT("runtime", "saxpy", Saxpy);
+}  // namespace lb::runtime

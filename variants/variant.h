@@ -1,0 +1,62 @@
+// The one interface every access layer implements, once per workload.
+//
+// The harness owns timing and verification; a variant only does what its layer does:
+//   allocate  - reserve device (or host) memory and do one-time work such as compiling kernels
+//   upload    - copy the inputs and the output's starting contents (NaN poison, or y for saxpy)
+//   run       - the timed work: GPU layers enqueue it on their stream and return; CPU layers compute
+//   download  - copy the output back to the host, waiting for run() to finish
+#pragma once
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "workloads/workload.h"
+
+namespace lb {
+
+class Variant {
+ public:
+  virtual ~Variant() = default;
+  virtual void allocate(const Shape& shape) = 0;
+  virtual void upload(const HostProblem& problem) = 0;
+  virtual void run() = 0;
+  virtual void download(std::span<float> out) = 0;
+};
+
+// Times one run() of a layer: device events for GPU layers, a host clock for CPU layers.
+class SampleClock {
+ public:
+  virtual ~SampleClock() = default;
+  virtual void start() = 0;
+  virtual double stop_ms() = 0;  // waits for the work between start() and now to finish
+};
+
+struct Layer {
+  std::string name;
+  std::string summary;
+  bool on_gpu = false;
+  int rank = 0;                                           // orders listings
+  std::function<std::string()> unavailable_reason;        // empty string when usable here
+  std::function<std::unique_ptr<SampleClock>()> make_clock;
+  std::function<nlohmann::json()> describe;               // what the results should record about it
+};
+
+using VariantFactory = std::function<std::unique_ptr<Variant>()>;
+
+bool register_layer(Layer layer);
+bool register_variant(const std::string& layer, const std::string& workload, VariantFactory make);
+std::vector<const Layer*> all_layers();
+const Layer* find_layer(const std::string& name);  // nullptr when unknown
+// nullptr when the layer has no variant for the workload.
+const VariantFactory* find_variant(const std::string& layer, const std::string& workload);
+
+}  // namespace lb
+
+#define LB_REGISTER_LAYER(...) \
+  static const bool LB_CONCAT(lb_layer_registered_, __LINE__) = ::lb::register_layer(__VA_ARGS__)
+#define LB_REGISTER_VARIANT(layer, workload, Type)                          \
+  static const bool LB_CONCAT(lb_variant_registered_, __LINE__) =           \
+      ::lb::register_variant(layer, workload, [] { return std::unique_ptr<::lb::Variant>(new Type()); })

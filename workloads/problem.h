@@ -1,0 +1,69 @@
+// Shared tools for workload specs: seeded inputs, the NaN poison, and the element-wise check.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "workloads/workload.h"
+
+namespace lb {
+
+// Fills `out` with values whose magnitude lies in [0.25, 1) and whose sign is random: never zero,
+// never all equal, mean zero. Counter-based, so it runs in parallel and the same (seed, stream)
+// always gives the same values.
+void fill_random(std::span<float> out, std::uint64_t seed, std::uint64_t stream);
+std::vector<float> random_vector(std::int64_t count, std::uint64_t seed, std::uint64_t stream);
+// One value in [lo, hi) drawn from (seed, stream).
+float random_scalar(std::uint64_t seed, std::uint64_t stream, float lo, float hi);
+
+// What an output buffer holds before a verified run, so an element nothing wrote fails the check.
+std::vector<float> poisoned(std::int64_t count);
+
+// Result of comparing a span element by element with a reference.
+struct ElementCheck {
+  double max_rel_error = 0.0;
+  std::int64_t worst = -1;  // index of the worst element (the first NaN if there is one)
+  double worst_got = 0.0, worst_ref = 0.0;
+};
+
+// Keeps the worse of two checks in `total`.
+inline void merge_into(ElementCheck& total, const ElementCheck& other) {
+  if (other.worst >= 0 && (total.worst < 0 || other.max_rel_error > total.max_rel_error)) total = other;
+}
+
+// Compares got[i] with ref(i) relative to scale(i) (a bound on the size of the terms that made the
+// element, so cancellation cannot make a correct result look wrong). NaN counts as infinite error.
+template <class Ref, class Scale>
+ElementCheck check_elements(std::span<const float> got, Ref ref, Scale scale) {
+  ElementCheck total;
+  const auto count = static_cast<std::int64_t>(got.size());
+#pragma omp parallel
+  {
+    ElementCheck local;
+#pragma omp for schedule(static) nowait
+    for (std::int64_t i = 0; i < count; ++i) {
+      const double expected = ref(i);
+      double err = std::fabs(static_cast<double>(got[i]) - expected) / scale(i);
+      if (std::isnan(err)) err = std::numeric_limits<double>::infinity();
+      if (local.worst < 0 || err > local.max_rel_error) {
+        local.max_rel_error = err;
+        local.worst = i;
+        local.worst_got = got[i];
+        local.worst_ref = expected;
+      }
+    }
+#pragma omp critical
+    merge_into(total, local);
+  }
+  return total;
+}
+
+// Turns a check into a verdict with a one-line explanation of the worst element.
+Verdict make_verdict(const ElementCheck& check, double tolerance, const std::string& what);
+
+constexpr double kFloatEps = std::numeric_limits<float>::epsilon();  // 2^-23
+
+}  // namespace lb

@@ -1,0 +1,46 @@
+// saxpy: y = alpha * x + y over n fp32 elements, in place as in BLAS. Reads x and y, writes y:
+// 12n bytes, 2n flops. Inputs: inputs[0] = x; alpha. Output: y, whose starting contents are the
+// second input. Being in place, y cannot be poisoned; an element nothing wrote keeps its old
+// value y_i, which is off by |alpha x_i| >= 0.125 (|x| >= 0.25, alpha >= 0.5) and fails the check.
+// Tolerance: at most two fp32 roundings (without FMA), 2^-23 (|alpha x|+|y|); we allow 2^-22.
+#include "workloads/problem.h"
+
+namespace lb {
+namespace {
+
+class Saxpy final : public Workload {
+ public:
+  std::string name() const override { return "saxpy"; }
+  std::string summary() const override { return "y = alpha*x + y, n fp32, in place"; }
+  std::vector<Shape> default_sizes() const override {
+    return {{1, 1 << 20, 1}, {1, 1 << 24, 1}, {1, 1 << 28, 1}};
+  }
+  double bytes_moved(const Shape& s) const override { return 12.0 * s.n; }
+  double flops(const Shape& s) const override { return 2.0 * s.n; }
+  std::int64_t output_elements(const Shape& s) const override { return s.n; }
+  double host_bytes(const Shape& s) const override { return 12.0 * s.n; }
+
+  HostProblem make_problem(const Shape& s, std::uint64_t seed) const override {
+    HostProblem p;
+    p.shape = s;
+    p.seed = seed;
+    p.alpha = random_scalar(seed, 2, 0.5f, 2.0f);
+    p.inputs.push_back(random_vector(s.n, seed, 0));
+    p.output = random_vector(s.n, seed, 1);  // y
+    return p;
+  }
+
+  Verdict verify(const HostProblem& p, std::span<const float> got) const override {
+    const float* x = p.inputs[0].data();
+    const float* y = p.output.data();
+    const double alpha = p.alpha;
+    const auto check = check_elements(
+        got, [&](std::int64_t i) { return alpha * x[i] + y[i]; },
+        [&](std::int64_t i) { return std::fabs(alpha * x[i]) + std::fabs(double(y[i])); });
+    return make_verdict(check, 2 * kFloatEps, "element");
+  }
+};
+
+}  // namespace
+LB_REGISTER_WORKLOAD(Saxpy, 20);
+}  // namespace lb

@@ -1,0 +1,43 @@
+// vector_add: c = a + b over n fp32 elements. Reads a and b, writes c: 12n bytes, n flops.
+// Inputs: inputs[0] = a, inputs[1] = b. Output: c (poisoned with NaN before each verified run).
+// Tolerance: one fp32 rounding of the exact sum, at most 2^-24 (|a|+|b|); we allow 2^-23.
+#include "workloads/problem.h"
+
+namespace lb {
+namespace {
+
+class VectorAdd final : public Workload {
+ public:
+  std::string name() const override { return "vector_add"; }
+  std::string summary() const override { return "c = a + b, n fp32"; }
+  std::vector<Shape> default_sizes() const override {
+    return {{1, 1 << 20, 1}, {1, 1 << 24, 1}, {1, 1 << 28, 1}};
+  }
+  double bytes_moved(const Shape& s) const override { return 12.0 * s.n; }
+  double flops(const Shape& s) const override { return static_cast<double>(s.n); }
+  std::int64_t output_elements(const Shape& s) const override { return s.n; }
+  double host_bytes(const Shape& s) const override { return 16.0 * s.n; }
+
+  HostProblem make_problem(const Shape& s, std::uint64_t seed) const override {
+    HostProblem p;
+    p.shape = s;
+    p.seed = seed;
+    p.inputs.push_back(random_vector(s.n, seed, 0));
+    p.inputs.push_back(random_vector(s.n, seed, 1));
+    p.output = poisoned(s.n);
+    return p;
+  }
+
+  Verdict verify(const HostProblem& p, std::span<const float> got) const override {
+    const float* a = p.inputs[0].data();
+    const float* b = p.inputs[1].data();
+    const auto check = check_elements(
+        got, [&](std::int64_t i) { return double(a[i]) + double(b[i]); },
+        [&](std::int64_t i) { return std::fabs(double(a[i])) + std::fabs(double(b[i])); });
+    return make_verdict(check, kFloatEps, "element");
+  }
+};
+
+}  // namespace
+LB_REGISTER_WORKLOAD(VectorAdd, 10);
+}  // namespace lb

@@ -1,0 +1,66 @@
+// A workload is defined once, apart from any layer: its sizes, the bytes and flops it costs,
+// seeded inputs, a double-precision CPU reference and the check of a layer's result.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace lb {
+
+// Vector workloads use n only. matmul: C (m×n) = A (m×k) · B (k×n), all row-major.
+struct Shape {
+  std::int64_t m = 1;
+  std::int64_t n = 1;
+  std::int64_t k = 1;
+  friend bool operator==(const Shape&, const Shape&) = default;
+};
+
+// Host data for one case. `output` is what the output buffer holds before a run: NaN poison for
+// outputs that are only written, or y for saxpy, which updates y in place.
+struct HostProblem {
+  Shape shape;
+  std::uint64_t seed = 0;                  // what the inputs were drawn from
+  float alpha = 0.0f;                      // saxpy's scalar
+  std::vector<std::vector<float>> inputs;  // read-only operands, in the order the workload documents
+  std::vector<float> output;
+};
+
+struct Verdict {
+  bool passed = false;
+  double max_rel_error = 0.0;  // largest |got - ref| / scale over the checked elements (inf for NaN)
+  double tolerance = 0.0;
+  std::string detail;          // one line naming the worst element; empty when passed
+};
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  virtual std::string name() const = 0;
+  virtual std::string summary() const = 0;
+  virtual bool takes_matrix_sizes() const { return false; }  // MxNxK instead of one n
+  virtual std::vector<Shape> default_sizes() const = 0;
+  virtual double bytes_moved(const Shape& s) const = 0;  // fewest bytes through device memory
+  virtual double flops(const Shape& s) const = 0;
+  virtual std::int64_t output_elements(const Shape& s) const = 0;
+  // Host memory one case needs (inputs, poisoned output, downloaded result), to refuse sizes early.
+  virtual double host_bytes(const Shape& s) const = 0;
+  virtual HostProblem make_problem(const Shape& s, std::uint64_t seed) const = 0;
+  virtual Verdict verify(const HostProblem& problem, std::span<const float> result) const = 0;
+
+  std::string size_label(const Shape& s) const;  // "268435456" or "4096x4096x4096"
+};
+
+// Registration: each workload's file registers one instance; `rank` orders listings.
+bool register_workload(std::unique_ptr<Workload> workload, int rank);
+std::vector<const Workload*> all_workloads();
+const Workload* find_workload(const std::string& name);  // nullptr when unknown
+
+}  // namespace lb
+
+#define LB_CONCAT_INNER(a, b) a##b
+#define LB_CONCAT(a, b) LB_CONCAT_INNER(a, b)
+#define LB_REGISTER_WORKLOAD(Type, rank) \
+  static const bool LB_CONCAT(lb_workload_registered_, __LINE__) = \
+      ::lb::register_workload(std::make_unique<Type>(), rank)
