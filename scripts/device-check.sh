@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
-# One call on a lent GPU machine: build from clean, run every test, run the default suite twice
-# is not needed here; once, timed. Logs and the results land in $OUT (the device tool's folder)
-# or ./device-out. Prints a short table last.
+# One call on a lent GPU machine: a clean build, every test, then the default suite, timed.
+# Logs and results go to $OUT (the device tool's folder) or ./device-out; a short table comes last.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-device-out}"
@@ -10,8 +9,9 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --
 rm -rf build
 scripts/test.sh >"$out/test.log" 2>&1
 echo "tests exit code: $?"
-grep -E "tests passed|tests failed|Skipped|\*\*\*Failed|Not Run" "$out/test.log" | head -40
-start=$(date +%s.%N)
+grep -E "tests passed|tests failed|\*\*\*Skipped|\*\*\*Failed|Not Run|Failed  " "$out/test.log" | head -40
+start=$(date +%s%N)
 build/layerbench run --out "$out/latest.json" >"$out/suite.log" 2>"$out/suite.err"
-echo "suite exit code: $? wall: $(echo "$(date +%s.%N) - $start" | bc) s (process, context creation included)"
+code=$?
+echo "suite exit code: $code, wall $(( ($(date +%s%N) - start) / 1000000 )) ms (whole process, context creation included)"
 tail -n 40 "$out/suite.log"
