@@ -171,7 +171,7 @@ TEST_F(Cli, WithoutAGpuTheGpuLayersAreSkippedInOneLine) {
 TEST_F(Cli, GpuRunRecordsDeviceAndCeiling) {
   if (const auto why = lb::gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
   const fs::path out = dir_ / "r.json";
-  const Outcome o = run("run --layer runtime --size 2^20 --min-time 0.01 --out " + out.string());
+  const Outcome o = run("run --layer runtime --workload vector_add,reduce --size 2^20 --min-time 0.01 --out " + out.string());
   ASSERT_EQ(o.code, 0) << o.err;
   const auto j = nlohmann::json::parse(slurp(out));
   const auto& device = j.at("context").at("device");

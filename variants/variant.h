@@ -34,6 +34,11 @@ class SampleClock {
   virtual double stop_ms() = 0;  // waits for the work between start() and now to finish
 };
 
+// Clocks that layers share: a host steady clock (CPU layers) and a cudaEvent pair recorded on the
+// legacy default stream (GPU layers that launch there).
+std::unique_ptr<SampleClock> make_host_clock();
+std::unique_ptr<SampleClock> make_default_stream_event_clock();
+
 struct Layer {
   std::string name;
   std::string summary;

@@ -24,6 +24,13 @@ class HostClock final : public SampleClock {
 };
 
 }  // namespace
+}  // namespace lb::cpu
+
+namespace lb {
+std::unique_ptr<SampleClock> make_host_clock() { return std::make_unique<cpu::HostClock>(); }
+}  // namespace lb
+
+namespace lb::cpu {
 
 std::string matmul_backend() {
 #ifdef LB_HAVE_CBLAS
@@ -40,7 +47,7 @@ LB_REGISTER_LAYER(Layer{
     .on_gpu = false,
     .rank = 0,
     .unavailable_reason = [] { return std::string(); },
-    .make_clock = [] { return std::unique_ptr<SampleClock>(new HostClock()); },
+    .make_clock = make_host_clock,
     .describe =
         [] {
           return nlohmann::json{{"threads", omp_get_max_threads()},

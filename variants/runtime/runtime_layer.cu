@@ -35,6 +35,13 @@ class EventClock final : public SampleClock {
 };
 
 }  // namespace
+}  // namespace lb::runtime
+
+namespace lb {
+std::unique_ptr<SampleClock> make_default_stream_event_clock() { return std::make_unique<runtime::EventClock>(); }
+}  // namespace lb
+
+namespace lb::runtime {
 
 int sm_count() {
   static const int count = [] {
@@ -57,7 +64,7 @@ LB_REGISTER_LAYER(Layer{
     .on_gpu = true,
     .rank = 10,
     .unavailable_reason = [] { return gpu_unavailable_reason(); },
-    .make_clock = [] { return std::unique_ptr<SampleClock>(new EventClock()); },
+    .make_clock = make_default_stream_event_clock,
     .describe = [] { return nlohmann::json{{"compiler", "nvcc " + std::to_string(__CUDACC_VER_MAJOR__) + "." +
                                                              std::to_string(__CUDACC_VER_MINOR__)}}; },
 });
