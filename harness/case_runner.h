@@ -36,7 +36,7 @@ struct CaseResult {
   SampleStats stats;
   double gbps = 0, gflops = 0;
   double allocate_ms = 0;     // allocate(): device memory and one-time work
-  double first_run_ms = 0;    // the warm-up: upload + first run + download, lazy loading included
+  double first_run_ms = 0;    // the first run(), host clock, launch to completion: lazy loading included
   double end_to_end_ms = 0;   // the verified run: upload + run + download, host clock
   std::vector<benchmark::BenchmarkReporter::Run> runs;  // what Google Benchmark reported
 };

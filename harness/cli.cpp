@@ -45,9 +45,9 @@ int list_command() {
   std::printf("\nLayers:\n");
   for (const Layer* l : all_layers()) {
     const std::string reason = l->unavailable_reason();
-    std::printf("  %-8s %-12s %s\n", l->name.c_str(), reason.empty() ? "available" : "unavailable",
+    std::printf("  %-10s %-12s %s\n", l->name.c_str(), reason.empty() ? "available" : "unavailable",
                 l->summary.c_str());
-    if (!reason.empty()) std::printf("  %-8s %-12s why: %s\n", "", "", reason.c_str());
+    if (!reason.empty()) std::printf("  %-10s %-12s why: %s\n", "", "", reason.c_str());
   }
   return 0;
 }
@@ -99,17 +99,37 @@ void print_summary(const std::vector<CaseResult>& results, const nlohmann::json&
     const std::string size = r.spec.workload->size_label(r.spec.shape);
     std::string status = r.status == "ok" ? "ok" : r.status + ": " + r.message;
     if (r.stats.count == 0) {
-      std::printf("%-11s %-8s %-15s %11s %10s %10s %7s %11s  %s\n", r.spec.workload->name().c_str(),
+      std::printf("%-11s %-10s %-15s %11s %10s %10s %7s %11s  %s\n", r.spec.workload->name().c_str(),
                   r.spec.layer->name.c_str(), size.c_str(), "-", "-", "-", "-", "-", status.c_str());
       continue;
     }
     char fraction[16] = "-";
     if (r.spec.layer->on_gpu && copy > 0) std::snprintf(fraction, sizeof fraction, "%.0f%%", 100.0 * r.gbps / copy);
-    std::printf("%-11s %-8s %-15s %11.4f %10.1f %10.1f %7s %11.3f  %s\n", r.spec.workload->name().c_str(),
+    std::printf("%-11s %-10s %-15s %11.4f %10.1f %10.1f %7s %11.3f  %s\n", r.spec.workload->name().c_str(),
                 r.spec.layer->name.c_str(), size.c_str(), r.stats.median_ms, r.gbps, r.gflops, fraction,
                 r.end_to_end_ms, status.c_str());
   }
   if (copy > 0) std::printf("memory ceiling: device-to-device copy %.1f GB/s (bytes read + written)\n", copy);
+}
+
+// What each layer paid before its first useful result.
+void print_one_time_costs(const std::vector<CaseResult>& results, const nlohmann::json& context) {
+  std::printf("\nOne-time costs (before the first useful result):\n");
+  if (context["device"].is_object())
+    std::printf("  %-10s %-52s %10.3f ms\n", "process", "CUDA context creation (first CUDA call)",
+                context["device"]["context_creation_ms"].get<double>());
+  for (const auto& [layer, info] : context["layers"].items())
+    for (const auto& cost : info.value("one_time_costs", nlohmann::json::array()))
+      std::printf("  %-10s %-52s %10.3f ms\n", layer.c_str(), cost["what"].get<std::string>().c_str(),
+                  cost["ms"].get<double>());
+  // The first run of each (layer, workload) in this process, against its steady-state median.
+  std::set<std::string> seen;
+  for (const CaseResult& r : results) {
+    if (r.stats.count == 0 || !seen.insert(r.spec.layer->name + "/" + r.spec.workload->name()).second) continue;
+    const std::string what = "first run " + r.spec.workload->name() + " " + r.spec.workload->size_label(r.spec.shape) +
+                             " (median " + std::to_string(r.stats.median_ms).substr(0, 7) + " ms)";
+    std::printf("  %-10s %-52s %10.3f ms\n", r.spec.layer->name.c_str(), what.c_str(), r.first_run_ms);
+  }
 }
 
 int run_command(const RunArgs& args, int argc, char** argv) {
@@ -127,8 +147,10 @@ int run_command(const RunArgs& args, int argc, char** argv) {
       const double need = w->host_bytes(shapes[i]);
       if (need > host_memory) {
         const std::string given = args.sizes.empty() ? w->size_label(shapes[i]) : args.sizes[i];
-        throw UsageError("size '" + given + "' for " + w->name() + " needs " + human_bytes(need) +
-                         " of host memory; this machine has " + human_bytes(host_memory));
+        const bool cube = w->takes_matrix_sizes() && given.find('x') == std::string::npos;
+        throw UsageError("size '" + given + "' for " + w->name() + (cube ? " (one number is a cube)" : "") +
+                         " needs " + human_bytes(need) + " of host memory; this machine has " +
+                         human_bytes(host_memory) + (cube ? "; pick workloads with --workload" : ""));
       }
     }
     plan.emplace_back(w, shapes);
@@ -192,24 +214,33 @@ int run_command(const RunArgs& args, int argc, char** argv) {
                  context["device"]["name"].get<std::string>().c_str());
     context["ceilings"] = measure_copy_ceiling();
   }
-  for (const Layer* l : usable) context["layers"][l->name] = l->describe();
 
   std::vector<Case> cases;
   for (const auto& [w, shapes] : plan)
     for (const Shape& s : shapes)
-      for (const Layer* l : usable)
-        if (find_variant(l->name, w->name())) cases.push_back({w, l, s});
+      for (const Layer* l : usable) {
+        if (!find_variant(l->name, w->name())) continue;
+        if (args.sizes.empty() && l->in_default_sweep && !l->in_default_sweep(*w, s)) {
+          std::fprintf(stderr, "layerbench: %s/%s/%s is left out of the default sweep (too slow on this layer); "
+                       "ask for it with --size\n", w->name().c_str(), l->name.c_str(), w->size_label(s).c_str());
+          continue;
+        }
+        cases.push_back({w, l, s});
+      }
 
   SuiteReporter reporter;
   const auto started = std::chrono::steady_clock::now();
   const std::vector<CaseResult> results = run_cases(cases, options, reporter);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
+  // Layers describe themselves after the cases, so one-time costs paid during them are recorded.
+  for (const Layer* l : usable) context["layers"][l->name] = l->describe();
   context.update(reporter.context_json());
   context["layerbench"]["suite_wall_s"] = wall_s;
   write_file_atomically(args.out, results_json(context, results).dump(2) + "\n");
 
   print_summary(results, context);
+  print_one_time_costs(results, context);
   const auto failed = std::count_if(results.begin(), results.end(), [](const CaseResult& r) { return r.status == "failed"; });
   std::printf("%zu cases in %.1f s, %ld failed; results written to %s\n", results.size(), wall_s, static_cast<long>(failed),
               args.out.c_str());
@@ -241,6 +272,12 @@ int run_cli(int argc, char** argv) {
   run->add_option("--min-time", args.min_time_s, "Minimum measured seconds per case")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  std::string kernel_cache;
+  bool no_kernel_cache = false;
+  run->add_option("--kernel-cache", kernel_cache,
+                  "Directory of the compiled-kernel cache of run-time-compiling layers (driver)\n"
+                  "(default: $LAYERBENCH_KERNEL_CACHE, else ~/.cache/layerbench/kernels)");
+  run->add_flag("--no-kernel-cache", no_kernel_cache, "Compile every kernel at run time; read and write no cache");
   run->allow_extras();
   run->footer("Google Benchmark's flags pass through in --flag=value form, e.g. --benchmark_filter=matmul\n"
               "or --benchmark_repetitions=5. Exit status: 0 ok, 1 a case failed, 2 bad input.");
@@ -255,6 +292,7 @@ int run_cli(int argc, char** argv) {
   try {
     if (app.got_subcommand("list")) return list_command();
     args.benchmark_flags = run->remaining();
+    runtime_compile_settings() = {!no_kernel_cache, kernel_cache};
     return run_command(args, argc, argv);
   } catch (const UsageError& e) {
     std::fprintf(stderr, "layerbench: error: %s\n", e.what());

@@ -3,6 +3,7 @@
 // that cannot run here (GPU layers without a device) are skipped, not passed.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <random>
 
 #include "harness/cuda_error.h"
@@ -28,8 +29,12 @@ std::vector<Pair> pairs(const std::string& only_workload = "", bool gpu_only = f
   return found;
 }
 
+// GoogleTest names allow only letters, digits and '_': "thrust-omp" becomes "thrust_omp".
 std::string pair_name(const ::testing::TestParamInfo<Pair>& info) {
-  return info.param.layer + "_" + info.param.workload;
+  std::string name = info.param.layer + "_" + info.param.workload;
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
 }
 
 std::vector<Shape> edge_sizes(const Workload& w) {

@@ -39,6 +39,13 @@ class SampleClock {
 std::unique_ptr<SampleClock> make_host_clock();
 std::unique_ptr<SampleClock> make_default_stream_event_clock();
 
+// Command-line settings followed by layers that compile kernels at run time.
+struct RuntimeCompileSettings {
+  bool cache_enabled = true;
+  std::string cache_dir;  // empty: the layer's default location
+};
+RuntimeCompileSettings& runtime_compile_settings();
+
 struct Layer {
   std::string name;
   std::string summary;
@@ -46,7 +53,12 @@ struct Layer {
   int rank = 0;                                           // orders listings
   std::function<std::string()> unavailable_reason;        // empty string when usable here
   std::function<std::unique_ptr<SampleClock>()> make_clock;
-  std::function<nlohmann::json()> describe;               // what the results should record about it
+  // What the results should record about the layer, asked after the cases ran. A list under
+  // "one_time_costs" ({"what", "ms"} each) is also printed in the console summary.
+  std::function<nlohmann::json()> describe;
+  // Optional: false leaves a size out of the default sweep (asked for with --size, it still runs),
+  // for layers that would take minutes there.
+  std::function<bool(const Workload&, const Shape&)> in_default_sweep;
 };
 
 using VariantFactory = std::function<std::unique_ptr<Variant>()>;

@@ -1,5 +1,4 @@
-// matmul through the CUDA runtime API: a 2-D grid of 128x128 output tiles, columns along x
-// (x allows 2^31-1 blocks, y only 65535).
+// matmul through the CUDA runtime API: a 2-D grid of 128x128 output tiles.
 #include "variants/runtime/runtime_layer.h"
 #include "workloads/matmul/kernels.cu"
 
@@ -19,7 +18,7 @@ class Matmul final : public Variant {
     c_.upload(p.output);
   }
   void run() override {
-    const dim3 grid((shape_.n + LB_MM_BN - 1) / LB_MM_BN, (shape_.m + LB_MM_BM - 1) / LB_MM_BM);
+    const dim3 grid(matmul_grid_x(shape_.n), matmul_grid_y(shape_.m));
     matmul_tiled<<<grid, LB_MM_THREADS>>>(a_.get(), b_.get(), c_.get(), int(shape_.m), int(shape_.n),
                                           int(shape_.k));
     LB_CHECK_LAUNCH();

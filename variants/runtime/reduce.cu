@@ -9,7 +9,7 @@ class Reduce final : public Variant {
  public:
   void allocate(const Shape& s) override {
     n_ = s.n;
-    blocks_ = grid_for(n_ / 4, LB_REDUCE_BLOCK);
+    blocks_ = grid_for(n_ / 4);
     x_ = DeviceBuffer<float>(n_);
     partials_ = DeviceBuffer<float>(blocks_);
     sum_ = DeviceBuffer<float>(1);
@@ -19,9 +19,9 @@ class Reduce final : public Variant {
     sum_.upload(p.output);
   }
   void run() override {
-    reduce_partial<<<blocks_, LB_REDUCE_BLOCK>>>(x_.get(), n_, partials_.get());
+    reduce_partial<<<blocks_, LB_BLOCK>>>(x_.get(), n_, partials_.get());
     LB_CHECK_LAUNCH();
-    reduce_final<<<1, LB_REDUCE_BLOCK>>>(partials_.get(), static_cast<int>(blocks_), sum_.get());
+    reduce_final<<<1, LB_BLOCK>>>(partials_.get(), static_cast<int>(blocks_), sum_.get());
     LB_CHECK_LAUNCH();
   }
   void download(std::span<float> out) override { sum_.download(out); }

@@ -53,11 +53,6 @@ int sm_count() {
   return count;
 }
 
-unsigned grid_for(long long items, unsigned block, unsigned blocks_per_sm) {
-  const long long needed = std::max(1LL, (items + block - 1) / block);
-  return static_cast<unsigned>(std::min<long long>(needed, 1LL * sm_count() * blocks_per_sm));
-}
-
 LB_REGISTER_LAYER(Layer{
     .name = "runtime",
     .summary = "CUDA runtime API: cudaMalloc, cudaMemcpy, <<<>>> launches (kernels built by nvcc)",

@@ -6,6 +6,7 @@
 #include <span>
 
 #include "harness/cuda_error.h"
+#include "variants/gpu_launch.h"
 #include "variants/variant.h"
 
 namespace lb::runtime {
@@ -51,8 +52,8 @@ class DeviceBuffer {
 // Multiprocessors on the current device: grid-stride kernels launch a few blocks per SM.
 int sm_count();
 
-// Blocks for a grid-stride loop over `items`: enough to fill every SM, no more than needed.
-unsigned grid_for(long long items, unsigned block, unsigned blocks_per_sm = 8);
+// Blocks of LB_BLOCK threads for a grid-stride loop over `items` on this device.
+inline unsigned grid_for(long long items) { return grid_stride_blocks(items, sm_count()); }
 
 }  // namespace lb::runtime
 

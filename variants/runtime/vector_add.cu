@@ -19,8 +19,7 @@ class VectorAdd final : public Variant {
     c_.upload(p.output);
   }
   void run() override {
-    constexpr unsigned kBlock = 256;
-    vector_add<<<grid_for(n_ / 4, kBlock), kBlock>>>(a_.get(), b_.get(), c_.get(), n_);
+    vector_add<<<grid_for(n_ / 4), LB_BLOCK>>>(a_.get(), b_.get(), c_.get(), n_);
     LB_CHECK_LAUNCH();
   }
   void download(std::span<float> out) override { c_.download(out); }

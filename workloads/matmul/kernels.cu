@@ -6,12 +6,7 @@
 // into its own 8x8 sub-tile held in registers. Per slice a thread reads 16 values from shared
 // memory and does 64 fused multiply-adds, which is what lifts this far above one-thread-per-
 // element kernels that read both operands from memory for every product.
-#define LB_MM_BM 128
-#define LB_MM_BN 128
-#define LB_MM_BK 8
-#define LB_MM_TM 8
-#define LB_MM_TN 8
-#define LB_MM_THREADS 256
+#include "workloads/launch_config.h"
 
 extern "C" __global__ void __launch_bounds__(LB_MM_THREADS)
 matmul_tiled(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Lines of code per layer and workload, counted from the sources so the docs' tables stay true.
+
+A line counts when it holds code: blank lines and comments (// and /* */) do not. Each layer's
+column counts variants/<layer>/<workload>.*; the "layer support" row counts the layer's other
+files (its context, buffers, compiler, registration), which every workload of that layer shares.
+
+  scripts/loc.py                      print the table (markdown)
+  scripts/loc.py --write FILE...      replace the table between <!-- loc:begin --> and <!-- loc:end -->
+  scripts/loc.py --check FILE...      exit 1 if a file's table differs from the sources
+"""
+import argparse
+import pathlib
+import re
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+WORKLOADS = ["vector_add", "saxpy", "reduce", "matmul"]
+LAYERS = ["cpu", "runtime", "driver", "thrust"]
+BEGIN, END = "<!-- loc:begin -->", "<!-- loc:end -->"
+
+
+def code_lines(path: pathlib.Path) -> int:
+    text = re.sub(r"/\*.*?\*/", "", path.read_text(), flags=re.S)
+    return sum(1 for line in text.splitlines() if re.sub(r"//.*", "", line).strip())
+
+
+def table() -> str:
+    layers = [l for l in LAYERS if (ROOT / "variants" / l).is_dir()]
+    rows = ["| workload | " + " | ".join(f"`{l}`" for l in layers) + " |",
+            "|---|" + "---:|" * len(layers)]
+    for w in WORKLOADS:
+        cells = []
+        for l in layers:
+            files = sorted((ROOT / "variants" / l).glob(f"{w}.*"))
+            cells.append(str(sum(code_lines(f) for f in files)) if files else "–")
+        rows.append(f"| {w} | " + " | ".join(cells) + " |")
+    support = []
+    for l in layers:
+        files = [f for f in (ROOT / "variants" / l).rglob("*")
+                 if f.is_file() and f.suffix in {".h", ".cpp", ".cu"} and f.stem not in WORKLOADS]
+        support.append(str(sum(code_lines(f) for f in files)))
+    rows.append("| layer support (shared by its workloads) | " + " | ".join(support) + " |")
+    kernels = sum(code_lines(ROOT / "workloads" / w / "kernels.cu") for w in WORKLOADS)
+    rows.append("")
+    rows.append(f"The kernel text the GPU layers share (workloads/*/kernels.cu) is {kernels} lines, counted in "
+                "no column. Counted by scripts/loc.py: code lines only, no blanks or comments.")
+    return "\n".join(rows)
+
+
+def splice(text: str, new: str) -> str:
+    start, end = text.index(BEGIN) + len(BEGIN), text.index(END)
+    return text[:start] + "\n" + new + "\n" + text[end:]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--write", nargs="+", metavar="FILE")
+    group.add_argument("--check", nargs="+", metavar="FILE")
+    args = parser.parse_args()
+    current = table()
+    if not args.write and not args.check:
+        print(current)
+        return 0
+    stale = []
+    for name in args.write or args.check:
+        path = pathlib.Path(name)
+        text = path.read_text()
+        if BEGIN not in text or END not in text:
+            print(f"loc.py: {name} has no {BEGIN} ... {END} markers", file=sys.stderr)
+            return 2
+        updated = splice(text, current)
+        if args.write:
+            path.write_text(updated)
+        elif updated != text:
+            stale.append(name)
+    for name in stale:
+        print(f"loc.py: the lines-of-code table in {name} is out of date; run scripts/loc.py --write {name}",
+              file=sys.stderr)
+    return 1 if stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,34 @@
+// matmul through the driver API: a 2-D grid is two numbers of cuLaunchKernel's six.
+#include "variants/driver/driver_layer.h"
+
+namespace lb::driver {
+namespace {
+class Matmul final : public Variant {
+ public:
+  void allocate(const Shape& s) override {
+    m_ = int(s.m), n_ = int(s.n), k_ = int(s.k);
+    kernel_ = load_kernel("matmul", "matmul_tiled");
+    a_ = DeviceMemory(s.m * s.k);
+    b_ = DeviceMemory(s.k * s.n);
+    c_ = DeviceMemory(s.m * s.n);
+  }
+  void upload(const HostProblem& p) override {
+    a_.upload(p.inputs[0]);
+    b_.upload(p.inputs[1]);
+    c_.upload(p.output);
+  }
+  void run() override {
+    CUdeviceptr a = a_.get(), b = b_.get(), c = c_.get();
+    void* args[] = {&a, &b, &c, &m_, &n_, &k_};
+    launch(kernel_, matmul_grid_x(n_), matmul_grid_y(m_), LB_MM_THREADS, args);
+  }
+  void download(std::span<float> out) override { c_.download(out); }
+
+ private:
+  int m_ = 0, n_ = 0, k_ = 0;
+  CUfunction kernel_ = nullptr;
+  DeviceMemory a_, b_, c_;
+};
+}  // namespace
+LB_REGISTER_VARIANT("driver", "matmul", Matmul);
+}  // namespace lb::driver

@@ -1,0 +1,41 @@
+// Run-time compilation with NVRTC, and an on-disk cache of what it produced (as CuPy keeps one).
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace lb::driver {
+
+struct CompileRequest {
+  std::string source_path;  // names the program in NVRTC's log: "<path>(<line>): error: ..."
+  std::string source_text;
+  std::vector<std::pair<std::string, std::string>> headers;  // include name, text
+  int sm = 90;                                                // target: sm_<sm> machine code
+};
+
+struct CompiledKernel {
+  std::string cubin;
+  bool from_cache = false;
+  double compile_ms = 0.0;  // NVRTC's time, or the cache read's on a hit
+  std::string cache_file;   // empty when the cache is off
+  std::string log;          // NVRTC's log (warnings), empty on a cache hit
+};
+
+// Where compiled kernels are kept. Disabled: every compile runs NVRTC.
+struct KernelCache {
+  std::string dir;
+  bool enabled = true;
+  // $LAYERBENCH_KERNEL_CACHE, else $XDG_CACHE_HOME/layerbench/kernels, else ~/.cache/layerbench/kernels.
+  static std::string default_dir();
+};
+
+std::string nvrtc_version();                  // e.g. "13.0"
+std::vector<std::string> nvrtc_options(int sm);  // what every compile passes to NVRTC
+
+// Compiles to CUBIN for sm_<sm>, or reads it from the cache. The cache key hashes the source text,
+// headers, options, NVRTC version and target. A cache entry that is truncated, corrupt or
+// unreadable is ignored and rewritten. Throws std::runtime_error naming the source file and
+// carrying NVRTC's log when compilation fails.
+CompiledKernel compile_cubin(const CompileRequest& request, const KernelCache& cache);
+
+}  // namespace lb::driver

@@ -1,0 +1,35 @@
+// saxpy through the driver API: the scalar is passed like any argument, by the address of a float
+// the driver copies at launch.
+#include "variants/driver/driver_layer.h"
+
+namespace lb::driver {
+namespace {
+class Saxpy final : public Variant {
+ public:
+  void allocate(const Shape& s) override {
+    n_ = s.n;
+    kernel_ = load_kernel("saxpy", "saxpy");
+    x_ = DeviceMemory(n_);
+    y_ = DeviceMemory(n_);
+  }
+  void upload(const HostProblem& p) override {
+    alpha_ = p.alpha;
+    x_.upload(p.inputs[0]);
+    y_.upload(p.output);
+  }
+  void run() override {
+    CUdeviceptr x = x_.get(), y = y_.get();
+    void* args[] = {&alpha_, &x, &y, &n_};
+    launch(kernel_, grid_stride_blocks(n_ / 4, sm_count()), 1, LB_BLOCK, args);
+  }
+  void download(std::span<float> out) override { y_.download(out); }
+
+ private:
+  long long n_ = 0;
+  float alpha_ = 0.0f;
+  CUfunction kernel_ = nullptr;
+  DeviceMemory x_, y_;
+};
+}  // namespace
+LB_REGISTER_VARIANT("driver", "saxpy", Saxpy);
+}  // namespace lb::driver

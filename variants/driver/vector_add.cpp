@@ -1,0 +1,38 @@
+// vector_add through the driver API. Against the runtime layer, this file must:
+//  - get the kernel itself: load_kernel compiles workloads/vector_add/kernels.cu with NVRTC for
+//    this GPU, loads the module and looks the function up by its extern "C" name;
+//  - pack the arguments: an array of pointers to each argument, in the kernel's parameter order.
+// Plain C++: no nvcc, no <<<>>>.
+#include "variants/driver/driver_layer.h"
+
+namespace lb::driver {
+namespace {
+class VectorAdd final : public Variant {
+ public:
+  void allocate(const Shape& s) override {
+    n_ = s.n;
+    kernel_ = load_kernel("vector_add", "vector_add");
+    a_ = DeviceMemory(n_);
+    b_ = DeviceMemory(n_);
+    c_ = DeviceMemory(n_);
+  }
+  void upload(const HostProblem& p) override {
+    a_.upload(p.inputs[0]);
+    b_.upload(p.inputs[1]);
+    c_.upload(p.output);
+  }
+  void run() override {
+    CUdeviceptr a = a_.get(), b = b_.get(), c = c_.get();
+    void* args[] = {&a, &b, &c, &n_};
+    launch(kernel_, grid_stride_blocks(n_ / 4, sm_count()), 1, LB_BLOCK, args);
+  }
+  void download(std::span<float> out) override { c_.download(out); }
+
+ private:
+  long long n_ = 0;  // the kernel's parameter is long long: the pointed-to type must match
+  CUfunction kernel_ = nullptr;
+  DeviceMemory a_, b_, c_;
+};
+}  // namespace
+LB_REGISTER_VARIANT("driver", "vector_add", VectorAdd);
+}  // namespace lb::driver

@@ -1,0 +1,21 @@
+// Host-side launch arithmetic shared by the GPU layers, so that they launch the same kernel text
+// with the same grid and any difference in time is the layer's.
+#pragma once
+#include <algorithm>
+
+#include "workloads/launch_config.h"
+
+namespace lb {
+
+// Blocks of LB_BLOCK threads for a grid-stride loop over `items`: enough to keep every SM full
+// (LB_BLOCKS_PER_SM each), never more than the items need, at least one.
+inline unsigned grid_stride_blocks(long long items, int sm_count) {
+  const long long needed = std::max(1LL, (items + LB_BLOCK - 1) / LB_BLOCK);
+  return static_cast<unsigned>(std::min<long long>(needed, 1LL * sm_count * LB_BLOCKS_PER_SM));
+}
+
+// Tiles of C for matmul_tiled: columns along x (up to 2^31-1 blocks), rows along y (65535).
+inline unsigned matmul_grid_x(long long n) { return static_cast<unsigned>((n + LB_MM_BN - 1) / LB_MM_BN); }
+inline unsigned matmul_grid_y(long long m) { return static_cast<unsigned>((m + LB_MM_BM - 1) / LB_MM_BM); }
+
+}  // namespace lb

@@ -1,0 +1,32 @@
+// vector_add with Thrust: one thrust::transform of two ranges with thrust::plus. There is no kernel
+// to write, no grid to size and no launch to check: Thrust (CUB's DeviceTransform on the CUDA
+// backend, an OpenMP loop on the other) decides all three, and throws thrust::system_error if a
+// launch fails. Unlike a <<<>>> launch, the call returns only after the work has finished.
+#include <thrust/functional.h>
+#include <thrust/transform.h>
+
+#include "variants/thrust/thrust_layer.h"
+
+namespace lb::LB_THRUST_NS {
+namespace {
+class VectorAdd final : public Variant {
+ public:
+  void allocate(const Shape& s) override {
+    a_ = make_vector(s.n);
+    b_ = make_vector(s.n);
+    c_ = make_vector(s.n);
+  }
+  void upload(const HostProblem& p) override {
+    to_device(p.inputs[0], a_);
+    to_device(p.inputs[1], b_);
+    to_device(p.output, c_);  // the NaN poison
+  }
+  void run() override { thrust::transform(a_.begin(), a_.end(), b_.begin(), c_.begin(), thrust::plus<float>()); }
+  void download(std::span<float> out) override { to_host(c_, out); }
+
+ private:
+  Vector a_, b_, c_;
+};
+}  // namespace
+LB_REGISTER_VARIANT(LB_THRUST_LAYER, "vector_add", VectorAdd);
+}  // namespace lb::LB_THRUST_NS

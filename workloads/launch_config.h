@@ -1,0 +1,19 @@
+/* Launch shapes that kernels are written for. Shared by the kernel text (nvcc and NVRTC) and the
+   host code of every layer that launches those kernels, so the numbers exist once. */
+#ifndef LB_LAUNCH_CONFIG_H
+#define LB_LAUNCH_CONFIG_H
+
+/* Elementwise kernels and reduce: threads per block, and blocks per SM for grid-stride loops. */
+#define LB_BLOCK 256
+#define LB_BLOCKS_PER_SM 8
+
+/* matmul_tiled: a 128x128 tile of C per block of 256 threads, K walked in slices of 8, each
+   thread owning an 8x8 sub-tile. */
+#define LB_MM_BM 128
+#define LB_MM_BN 128
+#define LB_MM_BK 8
+#define LB_MM_TM 8
+#define LB_MM_TN 8
+#define LB_MM_THREADS 256
+
+#endif
