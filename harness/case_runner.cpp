@@ -19,15 +19,44 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-std::uint64_t case_seed(std::uint64_t suite_seed, const std::string& name) {
-  return suite_seed ^ std::hash<std::string>{}(name);
+// Inputs belong to a (workload, size), not to a layer: every layer of one run gets the same
+// inputs, and they are drawn once, not once per layer (at n = 2^28 that is gigabytes).
+std::uint64_t problem_seed(std::uint64_t suite_seed, const Case& c) {
+  return suite_seed ^ std::hash<std::string>{}(c.workload->name() + "/" + c.workload->size_label(c.shape));
+}
+
+// Host memory shared by consecutive cases: the problem of the current (workload, size) and the
+// buffer results are downloaded into, kept so that each is allocated and first touched once.
+struct SharedHost {
+  const Workload* workload = nullptr;
+  Shape shape;
+  std::uint64_t seed = 0;
+  std::shared_ptr<const HostProblem> problem;
+  std::vector<float> result;
+
+  const HostProblem& problem_for(const Case& c, std::uint64_t suite_seed) {
+    if (!problem || workload != c.workload || !(shape == c.shape)) {
+      problem.reset();  // free the old one before drawing the new one
+      seed = problem_seed(suite_seed, c);
+      problem = std::make_shared<const HostProblem>(c.workload->make_problem(c.shape, seed));
+      workload = c.workload;
+      shape = c.shape;
+    }
+    return *problem;
+  }
+};
+
+void fill_nan(std::vector<float>& v) {
+  const auto n = static_cast<std::int64_t>(v.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) v[i] = std::nanf("");
 }
 
 // Everything one case keeps alive while Google Benchmark calls its function.
 struct CaseState {
   CaseResult result;
   bool prepared = false;
-  HostProblem problem;
+  SharedHost* host = nullptr;
   std::unique_ptr<Variant> variant;
   std::unique_ptr<SampleClock> clock;
 };
@@ -37,11 +66,12 @@ void prepare(CaseState& cs, const SuiteOptions& options) {
   CaseResult& r = cs.result;
   const Case& c = r.spec;
   try {
-    r.seed = case_seed(options.seed, c.name());
-    cs.problem = c.workload->make_problem(c.shape, r.seed);
+    const HostProblem& problem = cs.host->problem_for(c, options.seed);
+    r.seed = cs.host->seed;
+    std::vector<float>& result = cs.host->result;
+    result.resize(static_cast<std::size_t>(c.workload->output_elements(c.shape)));
     cs.variant = (*find_variant(c.layer->name, c.workload->name()))();
     cs.clock = c.layer->make_clock();
-    std::vector<float> result(static_cast<std::size_t>(c.workload->output_elements(c.shape)));
 
     auto t0 = std::chrono::steady_clock::now();
     cs.variant->allocate(c.shape);
@@ -50,24 +80,23 @@ void prepare(CaseState& cs, const SuiteOptions& options) {
     // Warm-up. The first run pays for lazy module loading and first touches, on the host before
     // the work is enqueued, so it is timed on the host clock (launch to completion) as
     // first_run_ms and kept out of every other figure.
-    cs.variant->upload(cs.problem);
+    cs.variant->upload(problem);
     t0 = std::chrono::steady_clock::now();
     cs.clock->start();
     cs.variant->run();
     cs.clock->stop_ms();
     r.first_run_ms = ms_since(t0);
-    cs.variant->download(result);
 
     // The verified run: the output starts poisoned (problem.output; so does the host copy), so an
     // element nothing writes fails. Timed end to end on the host, copies included.
-    std::fill(result.begin(), result.end(), std::nanf(""));
+    fill_nan(result);
     t0 = std::chrono::steady_clock::now();
-    cs.variant->upload(cs.problem);
+    cs.variant->upload(problem);
     cs.variant->run();
     cs.variant->download(result);
     r.end_to_end_ms = ms_since(t0);
 
-    r.verdict = c.workload->verify(cs.problem, result);
+    r.verdict = c.workload->verify(problem, result);
     r.verified = r.verdict.passed;
     r.status = r.verified ? "ok" : "failed";
     if (!r.verified) r.message = "verification failed: " + r.verdict.detail;
@@ -168,6 +197,7 @@ void SuiteReporter::ReportRuns(const std::vector<Run>& runs) {
 std::vector<CaseResult> run_cases(const std::vector<Case>& cases, const SuiteOptions& options,
                                   SuiteReporter& reporter) {
   std::vector<CaseResult> results;
+  SharedHost host;
   const auto suite_start = std::chrono::steady_clock::now();
   for (std::size_t i = 0; i < cases.size(); ++i) {
     std::fprintf(stderr, "[%zu/%zu %.0fs] %s\n", i + 1, cases.size(), ms_since(suite_start) / 1e3,
@@ -175,6 +205,7 @@ std::vector<CaseResult> run_cases(const std::vector<Case>& cases, const SuiteOpt
     std::fflush(stderr);
     CaseState cs;
     cs.result.spec = cases[i];
+    cs.host = &host;
     reporter.collect_into(&cs.result.runs);
     benchmark::RegisterBenchmark(cases[i].name().c_str(),
                                  [&cs, &options](benchmark::State& st) { measure(st, cs, options); })

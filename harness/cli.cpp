@@ -56,7 +56,7 @@ struct RunArgs {
   std::vector<std::string> workloads, layers, sizes;
   std::string out = kDefaultOut;
   std::optional<std::uint64_t> seed;
-  double min_time_s = 0.2;
+  double min_time_s = 0.1;
   std::vector<std::string> benchmark_flags;
 };
 
