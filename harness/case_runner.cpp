@@ -112,7 +112,45 @@ void prepare(CaseState& cs, const SuiteOptions& options) {
   }
 }
 
-void measure(benchmark::State& state, CaseState& cs, const SuiteOptions& options) {
+// Samples until the stopping rule says so. Each sample: (cold mode) flush the L2, then the
+// layer's clock around one run(); then (when NVML can) read the SM clock and discard the sample if
+// the GPU was throttled. Returns the kept samples.
+SampleSeries take_samples(CaseState& cs, const SuiteOptions& options, Progress& progress) {
+  CaseResult& r = cs.result;
+  const bool gpu = r.spec.layer->on_gpu;
+  const bool flush = gpu && options.cold && options.flusher;
+  SmClock* sm_clock = gpu ? options.sm_clock : nullptr;
+  SampleSeries series;
+  double clock_sum = 0;
+  r.throttled_samples = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  Stop stop = Stop::kContinue;
+  while (stop == Stop::kContinue) {
+    if (flush) options.flusher->flush();  // same stream, before the start event: not timed
+    cs.clock->start();
+    cs.variant->run();
+    const double ms = cs.clock->stop_ms();
+    bool keep = true;
+    if (sm_clock) {
+      const double mhz = sm_clock->current_mhz();
+      keep = !(mhz > 0 && mhz < options.throttle_mhz);
+      if (keep && mhz > 0) clock_sum += mhz;
+    }
+    if (keep) series.add(ms);
+    else ++r.throttled_samples;
+    stop = check_stop(series, ms_since(t0) / 1e3, options.rule);
+    progress.tick();
+  }
+  r.cache_mode = flush ? "cold" : "hot";
+  r.measurement_wall_s = ms_since(t0) / 1e3;
+  r.noise_target_reached = stop == Stop::kNoiseReached;
+  r.mean_sm_clock_mhz = series.count() > 0 && sm_clock ? clock_sum / series.count() : 0.0;
+  return series;
+}
+
+// Google Benchmark runs this with one iteration (per repetition): the iteration is a whole
+// adaptive measurement, and its manual time is the median sample.
+void measure(benchmark::State& state, CaseState& cs, const SuiteOptions& options, Progress& progress) {
   CaseResult& r = cs.result;
   if (!cs.prepared) {
     cs.prepared = true;
@@ -122,14 +160,18 @@ void measure(benchmark::State& state, CaseState& cs, const SuiteOptions& options
     state.SkipWithError(r.message.c_str());
     return;
   }
-  std::vector<double> samples;
   try {
     for (auto _ : state) {
-      cs.clock->start();
-      cs.variant->run();
-      const double ms = cs.clock->stop_ms();
-      state.SetIterationTime(ms * 1e-3);
-      samples.push_back(ms);
+      const SampleSeries series = take_samples(cs, options, progress);
+      if (series.count() == 0) {
+        r.status = "failed";
+        r.message = "every sample was throttled (SM clock under 75% of its default): " +
+                    std::to_string(r.throttled_samples) + " discarded";
+        state.SkipWithError(r.message.c_str());
+        return;
+      }
+      r.stats = summarize(series.samples());
+      state.SetIterationTime(r.stats.median_ms * 1e-3);
     }
   } catch (const std::exception& e) {
     r.status = "failed";
@@ -137,22 +179,21 @@ void measure(benchmark::State& state, CaseState& cs, const SuiteOptions& options
     state.SkipWithError(r.message.c_str());
     return;
   }
-  // Google Benchmark calls this function with growing iteration counts; the last call's samples
-  // are the ones it reports, so they are the ones kept.
-  r.stats = summarize(std::move(samples));
   const double seconds = r.stats.median_ms * 1e-3;
   r.gbps = r.spec.workload->bytes_moved(r.spec.shape) / seconds / 1e9;
   r.gflops = r.spec.workload->flops(r.spec.shape) / seconds / 1e9;
   state.counters["GB/s"] = r.gbps;
   state.counters["GFLOP/s"] = r.gflops;
-  state.SetLabel("verified");
+  state.counters["noise%"] = 100.0 * r.stats.rel_stddev;
+  state.counters["samples"] = static_cast<double>(r.stats.count);
+  state.SetLabel(r.noise_target_reached ? "verified" : "verified, noise above target");
 }
 
 }  // namespace
 
 std::string Case::name() const { return workload->name() + "/" + layer->name + "/" + workload->size_label(shape); }
 
-SampleStats summarize(std::vector<double> samples) {
+SampleStats summarize(std::vector<double> samples) {  // by value: sorted here
   SampleStats s;
   s.count = samples.size();
   if (samples.empty()) return s;
@@ -170,11 +211,12 @@ SampleStats summarize(std::vector<double> samples) {
   return s;
 }
 
-SuiteReporter::SuiteReporter()
-    : benchmark::ConsoleReporter(isatty(STDOUT_FILENO) ? OO_ColorTabular : OO_Tabular) {}
+SuiteReporter::SuiteReporter(Progress* progress)
+    : benchmark::ConsoleReporter(isatty(STDOUT_FILENO) ? OO_ColorTabular : OO_Tabular), progress_(progress) {}
 
 bool SuiteReporter::ReportContext(const Context& context) {
   if (printed_context_) return true;
+  progress_->clear();
   printed_context_ = true;
   const auto& cpu = context.cpu_info;
   nlohmann::json caches = nlohmann::json::array();
@@ -190,26 +232,25 @@ bool SuiteReporter::ReportContext(const Context& context) {
 }
 
 void SuiteReporter::ReportRuns(const std::vector<Run>& runs) {
+  progress_->clear();
   benchmark::ConsoleReporter::ReportRuns(runs);
   if (target_) target_->insert(target_->end(), runs.begin(), runs.end());
 }
 
 std::vector<CaseResult> run_cases(const std::vector<Case>& cases, const SuiteOptions& options,
-                                  SuiteReporter& reporter) {
+                                  SuiteReporter& reporter, Progress& progress) {
   std::vector<CaseResult> results;
   SharedHost host;
-  const auto suite_start = std::chrono::steady_clock::now();
   for (std::size_t i = 0; i < cases.size(); ++i) {
-    std::fprintf(stderr, "[%zu/%zu %.0fs] %s\n", i + 1, cases.size(), ms_since(suite_start) / 1e3,
-                 cases[i].name().c_str());
-    std::fflush(stderr);
+    progress.begin_case(i, cases.size(), cases[i].name());
     CaseState cs;
     cs.result.spec = cases[i];
     cs.host = &host;
     reporter.collect_into(&cs.result.runs);
     benchmark::RegisterBenchmark(cases[i].name().c_str(),
-                                 [&cs, &options](benchmark::State& st) { measure(st, cs, options); })
+                                 [&](benchmark::State& st) { measure(st, cs, options, progress); })
         ->UseManualTime()
+        ->Iterations(1)
         ->Unit(benchmark::kMillisecond);
     benchmark::RunSpecifiedBenchmarks(&reporter);
     benchmark::ClearRegisteredBenchmarks();
@@ -217,6 +258,7 @@ std::vector<CaseResult> run_cases(const std::vector<Case>& cases, const SuiteOpt
     std::fflush(stdout);
     results.push_back(std::move(cs.result));
   }
+  progress.clear();
   return results;
 }
 

@@ -8,6 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "harness/gpu_monitor.h"
+#include "harness/progress.h"
+#include "harness/sampling.h"
 #include "variants/variant.h"
 #include "workloads/workload.h"
 
@@ -34,6 +37,11 @@ struct CaseResult {
   bool verified = false;
   Verdict verdict;
   SampleStats stats;
+  std::string cache_mode;           // "cold" (L2 flushed before each sample) or "hot"
+  bool noise_target_reached = false;
+  double measurement_wall_s = 0;    // wall-clock time of the sampling, flushes included
+  std::size_t throttled_samples = 0;  // discarded: SM clock under 75% of its default
+  double mean_sm_clock_mhz = 0;       // over the kept samples; 0 when the clock was not read
   double gbps = 0, gflops = 0;
   double allocate_ms = 0;     // allocate(): device memory and one-time work
   double first_run_ms = 0;    // the first run(), host clock, launch to completion: lazy loading included
@@ -42,13 +50,18 @@ struct CaseResult {
 };
 
 struct SuiteOptions {
-  std::uint64_t seed = 0;  // every case's inputs derive from this and the case's name
+  std::uint64_t seed = 0;     // every case's inputs derive from this and the case's name
+  StoppingRule rule;
+  bool cold = true;           // flush the L2 before each sample of a GPU layer
+  L2Flusher* flusher = nullptr;  // present when a GPU layer runs
+  SmClock* sm_clock = nullptr;   // present when NVML could read the SM clock
+  double throttle_mhz = 0;       // samples under this SM clock are discarded
 };
 
 // Console reporter that prints Google Benchmark's table once per suite and keeps every run.
 class SuiteReporter : public benchmark::ConsoleReporter {
  public:
-  SuiteReporter();
+  explicit SuiteReporter(Progress* progress);
   bool ReportContext(const Context& context) override;
   void ReportRuns(const std::vector<Run>& runs) override;
   void collect_into(std::vector<Run>* runs) { target_ = runs; }
@@ -58,11 +71,12 @@ class SuiteReporter : public benchmark::ConsoleReporter {
   bool printed_context_ = false;
   nlohmann::json context_;
   std::vector<Run>* target_ = nullptr;
+  Progress* progress_;
 };
 
 // Runs every case in order, one Google Benchmark registration at a time so that only one case's
 // buffers are alive at once. Progress goes to stderr.
 std::vector<CaseResult> run_cases(const std::vector<Case>& cases, const SuiteOptions& options,
-                                  SuiteReporter& reporter);
+                                  SuiteReporter& reporter, Progress& progress);
 
 }  // namespace lb

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "harness/case_runner.h"
+#include "harness/ceilings.h"
 #include "harness/device_info.h"
 #include "harness/host_info.h"
 #include "harness/results_json.h"
@@ -56,7 +57,9 @@ struct RunArgs {
   std::vector<std::string> workloads, layers, sizes;
   std::string out = kDefaultOut;
   std::optional<std::uint64_t> seed;
-  double min_time_s = 0.1;
+  std::string mode = "cold";
+  double noise_percent = 0.5;
+  StoppingRule rule;
   std::vector<std::string> benchmark_flags;
 };
 
@@ -90,26 +93,56 @@ std::string iso_time_now() {
 }
 
 void print_summary(const std::vector<CaseResult>& results, const nlohmann::json& context) {
-  std::printf("\n%-11s %-8s %-15s %11s %10s %10s %7s %11s  %s\n", "workload", "layer", "size", "median ms", "GB/s",
-              "GFLOP/s", "%copy", "e2e ms", "status");
+  std::printf("\n%-12s %-10s %-15s %11s %7s %10s %10s %6s %11s  %s\n", "workload", "layer", "size", "median ms",
+              "noise", "GB/s", "GFLOP/s", "%copy", "e2e ms", "status");
   const auto& ceilings = context.value("ceilings", nlohmann::json::object());
   const double copy = ceilings.value("copy_gbps", 0.0);
+  bool missed_noise = false;
   for (const CaseResult& r : results) {
-    if (r.status == "not run") continue;
+    if (r.status == "not run" || r.spec.workload->launches(r.spec.shape) > 0) continue;
     const std::string size = r.spec.workload->size_label(r.spec.shape);
-    std::string status = r.status == "ok" ? "ok" : r.status + ": " + r.message;
+    const std::string status = r.status == "ok" ? "ok" : r.status + ": " + r.message;
     if (r.stats.count == 0) {
-      std::printf("%-11s %-10s %-15s %11s %10s %10s %7s %11s  %s\n", r.spec.workload->name().c_str(),
-                  r.spec.layer->name.c_str(), size.c_str(), "-", "-", "-", "-", "-", status.c_str());
+      std::printf("%-12s %-10s %-15s %11s %7s %10s %10s %6s %11s  %s\n", r.spec.workload->name().c_str(),
+                  r.spec.layer->name.c_str(), size.c_str(), "-", "-", "-", "-", "-", "-", status.c_str());
       continue;
     }
-    char fraction[16] = "-";
+    char fraction[16] = "-", noise[16];
     if (r.spec.layer->on_gpu && copy > 0) std::snprintf(fraction, sizeof fraction, "%.0f%%", 100.0 * r.gbps / copy);
-    std::printf("%-11s %-10s %-15s %11.4f %10.1f %10.1f %7s %11.3f  %s\n", r.spec.workload->name().c_str(),
-                r.spec.layer->name.c_str(), size.c_str(), r.stats.median_ms, r.gbps, r.gflops, fraction,
+    std::snprintf(noise, sizeof noise, "%.1f%%%s", 100.0 * r.stats.rel_stddev, r.noise_target_reached ? "" : "*");
+    missed_noise |= !r.noise_target_reached;
+    std::printf("%-12s %-10s %-15s %11.4f %7s %10.1f %10.1f %6s %11.3f  %s\n", r.spec.workload->name().c_str(),
+                r.spec.layer->name.c_str(), size.c_str(), r.stats.median_ms, noise, r.gbps, r.gflops, fraction,
                 r.end_to_end_ms, status.c_str());
   }
+  if (missed_noise)
+    std::printf("* noise (relative standard deviation of the samples) still above the target when the time cap "
+                "stopped sampling\n");
   if (copy > 0) std::printf("memory ceiling: device-to-device copy %.1f GB/s (bytes read + written)\n", copy);
+  if (ceilings.contains("sgemm_gflops"))
+    std::printf("matmul ceiling: cuBLAS SGEMM %s %.1f GFLOP/s (fp32, no TF32)\n",
+                ceilings["sgemm_size"].get<std::string>().c_str(), ceilings["sgemm_gflops"].get<double>());
+}
+
+// Launch-overhead cases: microseconds per launch, as throughput (async) and round trip (sync).
+void print_launch_overhead(const std::vector<CaseResult>& results) {
+  std::map<std::string, std::map<std::string, std::string>> table;  // layer -> workload -> text
+  for (const CaseResult& r : results) {
+    const auto launches = r.spec.workload->launches(r.spec.shape);
+    if (launches <= 0 || r.status == "not run") continue;
+    char text[64];
+    if (r.stats.count > 0)
+      std::snprintf(text, sizeof text, "%.2f us (noise %.1f%%)", r.stats.median_ms * 1e3 / launches, 100.0 * r.stats.rel_stddev);
+    else
+      std::snprintf(text, sizeof text, "%s", r.status.c_str());
+    table[r.spec.layer->name][r.spec.workload->name()] = text;
+  }
+  if (table.empty()) return;
+  std::printf("\nLaunch overhead, per launch:   %-24s %-24s\n", "launch_async (throughput)", "launch_sync (round trip)");
+  for (const auto& [layer, row] : table) {
+    const auto cell = [&](const char* w) { return row.count(w) ? row.at(w) : std::string("-"); };
+    std::printf("  %-28s %-24s %-24s\n", layer.c_str(), cell("launch_async").c_str(), cell("launch_sync").c_str());
+  }
 }
 
 // What each layer paid before its first useful result.
@@ -125,7 +158,9 @@ void print_one_time_costs(const std::vector<CaseResult>& results, const nlohmann
   // The first run of each (layer, workload) in this process, against its steady-state median.
   std::set<std::string> seen;
   for (const CaseResult& r : results) {
-    if (r.stats.count == 0 || !seen.insert(r.spec.layer->name + "/" + r.spec.workload->name()).second) continue;
+    if (r.stats.count == 0 || r.spec.workload->launches(r.spec.shape) > 0 ||
+        !seen.insert(r.spec.layer->name + "/" + r.spec.workload->name()).second)
+      continue;
     const std::string what = "first run " + r.spec.workload->name() + " " + r.spec.workload->size_label(r.spec.shape) +
                              " (median " + std::to_string(r.stats.median_ms).substr(0, 7) + " ms)";
     std::printf("  %-10s %-52s %10.3f ms\n", r.spec.layer->name.c_str(), what.c_str(), r.first_run_ms);
@@ -174,14 +209,8 @@ int run_command(const RunArgs& args, int argc, char** argv) {
     std::fprintf(stderr, "layerbench: GPU layers skipped (%s): %s\n", list.c_str(), reason.c_str());
   }
 
-  // Google Benchmark sees only its own flags. --min-time goes first as its flag (not as a
-  // per-benchmark MinTime, which would put "min_time:..." into every case name); the user's own
-  // --benchmark_min_time, coming later, wins. Google Benchmark 1.8 wants a unit suffix, 1.7 none.
-  char min_time_flag[64];
-  std::snprintf(min_time_flag, sizeof min_time_flag, "--benchmark_min_time=%g%s", args.min_time_s,
-                LB_BENCHMARK_VERSION_MAJOR * 100 + LB_BENCHMARK_VERSION_MINOR >= 108 ? "s" : "");
-  std::vector<std::string> flags{min_time_flag};
-  flags.insert(flags.end(), args.benchmark_flags.begin(), args.benchmark_flags.end());
+  // Google Benchmark sees only its own flags.
+  std::vector<std::string> flags = args.benchmark_flags;
   std::vector<char*> gb_argv{argv[0]};
   for (auto& f : flags) gb_argv.push_back(f.data());
   int gb_argc = static_cast<int>(gb_argv.size());
@@ -191,6 +220,9 @@ int run_command(const RunArgs& args, int argc, char** argv) {
 
   SuiteOptions options;
   options.seed = args.seed ? *args.seed : std::random_device{}();
+  options.rule = args.rule;
+  options.rule.target_rel_noise = args.noise_percent / 100.0;
+  options.cold = args.mode == "cold";
 
   std::string command_line;
   for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
@@ -199,7 +231,7 @@ int run_command(const RunArgs& args, int argc, char** argv) {
       {"executable", argv[0]},
       {"library_build_type", "release"},
       {"layerbench", {{"version", LB_VERSION}, {"schema_version", kSchemaVersion}, {"seed", options.seed},
-                      {"command_line", command_line}, {"min_time_s", args.min_time_s}}},
+                      {"command_line", command_line}}},
       {"host", host_json()},
       {"device", nullptr},
       {"ceilings", nlohmann::json::object()},
@@ -208,12 +240,38 @@ int run_command(const RunArgs& args, int argc, char** argv) {
   context["host_name"] = context["host"]["hostname"];
   if (!skipped.empty()) context["gpu_unavailable_reason"] = skipped.begin()->first;
   const bool any_gpu = std::any_of(usable.begin(), usable.end(), [](const Layer* l) { return l->on_gpu; });
+  nlohmann::json measurement = {{"gpu_cache_mode", args.mode},
+                                 {"cpu_cache_mode", "hot"},
+                                 {"noise_target", options.rule.target_rel_noise},
+                                 {"min_samples", options.rule.min_samples},
+                                 {"min_time_s", options.rule.min_time_s},
+                                 {"max_time_s", options.rule.max_time_s},
+                                 {"sm_clock", nullptr}};
+  std::unique_ptr<L2Flusher> flusher;
+  std::unique_ptr<SmClock> sm_clock;
   if (any_gpu) {
-    context["device"] = device_json();
-    std::fprintf(stderr, "layerbench: measuring the device-to-device copy ceiling on %s\n",
-                 context["device"]["name"].get<std::string>().c_str());
+    auto& device = context["device"] = device_json();
+    device["theoretical_fp32_gflops"] = theoretical_fp32_gflops(device);
+    std::fprintf(stderr, "layerbench: measuring the ceilings of %s (copy bandwidth, cuBLAS SGEMM)\n",
+                 device["name"].get<std::string>().c_str());
     context["ceilings"] = measure_copy_ceiling();
+    context["ceilings"].update(measure_sgemm_ceiling());
+    flusher = std::make_unique<L2Flusher>(device["l2_cache_bytes"].get<std::size_t>());
+    options.flusher = flusher.get();
+    measurement["l2_flush_bytes"] = flusher->bytes();
+    std::string why_not;
+    sm_clock = SmClock::open(device["pci_bus_id"].get<std::string>(), &why_not);
+    if (sm_clock) {
+      options.sm_clock = sm_clock.get();
+      options.throttle_mhz = 0.75 * sm_clock->default_mhz();
+      measurement["sm_clock"] = {{"source", "NVML, read after each sample"},
+                                 {"default_mhz", sm_clock->default_mhz()},
+                                 {"throttle_below_mhz", options.throttle_mhz}};
+    } else {
+      measurement["sm_clock"] = {{"unavailable", why_not}};
+    }
   }
+  context["measurement"] = measurement;
 
   std::vector<Case> cases;
   for (const auto& [w, shapes] : plan)
@@ -228,9 +286,10 @@ int run_command(const RunArgs& args, int argc, char** argv) {
         cases.push_back({w, l, s});
       }
 
-  SuiteReporter reporter;
+  Progress progress(stderr, Progress::is_terminal(stderr));
+  SuiteReporter reporter(&progress);
   const auto started = std::chrono::steady_clock::now();
-  const std::vector<CaseResult> results = run_cases(cases, options, reporter);
+  const std::vector<CaseResult> results = run_cases(cases, options, reporter, progress);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
   // Layers describe themselves after the cases, so one-time costs paid during them are recorded.
@@ -240,6 +299,7 @@ int run_command(const RunArgs& args, int argc, char** argv) {
   write_file_atomically(args.out, results_json(context, results).dump(2) + "\n");
 
   print_summary(results, context);
+  print_launch_overhead(results);
   print_one_time_costs(results, context);
   const auto failed = std::count_if(results.begin(), results.end(), [](const CaseResult& r) { return r.status == "failed"; });
   std::printf("%zu cases in %.1f s, %ld failed; results written to %s\n", results.size(), wall_s, static_cast<long>(failed),
@@ -269,7 +329,20 @@ int run_cli(int argc, char** argv) {
       ->delimiter(',');
   run->add_option("-o,--out", args.out, "Results file (JSON; Google Benchmark's layout)")->capture_default_str();
   run->add_option("--seed", args.seed, "Seed for the random inputs (default: a fresh one, recorded in the JSON)");
-  run->add_option("--min-time", args.min_time_s, "Minimum measured seconds per case")
+  run->add_option("--mode", args.mode,
+                  "GPU samples: cold (the L2 flushed before each) or hot (back to back); CPU layers run hot")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"cold", "hot"}));
+  run->add_option("--noise", args.noise_percent, "Stop sampling once the samples' relative standard deviation is under this (%)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  run->add_option("--min-samples", args.rule.min_samples, "...but not before this many samples")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  run->add_option("--min-time", args.rule.min_time_s, "...and this much measured time (s)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  run->add_option("--max-time", args.rule.max_time_s, "Stop sampling a case after this wall-clock time even if noisy (s)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   std::string kernel_cache;

@@ -40,6 +40,8 @@ nlohmann::json case_fields(const CaseResult& r, const nlohmann::json& context) {
     j["tolerance"] = r.verdict.tolerance;
   }
   if (r.stats.count > 0) {
+    if (const auto launches = c.workload->launches(c.shape); launches > 0)
+      j["us_per_launch"] = r.stats.median_ms * 1e3 / static_cast<double>(launches);
     j["gbps"] = r.gbps;
     j["gflops"] = r.gflops;
     j["median_ms"] = r.stats.median_ms;
@@ -49,9 +51,23 @@ nlohmann::json case_fields(const CaseResult& r, const nlohmann::json& context) {
     j["rel_stddev"] = r.stats.rel_stddev;
     j["samples"] = r.stats.count;
     const auto& ceilings = context.value("ceilings", nlohmann::json::object());
-    j["fraction_of_copy"] = nullptr;
-    if (c.layer->on_gpu && ceilings.contains("copy_gbps"))
-      j["fraction_of_copy"] = r.gbps / ceilings["copy_gbps"].get<double>();
+    // Each rate against the ceiling measured in this run and against the datasheet-style peak.
+    const auto& device = context.value("device", nlohmann::json());
+    auto fraction = [&](double value, const nlohmann::json& of) -> nlohmann::json {
+      if (!c.layer->on_gpu || !of.is_number() || of.get<double>() <= 0) return nullptr;
+      return value / of.get<double>();
+    };
+    j["fraction_of_copy"] = fraction(r.gbps, ceilings.value("copy_gbps", nlohmann::json()));
+    j["fraction_of_theoretical_bandwidth"] =
+        fraction(r.gbps, device.is_object() ? device.value("theoretical_bandwidth_gbps", nlohmann::json()) : nullptr);
+    j["fraction_of_cublas"] = fraction(r.gflops, ceilings.value("sgemm_gflops", nlohmann::json()));
+    j["fraction_of_theoretical_fp32"] =
+        fraction(r.gflops, device.is_object() ? device.value("theoretical_fp32_gflops", nlohmann::json()) : nullptr);
+    j["cache_mode"] = r.cache_mode;
+    j["noise_target_reached"] = r.noise_target_reached;
+    j["measurement_wall_s"] = r.measurement_wall_s;
+    j["throttled_samples"] = r.throttled_samples;
+    j["mean_sm_clock_mhz"] = r.mean_sm_clock_mhz > 0 ? nlohmann::json(r.mean_sm_clock_mhz) : nlohmann::json(nullptr);
     j["end_to_end_ms"] = r.end_to_end_ms;
     j["allocate_ms"] = r.allocate_ms;
     j["first_run_ms"] = r.first_run_ms;

@@ -104,8 +104,13 @@ TEST_F(Cli, UnwritableOutputIsRefusedBeforeRunning) {
 
 TEST_F(Cli, CpuRunWritesTheJsonContract) {
   const fs::path out = dir_ / "nested" / "r.json";
-  const Outcome o = run("run --layer cpu --size 1000 --min-time 0.01 --seed 5 --out " + out.string());
+  const Outcome o = run("run --layer cpu --size 1000 --min-time 0.01 --max-time 0.2 --seed 5 --out " + out.string());
   ASSERT_EQ(o.code, 0) << o.err << o.out;
+  // Not a terminal here: progress and tables must be plain text.
+  for (const std::string* stream : {&o.out, &o.err}) {
+    EXPECT_EQ(stream->find('\r'), std::string::npos) << *stream;
+    EXPECT_EQ(stream->find('\x1b'), std::string::npos) << *stream;
+  }
   const nlohmann::json j = nlohmann::json::parse(slurp(out));
   const auto& ctx = j.at("context");
   EXPECT_EQ(ctx.at("layerbench").at("schema_version"), 1);
@@ -116,19 +121,27 @@ TEST_F(Cli, CpuRunWritesTheJsonContract) {
   EXPECT_TRUE(ctx.at("layers").at("cpu").at("matmul").is_string());
 
   const auto& benchmarks = j.at("benchmarks");
-  ASSERT_EQ(benchmarks.size(), 4u);  // four workloads, one size, one layer
+  ASSERT_EQ(benchmarks.size(), 4u);  // four workloads, one size, one layer (no launch workloads on cpu)
+  for (const char* key : {"gpu_cache_mode", "noise_target", "min_samples", "min_time_s", "max_time_s"})
+    EXPECT_TRUE(ctx.at("measurement").contains(key)) << key;
   std::set<std::string> workloads;
   for (const auto& b : benchmarks) {
     SCOPED_TRACE(b.dump());
     for (const char* key : {"name", "run_name", "run_type", "real_time", "cpu_time", "time_unit", "iterations",
                             "repetitions", "repetition_index", "threads", "family_index",
                             "per_family_instance_index", "workload", "layer", "gbps", "gflops", "verified",
-                            "max_rel_error", "tolerance", "end_to_end_ms", "median_ms", "samples", "status"})
+                            "max_rel_error", "tolerance", "end_to_end_ms", "median_ms", "samples", "status",
+                            "rel_stddev", "mean_ms", "min_ms", "max_ms", "cache_mode", "noise_target_reached",
+                            "measurement_wall_s", "throttled_samples", "mean_sm_clock_mhz", "fraction_of_copy"})
       EXPECT_TRUE(b.contains(key)) << key;
     EXPECT_EQ(b.at("run_type"), "iteration");
     EXPECT_EQ(b.at("time_unit"), "ms");
     EXPECT_EQ(b.at("layer"), "cpu");
     EXPECT_EQ(b.at("status"), "ok");
+    EXPECT_EQ(b.at("cache_mode"), "hot");               // CPU layers are not flushed
+    EXPECT_TRUE(b.at("mean_sm_clock_mhz").is_null());   // no GPU clock for a CPU case
+    EXPECT_TRUE(b.at("fraction_of_copy").is_null());
+    EXPECT_GE(b.at("samples").get<int>(), 1);
     EXPECT_TRUE(b.at("verified").get<bool>());
     EXPECT_GT(b.at("real_time").get<double>(), 0.0);
     EXPECT_GT(b.at("gbps").get<double>(), 0.0);
@@ -162,7 +175,7 @@ TEST_F(Cli, WithoutAGpuTheGpuLayersAreSkippedInOneLine) {
   const Outcome o = run("run --workload vector_add --size 100 --min-time 0.01 --out " + out.string());
   EXPECT_EQ(o.code, 0) << o.err;
   // One line for all GPU layers, naming them and CUDA's reason.
-  const auto line = o.err.find("layerbench: GPU layers skipped (runtime, driver");
+  const auto line = o.err.find("layerbench: GPU layers skipped (runtime, graph, driver, thrust)");
   ASSERT_NE(line, std::string::npos) << o.err;
   EXPECT_NE(o.err.find("): cudaGetDeviceCount: ", line), std::string::npos) << o.err;
   EXPECT_EQ(o.err.find("skipped", line + 30), std::string::npos) << "more than one line: " << o.err;
@@ -179,7 +192,8 @@ TEST_F(Cli, WithoutAGpuTheGpuLayersAreSkippedInOneLine) {
 TEST_F(Cli, GpuRunRecordsDeviceAndCeiling) {
   if (const auto why = lb::gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
   const fs::path out = dir_ / "r.json";
-  const Outcome o = run("run --layer runtime --workload vector_add,reduce --size 2^20 --min-time 0.01 --out " + out.string());
+  const Outcome o = run("run --layer runtime,graph --workload vector_add,reduce,launch_async --size 2^20 --min-time 0.01 "
+                        "--max-time 0.3 --out " + out.string());
   ASSERT_EQ(o.code, 0) << o.err;
   const auto j = nlohmann::json::parse(slurp(out));
   const auto& device = j.at("context").at("device");
@@ -190,10 +204,28 @@ TEST_F(Cli, GpuRunRecordsDeviceAndCeiling) {
   const double copy = j.at("context").at("ceilings").at("copy_gbps");
   EXPECT_GT(copy, 0.0);
   EXPECT_LT(copy, device.at("theoretical_bandwidth_gbps").get<double>() * 1.05);
+  const double sgemm = j.at("context").at("ceilings").at("sgemm_gflops");
+  EXPECT_GT(sgemm, 0.0);
+  EXPECT_LT(sgemm, device.at("theoretical_fp32_gflops").get<double>() * 1.05);
+  const auto& measurement = j.at("context").at("measurement");
+  EXPECT_EQ(measurement.at("gpu_cache_mode"), "cold");
+  EXPECT_EQ(measurement.at("l2_flush_bytes").get<double>(), 2.0 * device.at("l2_cache_bytes").get<double>());
+  EXPECT_TRUE(measurement.at("sm_clock").is_object());
+  int launch_cases = 0;
   for (const auto& b : j.at("benchmarks")) {
-    EXPECT_EQ(b.at("status"), "ok") << b.dump();
-    EXPECT_TRUE(b.at("fraction_of_copy").is_number()) << b.dump();
+    SCOPED_TRACE(b.dump());
+    EXPECT_EQ(b.at("status"), "ok");
+    EXPECT_EQ(b.at("cache_mode"), "cold");
+    for (const char* key : {"fraction_of_copy", "fraction_of_theoretical_bandwidth", "fraction_of_cublas",
+                            "fraction_of_theoretical_fp32"})
+      EXPECT_TRUE(b.at(key).is_number()) << key;
+    if (measurement.at("sm_clock").contains("default_mhz")) EXPECT_GT(b.at("mean_sm_clock_mhz").get<double>(), 0.0);
+    if (b.at("workload") == "launch_async") {
+      ++launch_cases;
+      EXPECT_GT(b.at("us_per_launch").get<double>(), 0.0);
+    }
   }
+  EXPECT_EQ(launch_cases, 2);  // runtime and graph
 }
 
 TEST_F(Cli, FailedVerificationIsReportedAndTheRunGoesOn) {

@@ -37,11 +37,6 @@ std::string pair_name(const ::testing::TestParamInfo<Pair>& info) {
   return name;
 }
 
-std::vector<Shape> edge_sizes(const Workload& w) {
-  if (w.takes_matrix_sizes()) return {{1, 1, 1}, {17, 33, 65}, {128, 1, 300}, {512, 512, 512}};
-  return {{1, 1, 1}, {1, 127, 1}, {1, 128, 1}, {1, 129, 1}, {1, 1000003, 1}};
-}
-
 // The harness's verified run, without the timing: upload (output poisoned), run, download, verify.
 Verdict run_once(Variant& v, const Workload& w, const HostProblem& p) {
   std::vector<float> result(p.output.size(), std::nanf(""));
@@ -64,7 +59,7 @@ class LayerTest : public ::testing::TestWithParam<Pair> {
 };
 
 TEST_P(LayerTest, MatchesReferenceOnEdgeSizes) {
-  for (const Shape& shape : edge_sizes(*workload_)) {
+  for (const Shape& shape : workload_->edge_sizes()) {
     const std::uint64_t seed = std::random_device{}();
     SCOPED_TRACE(workload_->size_label(shape) + " seed " + std::to_string(seed));
     const HostProblem p = workload_->make_problem(shape, seed);

@@ -45,10 +45,10 @@ std::vector<float> exact(const HostProblem& p, const std::string& workload) {
   return out;
 }
 
-TEST(Registry, HasTheFourWorkloadsInOrder) {
+TEST(Registry, HasTheWorkloadsInOrder) {
   std::vector<std::string> names;
   for (const Workload* w : all_workloads()) names.push_back(w->name());
-  EXPECT_EQ(names, (std::vector<std::string>{"vector_add", "saxpy", "reduce", "matmul"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"vector_add", "saxpy", "reduce", "matmul", "launch_async", "launch_sync"}));
   EXPECT_EQ(find_workload("nope"), nullptr);
 }
 
@@ -68,6 +68,16 @@ TEST(Inputs, RandomNonZeroSeededAndDistinct) {
   }
   EXPECT_NEAR(negative, 50000, 1000);  // signs are balanced
   EXPECT_GT(std::set<float>(a.begin(), a.end()).size(), 90000u);
+}
+
+TEST(Launch, VerifiesTheLastLaunchIndexExactly) {
+  for (const char* name : {"launch_async", "launch_sync"}) {
+    const HostProblem p = W(name).make_problem({1, 1000, 1}, 3);
+    EXPECT_EQ(W(name).launches(p.shape), 1000);
+    EXPECT_TRUE(W(name).verify(p, std::vector<float>{1000.0f}).passed);
+    EXPECT_FALSE(W(name).verify(p, std::vector<float>{999.0f}).passed);  // one launch missing
+    EXPECT_FALSE(W(name).verify(p, p.output).passed);                    // nothing ran: poison
+  }
 }
 
 TEST(Inputs, OutputsStartPoisonedExceptSaxpy) {

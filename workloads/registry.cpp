@@ -33,6 +33,11 @@ const Workload* find_workload(const std::string& name) {
   return nullptr;
 }
 
+std::vector<Shape> Workload::edge_sizes() const {
+  if (takes_matrix_sizes()) return {{1, 1, 1}, {17, 33, 65}, {128, 1, 300}, {512, 512, 512}};
+  return {{1, 1, 1}, {1, 127, 1}, {1, 128, 1}, {1, 129, 1}, {1, 1000003, 1}};
+}
+
 std::string Workload::size_label(const Shape& s) const {
   if (!takes_matrix_sizes()) return std::to_string(s.n);
   return std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);

@@ -46,6 +46,11 @@ class Workload {
   virtual std::int64_t output_elements(const Shape& s) const = 0;
   // Host memory one case needs (inputs, poisoned output, downloaded result), to refuse sizes early.
   virtual double host_bytes(const Shape& s) const = 0;
+  // Kernel launches one run makes, for launch-overhead workloads (0 elsewhere): their figure is
+  // microseconds per launch rather than GB/s.
+  virtual std::int64_t launches(const Shape&) const { return 0; }
+  // Sizes the layer tests use, apart from benchmark sizes: odd tails, one element, one block +- 1.
+  virtual std::vector<Shape> edge_sizes() const;
   virtual HostProblem make_problem(const Shape& s, std::uint64_t seed) const = 0;
   virtual Verdict verify(const HostProblem& problem, std::span<const float> result) const = 0;
 

@@ -16,7 +16,7 @@ namespace lb::driver {
   X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) X(cuCtxSynchronize) X(cuMemAlloc) X(cuMemFree)  \
   X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction)     \
   X(cuLaunchKernel) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize)      \
-  X(cuEventElapsedTime) X(cuGetErrorName) X(cuGetErrorString)
+  X(cuEventElapsedTime) X(cuGetErrorName) X(cuGetErrorString) X(cuStreamSynchronize)
 
 struct Api {
 #define LB_DRIVER_POINTER(name) decltype(&::name) name = nullptr;

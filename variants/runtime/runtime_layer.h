@@ -52,6 +52,10 @@ class DeviceBuffer {
 // Multiprocessors on the current device: grid-stride kernels launch a few blocks per SM.
 int sm_count();
 
+// One launch of workloads/launch/kernels.cu's launch_probe on `stream` (defined in launch.cu, the
+// one translation unit that compiles that kernel), for layers built on the runtime API.
+void enqueue_launch_probe(float* out, float value, cudaStream_t stream);
+
 // Blocks of LB_BLOCK threads for a grid-stride loop over `items` on this device.
 inline unsigned grid_for(long long items) { return grid_stride_blocks(items, sm_count()); }
 

@@ -1,0 +1,15 @@
+// The ceilings every GPU run measures once, against which each case's rates are read.
+#pragma once
+#include <nlohmann/json.hpp>
+
+namespace lb {
+
+// cuBLAS SGEMM at 4096^3 in plain fp32 (CUBLAS_DEFAULT_MATH: no TF32 tensor cores), random
+// inputs, median of 10 after 3 warm-ups, timed with CUDA events: the matmul ceiling.
+nlohmann::json measure_sgemm_ceiling();
+
+// Peak fp32 rate from the device's clock, SM count and fp32 lanes per SM (FMA = 2 flops); null
+// for architectures the table does not know.
+nlohmann::json theoretical_fp32_gflops(const nlohmann::json& device);
+
+}  // namespace lb

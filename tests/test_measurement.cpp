@@ -1,0 +1,114 @@
+// The measurement machinery on the CPU: the stopping rule on synthetic sample streams, the size of
+// the L2 flush, and progress output that stays plain when it is not going to a terminal.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <random>
+#include <string>
+
+#include "harness/gpu_monitor.h"
+#include "harness/progress.h"
+#include "harness/sampling.h"
+
+namespace lb {
+namespace {
+
+// Feeds samples from `next` as the harness would, advancing a fake wall clock by each sample plus
+// a fixed per-sample overhead, until the rule stops.
+template <class Next>
+std::pair<Stop, SampleSeries> run_rule(const StoppingRule& rule, Next next, double overhead_s = 0.0) {
+  SampleSeries series;
+  double wall_s = 0.0;
+  for (;;) {
+    const double ms = next();
+    series.add(ms);
+    wall_s += ms / 1e3 + overhead_s;
+    if (const Stop stop = check_stop(series, wall_s, rule); stop != Stop::kContinue) return {stop, series};
+  }
+}
+
+TEST(StoppingRule, QuietStreamStopsAtTheMinimum) {
+  StoppingRule rule;  // defaults: 0.5% noise, 10 samples, 0.1 s measured, 1 s cap
+  rule.min_time_s = 0.0;
+  std::mt19937 rng(1);
+  std::normal_distribution<double> quiet(1.0, 0.001);  // 0.1% noise
+  const auto [stop, series] = run_rule(rule, [&] { return quiet(rng); });
+  EXPECT_EQ(stop, Stop::kNoiseReached);
+  EXPECT_EQ(series.count(), rule.min_samples);
+  EXPECT_LT(series.rel_stddev(), rule.target_rel_noise);
+}
+
+TEST(StoppingRule, QuietStreamAlsoWaitsForTheMinimumTime) {
+  StoppingRule rule;
+  rule.min_time_s = 0.1;
+  const auto [stop, series] = run_rule(rule, [] { return 1.0; });  // 1 ms samples, no noise
+  EXPECT_EQ(stop, Stop::kNoiseReached);
+  EXPECT_EQ(series.count(), 100u);  // 100 x 1 ms = the minimum measured time
+}
+
+TEST(StoppingRule, NoisyStreamRunsToTheCapAndSaysSo) {
+  StoppingRule rule;
+  rule.max_time_s = 0.5;
+  std::mt19937 rng(2);
+  std::normal_distribution<double> noisy(1.0, 0.1);  // 10% noise never settles under 0.5%
+  const auto [stop, series] = run_rule(rule, [&] { return std::max(0.01, noisy(rng)); }, 0.0001);
+  EXPECT_EQ(stop, Stop::kTimeCap);
+  EXPECT_GT(series.rel_stddev(), rule.target_rel_noise);
+  EXPECT_NEAR(series.count(), 0.5 / (1.0e-3 + 0.0001), 40.0);  // as many as fit in the cap
+}
+
+TEST(StoppingRule, SlowCaseStopsAtTheCapEvenBelowTheMinimumSamples) {
+  StoppingRule rule;
+  rule.max_time_s = 1.0;
+  const auto [stop, series] = run_rule(rule, [] { return 400.0; });  // 0.4 s per sample
+  EXPECT_EQ(stop, Stop::kTimeCap);
+  EXPECT_EQ(series.count(), 3u);
+}
+
+TEST(SampleSeries, MeanAndRelativeStddev) {
+  SampleSeries s;
+  for (double v : {2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0}) s.add(v);
+  EXPECT_DOUBLE_EQ(s.mean_ms(), 5.0);
+  EXPECT_NEAR(s.rel_stddev(), std::sqrt(32.0 / 7.0) / 5.0, 1e-12);
+  EXPECT_NEAR(s.measured_s(), 0.040, 1e-12);
+}
+
+TEST(L2Flush, FollowsTheDevicesL2) {
+  EXPECT_EQ(l2_flush_bytes(50u << 20), 100u << 20);  // H100: 50 MiB -> 100 MiB
+  EXPECT_EQ(l2_flush_bytes(60u << 20), 120u << 20);
+  EXPECT_EQ(l2_flush_bytes(0), 1u << 20);             // never less than 1 MiB
+}
+
+std::string capture(bool live) {
+  std::FILE* f = std::tmpfile();
+  {
+    Progress p(f, live);
+    p.begin_case(0, 3, "vector_add/runtime/1000");
+    p.tick();
+    p.clear();
+    p.begin_case(1, 3, "saxpy/runtime/1000");
+  }
+  std::rewind(f);
+  std::string text;
+  for (int c; (c = std::fgetc(f)) != EOF;) text += static_cast<char>(c);
+  std::fclose(f);
+  return text;
+}
+
+TEST(Progress, PlainLinesWithoutATerminal) {
+  const std::string text = capture(false);
+  EXPECT_EQ(text.find('\r'), std::string::npos);
+  EXPECT_EQ(text.find('\x1b'), std::string::npos);
+  EXPECT_NE(text.find("[1/3, 0 s] vector_add/runtime/1000\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("[2/3, 0 s] saxpy/runtime/1000\n"), std::string::npos) << text;
+}
+
+TEST(Progress, OneLiveLineOnATerminal) {
+  const std::string text = capture(true);
+  EXPECT_NE(text.find("\r\x1b[K[2/3] saxpy/runtime/1000"), std::string::npos) << text;
+  EXPECT_NE(text.find("1 left"), std::string::npos) << text;
+  EXPECT_EQ(text.find('\n'), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace lb
