@@ -18,5 +18,5 @@ for run in 1 2; do
   code=$?
   echo "suite $run exit code: $code, wall $(( ($(date +%s%N) - start) / 1000000 )) ms (whole process, context creation included)"
 done
-grep -vE "^(vector_add|saxpy|reduce|matmul)/" "$out/suite1.log" | tail -n 100 | head -n 72
-tail -n 22 "$out/suite2.log"
+sed -n '/^workload /,$p' "$out/suite2.log" | head -n 110
+python3 scripts/compare-runs.py "$out/suite1.json" "$out/suite2.json"
