@@ -11,7 +11,7 @@ struct StoppingRule {
   double target_rel_noise = 0.005;  // relative standard deviation of the samples (0.5%)
   std::size_t min_samples = 10;
   double min_time_s = 0.1;  // measured (summed sample) time before the noise may stop sampling
-  double max_time_s = 1.0;  // wall-clock cap on one case's sampling, flushes included
+  double max_time_s = 0.5;  // wall-clock cap on one case's sampling, flushes included
 };
 
 // Running mean and variance of the kept samples (Welford), in milliseconds.

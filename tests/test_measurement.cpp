@@ -28,7 +28,7 @@ std::pair<Stop, SampleSeries> run_rule(const StoppingRule& rule, Next next, doub
 }
 
 TEST(StoppingRule, QuietStreamStopsAtTheMinimum) {
-  StoppingRule rule;  // defaults: 0.5% noise, 10 samples, 0.1 s measured, 1 s cap
+  StoppingRule rule;  // defaults: 0.5% noise, 10 samples, 0.1 s measured, 0.5 s cap
   rule.min_time_s = 0.0;
   std::mt19937 rng(1);
   std::normal_distribution<double> quiet(1.0, 0.001);  // 0.1% noise

@@ -14,6 +14,13 @@ inline unsigned grid_stride_blocks(long long items, int sm_count) {
   return static_cast<unsigned>(std::min<long long>(needed, 1LL * sm_count * LB_BLOCKS_PER_SM));
 }
 
+// Blocks of LB_BLOCK threads for vector_add and saxpy: one thread per float4, plus one per
+// leftover element (n % 4), at least one block.
+inline unsigned flat_blocks(long long n) {
+  const long long threads = n / 4 + n % 4;
+  return static_cast<unsigned>(std::max(1LL, (threads + LB_BLOCK - 1) / LB_BLOCK));
+}
+
 // Tiles of C for matmul_tiled: columns along x (up to 2^31-1 blocks), rows along y (65535).
 inline unsigned matmul_grid_x(long long n) { return static_cast<unsigned>((n + LB_MM_BN - 1) / LB_MM_BN); }
 inline unsigned matmul_grid_y(long long m) { return static_cast<unsigned>((m + LB_MM_BM - 1) / LB_MM_BM); }

@@ -20,7 +20,7 @@ class Saxpy final : public Variant {
   void run() override {
     CUdeviceptr x = x_.get(), y = y_.get();
     void* args[] = {&alpha_, &x, &y, &n_};
-    launch(kernel_, grid_stride_blocks(n_ / 4, sm_count()), 1, LB_BLOCK, args);
+    launch(kernel_, flat_blocks(n_), 1, LB_BLOCK, args);
   }
   void download(std::span<float> out) override { y_.download(out); }
 

@@ -24,7 +24,7 @@ class VectorAdd final : public Variant {
   void run() override {
     CUdeviceptr a = a_.get(), b = b_.get(), c = c_.get();
     void* args[] = {&a, &b, &c, &n_};
-    launch(kernel_, grid_stride_blocks(n_ / 4, sm_count()), 1, LB_BLOCK, args);
+    launch(kernel_, flat_blocks(n_), 1, LB_BLOCK, args);
   }
   void download(std::span<float> out) override { c_.download(out); }
 

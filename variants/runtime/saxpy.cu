@@ -18,7 +18,7 @@ class Saxpy final : public Variant {
     y_.upload(p.output);
   }
   void run() override {
-    saxpy<<<grid_for(n_ / 4), LB_BLOCK>>>(alpha_, x_.get(), y_.get(), n_);
+    saxpy<<<flat_blocks(n_), LB_BLOCK>>>(alpha_, x_.get(), y_.get(), n_);
     LB_CHECK_LAUNCH();
   }
   void download(std::span<float> out) override { y_.download(out); }
