@@ -1,6 +1,11 @@
 #include "harness/cli.h"
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -307,6 +312,33 @@ int run_command(const RunArgs& args, int argc, char** argv) {
   return failed > 0 ? 1 : 0;
 }
 
+// `layerbench report|compare|csv ...` hands over to the Python reports tool in the source tree
+// (matplotlib and friends stay out of the C++ build). The interpreter is $LAYERBENCH_PYTHON, else
+// the project's .venv, else python3 on the PATH. Returns only if the hand-over failed.
+int hand_over_to_reports(const std::string& subcommand, const std::vector<std::string>& args) {
+  namespace fs = std::filesystem;
+  const fs::path root(LB_SOURCE_ROOT);
+  const fs::path script = root / "reports" / "cli.py";
+  if (!fs::exists(script)) {
+    std::fprintf(stderr, "layerbench: error: '%s' needs the reports tool, which is not at %s\n", subcommand.c_str(),
+                 script.c_str());
+    return 2;
+  }
+  std::string python = "python3";
+  if (const char* env = std::getenv("LAYERBENCH_PYTHON"); env && *env) python = env;
+  else if (fs::exists(root / ".venv" / "bin" / "python3")) python = (root / ".venv" / "bin" / "python3").string();
+  std::vector<std::string> words{python, script.string(), subcommand};
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<char*> exec_argv;
+  for (auto& w : words) exec_argv.push_back(w.data());
+  exec_argv.push_back(nullptr);
+  std::fflush(nullptr);
+  execvp(exec_argv[0], exec_argv.data());
+  std::fprintf(stderr, "layerbench: error: cannot start '%s' for '%s': %s\n", python.c_str(), subcommand.c_str(),
+               std::strerror(errno));
+  return 2;
+}
+
 }  // namespace
 
 int run_cli(int argc, char** argv) {
@@ -317,6 +349,16 @@ int run_cli(int argc, char** argv) {
   app.set_version_flag("--version", LB_VERSION);
   app.require_subcommand(1);
   app.add_subcommand("list", "List the workloads and layers, and whether each layer can run here");
+  // Handed over whole to reports/cli.py, --help included.
+  const std::vector<std::pair<const char*, const char*>> reports_commands = {
+      {"report", "Make report.md, report.html and plots from a results file (reports/cli.py)"},
+      {"compare", "Compare two results files case by case, with a regression verdict (reports/cli.py)"},
+      {"csv", "Write a results file as CSV, one row per case (reports/cli.py)"}};
+  for (const auto& [name, help] : reports_commands) {
+    CLI::App* sub = app.add_subcommand(name, help);
+    sub->set_help_flag();
+    sub->prefix_command();
+  }
 
   RunArgs args;
   CLI::App* run = app.add_subcommand("run", "Run cases (workload x layer x size), verify them and write JSON");
@@ -364,6 +406,8 @@ int run_cli(int argc, char** argv) {
   }
   try {
     if (app.got_subcommand("list")) return list_command();
+    for (const auto& [name, help] : reports_commands)
+      if (app.got_subcommand(name)) return hand_over_to_reports(name, app.get_subcommand(name)->remaining());
     args.benchmark_flags = run->remaining();
     runtime_compile_settings() = {!no_kernel_cache, kernel_cache};
     return run_command(args, argc, argv);

@@ -2,9 +2,7 @@
 
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <chrono>
-#include <vector>
 
 #include "harness/cuda_error.h"
 
@@ -77,51 +75,6 @@ nlohmann::json device_json() {
       {"runtime_version", version_text(runtime)},
       {"context_creation_ms", g_context_ms},
   };
-}
-
-nlohmann::json measure_copy_ceiling() {
-  size_t free_bytes = 0, total_bytes = 0;
-  LB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  const size_t bytes = std::min<size_t>(size_t{1} << 30, free_bytes / 4);
-  void* src = nullptr;
-  void* dst = nullptr;
-  LB_CUDA_CHECK(cudaMalloc(&src, bytes));
-  cudaError_t status = cudaMalloc(&dst, bytes);
-  if (status != cudaSuccess) cudaFree(src);
-  LB_CUDA_CHECK(status);
-  cudaEvent_t start = nullptr, stop = nullptr;
-  std::vector<float> ms;
-  auto release = [&] {
-    if (start) cudaEventDestroy(start);
-    if (stop) cudaEventDestroy(stop);
-    cudaFree(src);
-    cudaFree(dst);
-  };
-  try {
-    LB_CUDA_CHECK(cudaEventCreate(&start));
-    LB_CUDA_CHECK(cudaEventCreate(&stop));
-    LB_CUDA_CHECK(cudaMemset(src, 0x3f, bytes));  // real bit patterns, not zero pages
-    for (int i = 0; i < 3; ++i) LB_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice));
-    for (int i = 0; i < 20; ++i) {
-      LB_CUDA_CHECK(cudaEventRecord(start, 0));
-      LB_CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice));
-      LB_CUDA_CHECK(cudaEventRecord(stop, 0));
-      LB_CUDA_CHECK(cudaEventSynchronize(stop));
-      float t = 0;
-      LB_CUDA_CHECK(cudaEventElapsedTime(&t, start, stop));
-      ms.push_back(t);
-    }
-  } catch (...) {
-    release();
-    throw;
-  }
-  release();
-  std::sort(ms.begin(), ms.end());
-  const double median_ms = (ms[9] + ms[10]) / 2.0;
-  return {{"copy_gbps", 2.0 * bytes / (median_ms * 1e-3) / 1e9},
-          {"copy_bytes", static_cast<double>(bytes)},
-          {"copy_median_ms", median_ms},
-          {"copy_method", "cudaMemcpy device-to-device, median of 20, bytes read + written"}};
 }
 
 }  // namespace lb

@@ -13,8 +13,4 @@ std::string gpu_unavailable_reason();
 // runtime versions, context creation time. Call only when gpu_unavailable_reason() is empty.
 nlohmann::json device_json();
 
-// Device-to-device cudaMemcpy bandwidth (bytes read + written, decimal GB/s): median of 20 copies
-// of up to 1 GiB, after warm-up. The memory ceiling each GB/s figure is compared with.
-nlohmann::json measure_copy_ceiling();
-
 }  // namespace lb
