@@ -19,6 +19,10 @@ if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
   echo "install-deps: the CUDA toolkit (nvcc) is required and was not found" >&2
   exit 1
 fi
+# The Python reports tool (matplotlib, pytest; Chromium for one test) has its own step, which
+# never fails the build.
+scripts/install-report-deps.sh
+
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "install-deps: installing ${missing[*]}" >&2

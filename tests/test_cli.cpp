@@ -78,6 +78,17 @@ TEST_F(Cli, HelpOnEverySubcommand) {
 
 TEST_F(Cli, NoSubcommandIsAnError) { EXPECT_EQ(run("").code, 2); }
 
+TEST_F(Cli, ReportCommandsHandOverToThePythonTool) {
+  const Outcome help = run("compare --help");
+  EXPECT_EQ(help.code, 0) << help.err;
+  EXPECT_NE(help.out.find("BASE.json"), std::string::npos) << help.out;
+  const fs::path missing = dir_ / "missing.json";
+  const Outcome bad = run("report " + missing.string());
+  EXPECT_EQ(bad.code, 2) << bad.err;
+  EXPECT_NE(bad.err.find(missing.string()), std::string::npos) << bad.err;
+  EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+}
+
 TEST_F(Cli, BadNamesAndSizesAreOneLineErrors) {
   const fs::path out = dir_ / "r.json";
   const std::string o = " --out " + out.string();

@@ -31,7 +31,9 @@ class GraphLaunch final : public Variant {
     LB_CUDA_CHECK(cudaStreamEndCapture(capture_, &graph_));
     LB_CUDA_CHECK(cudaGraphInstantiate(&exec_, graph_, 0));
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    g_build_costs.push_back({{"what", "capture + instantiate a graph of " + std::to_string(s.n) + " launches"}, {"ms", ms}});
+    g_build_costs.push_back({{"what", std::string(kWaitAfterReplay ? "launch_sync" : "launch_async") +
+                                          ": capture + instantiate " + std::to_string(s.n) + " launches"},
+                             {"ms", ms}});
   }
   void upload(const HostProblem& p) override { out_.upload(p.output); }
   void run() override {

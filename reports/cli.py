@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""layerbench's report tool: `report`, `compare` and `csv` over the harness's JSON results.
+
+Run it as `python3 reports/cli.py SUBCOMMAND ...` from any directory, or through the harness:
+`build/layerbench report|compare|csv ...` hands over to this script (docs/reports.md).
+
+Exit status: 0 done (compare: no case slower); 1 compare found a case slower beyond the threshold
+with confidence; 2 bad input (one line on stderr naming the file and what is wrong).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: make `reports` importable from the source root
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from reports import compare as compare_mod  # noqa: E402
+from reports import csvout, results  # noqa: E402
+
+PROG = "layerbench"
+
+
+class UsageError(Exception):
+    pass
+
+
+def _percent(text: str) -> float:
+    try:
+        value = float(text.strip().rstrip("%"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a percentage (e.g. 5 or 2.5%)") from None
+    if not 0 <= value < 1000:
+        raise argparse.ArgumentTypeError(f"'{text}' is out of range (0 to 1000 percent)")
+    return value / 100.0
+
+
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"'{text}' must be above 0")
+    return value
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(
+        prog=PROG, description="Reports, comparisons and CSV from layerbench's JSON results.",
+        epilog="Exit status: 0 done; 1 compare found a slower case; 2 bad input. See docs/reports.md.")
+    sub = top.add_subparsers(dest="command", metavar="{report,compare,csv}")
+    sub.required = True
+
+    p = sub.add_parser(
+        "report", help="write report.md, report.html and the plots (PNG and SVG)",
+        description="Write report.md, a self-contained report.html (plots embedded, no network needed) "
+                    "and the plots as PNG and SVG under DIR/plots, from one results file.")
+    p.add_argument("results", metavar="RESULTS.json", help="a results file written by `layerbench run`")
+    p.add_argument("--out", "-o", metavar="DIR", default=None,
+                   help="folder to write into (default: report/ beside RESULTS.json)")
+    p.add_argument("--csv", action="store_true", help="also write DIR/results.csv, one row per case")
+
+    c = sub.add_parser(
+        "compare", help="compare two results files case by case",
+        description="Compare two results files case by case: the ratio of median times and a verdict "
+                    "(faster / slower / same / unclear) that accounts for the noise recorded in both. "
+                    "Prints a Markdown table. Exit status 1 when any case is slower beyond the threshold "
+                    "with confidence, 0 otherwise.",
+        epilog="Verdict: same when the medians differ by at most the threshold; slower or faster when "
+               "they differ by more than the threshold and by more than K times the combined relative "
+               "standard deviation of the two cases' samples; unclear otherwise (also when a case has "
+               "fewer than two samples).")
+    c.add_argument("base", metavar="BASE.json", help="the reference run")
+    c.add_argument("new", metavar="NEW.json", help="the run to judge")
+    c.add_argument("--threshold", "-t", metavar="PCT", type=_percent, default=0.05,
+                   help="smallest change that counts, in percent (default: 5)")
+    c.add_argument("--noise-k", metavar="K", type=_positive, default=2.0,
+                   help="how many times the combined noise a change must exceed (default: 2)")
+    c.add_argument("--out", "-o", metavar="FILE", default=None,
+                   help="write the Markdown table to FILE instead of standard output")
+
+    s = sub.add_parser(
+        "csv", help="write one CSV row per case with every field the JSON holds",
+        description="Write one CSV row per case with every field its JSON entry holds "
+                    "(repetitions folded, aggregates left out).")
+    s.add_argument("results", metavar="RESULTS.json", help="a results file written by `layerbench run`")
+    s.add_argument("--out", "-o", metavar="FILE", default=None, help="write to FILE (default: standard output)")
+    return top
+
+
+def _write_text(path: str, text: str) -> None:
+    target = Path(path)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise UsageError(f"{path}: cannot write it ({e.strerror or e})") from None
+
+
+def run_report(args) -> int:
+    data = results.load(args.results)
+    out = Path(args.out) if args.out else Path(args.results).resolve().parent / "report"
+    try:
+        from reports import report  # matplotlib is imported only when a report is made
+    except ImportError as e:
+        raise UsageError(f"{e.name or 'matplotlib'} is not installed for {sys.executable}; "
+                         f"run scripts/install-report-deps.sh (docs/reports.md)") from None
+
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"{out}: exists and is not a folder")
+    try:
+        written = report.write(data, out, csv=args.csv)
+    except OSError as e:
+        raise UsageError(f"{e.filename or out}: cannot write it ({e.strerror or e})") from None
+    plots = sum(1 for p in written if p.suffix == ".png")
+    print(f"{PROG} report: wrote {out / 'report.md'}, {out / 'report.html'} and {plots} plots "
+          f"(PNG and SVG) in {out / 'plots'}" + (f"; {out / 'results.csv'}" if args.csv else ""))
+    bad = data.not_ok
+    if bad:
+        print(f"{PROG} report: {len(bad)} of {len(data.cases)} cases failed or were skipped; "
+              f"the report lists them")
+    return 0
+
+
+def run_compare(args) -> int:
+    base, new = results.load(args.base), results.load(args.new)
+    comparison = compare_mod.compare(base, new, threshold=args.threshold, k=args.noise_k)
+    text = compare_mod.to_markdown(comparison)
+    if args.out:
+        _write_text(args.out, text)
+        print(f"{PROG} compare: {compare_mod.summary(comparison)}; table in {args.out}")
+    else:
+        sys.stdout.write(text)
+    if comparison.regressed:
+        print(f"{PROG} compare: {comparison.count(compare_mod.SLOWER)} case(s) slower beyond "
+              f"{args.threshold * 100:g}% with confidence", file=sys.stderr)
+        return 1
+    return 0
+
+
+def run_csv(args) -> int:
+    data = results.load(args.results)
+    text = csvout.text(data)
+    if args.out:
+        _write_text(args.out, text)
+        print(f"{PROG} csv: wrote {len(data.cases)} rows to {args.out}")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    sub = {"report": run_report, "compare": run_compare, "csv": run_csv}[args.command]
+    try:
+        return sub(args)
+    except (results.ResultsError, UsageError) as e:
+        print(f"{PROG} {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{PROG} {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # e.g. `layerbench csv x.json | head`: stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,104 @@
+"""Formatting shared by the report, the comparison and the plots."""
+from __future__ import annotations
+
+import math
+
+_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def is_pow2(n: int) -> bool:
+    return n > 0 and n & (n - 1) == 0
+
+
+def size_label(size: tuple[int, ...], unicode: bool = True) -> str:
+    """(1048576,) -> '2^20' ('2²⁰' with unicode); (512, 512, 512) -> '512³'; (m, n, k) -> 'm×n×k'."""
+    if len(size) == 1:
+        n = size[0]
+        if is_pow2(n) and n >= 1024:
+            exp = n.bit_length() - 1
+            return f"2{str(exp).translate(_SUPERSCRIPT)}" if unicode else f"2^{exp}"
+        return f"{n:,}".replace(",", " ") if unicode else str(n)
+    if len(size) == 3 and size[0] == size[1] == size[2]:
+        return f"{size[0]}³" if unicode else f"{size[0]}x{size[0]}x{size[0]}"
+    return ("×" if unicode else "x").join(str(v) for v in size)
+
+
+def size_mathtext(size: tuple[int, ...]) -> str:
+    """A size label for matplotlib (mathtext for powers of two)."""
+    if len(size) == 1 and is_pow2(size[0]) and size[0] >= 1024:
+        return f"$2^{{{size[0].bit_length() - 1}}}$"
+    return size_label(size)
+
+
+def sig(value: float | None, digits: int = 3) -> str:
+    """A number with about `digits` significant digits, no exponent for everyday magnitudes."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "–"
+    if value == 0:
+        return "0"
+    magnitude = math.floor(math.log10(abs(value)))
+    if magnitude >= digits - 1:
+        return f"{value:,.0f}".replace(",", " ") if abs(value) >= 10000 else f"{value:.0f}"
+    if magnitude < -4:
+        return f"{value:.{digits - 1}e}"
+    decimals = digits - 1 - magnitude
+    return f"{value:.{decimals}f}"
+
+
+def ms(value: float | None) -> str:
+    return sig(value, 3)
+
+
+def rate(value: float | None) -> str:
+    """GB/s or GFLOP/s: whole numbers from 100 up, three significant digits below."""
+    if value is None:
+        return "–"
+    return f"{value:,.0f}".replace(",", " ") if abs(value) >= 100 else sig(value, 3)
+
+
+def pct(value: float | None, digits: int = 1) -> str:
+    if value is None:
+        return "–"
+    return f"{value * 100:.{digits}f}%"
+
+
+def noise(rel: float | None, samples: int | None = None) -> str:
+    """'±4.2%' or 'not measured' (fewer than two samples)."""
+    if rel is None:
+        return "not measured" if samples is not None and samples < 2 else "–"
+    if rel < 0.0005:
+        return "<±0.1%"
+    return f"±{rel * 100:.1f}%" if rel < 10 else f"±{rel * 100:.0f}%"
+
+
+def times(value: float | None) -> str:
+    """A speed-up or ratio: '12.3×', '0.55×'."""
+    if value is None:
+        return "–"
+    if value >= 100:
+        return f"{value:,.0f}×".replace(",", " ")
+    if value >= 10:
+        return f"{value:.1f}×"
+    if value >= 0.995:
+        return f"{value:.2f}×"
+    return f"{value:#.2g}×"
+
+
+def times_short(value: float | None) -> str:
+    """Two significant digits for bar labels: '50×', '3.3×', '0.92×', '0.018×'."""
+    if value is None:
+        return "–"
+    if value >= 9.95:
+        return f"{value:.0f}×"
+    if value >= 0.995:
+        return f"{value:.1f}×"
+    return f"{value:#.2g}×"
+
+
+def bytes_h(value: float | None) -> str:
+    if value is None:
+        return "–"
+    for unit, scale in (("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
+        if value >= scale:
+            return f"{value / scale:.3g} {unit}"
+    return f"{value:.0f} B"

@@ -1,0 +1,408 @@
+"""Loading and validating a layerbench results file (docs/json-schema.md, schema version 1).
+
+A results file is Google Benchmark's layout (`context`, `benchmarks`) with layerbench's fields
+beside Google Benchmark's. Only `benchmarks` entries with run_type "iteration" are cases;
+aggregate entries (mean, median, stddev, cv with --benchmark_repetitions) are ignored, and the
+repetitions of one case are folded into one case (see `_fold`).
+
+Every problem with the input raises ResultsError, whose text is one line naming the file and
+what is wrong; the command line prints it and exits 2.
+"""
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+# Workloads the report knows how to draw; any other workload is listed in a generic table.
+VECTOR_WORKLOADS = ("vector_add", "saxpy", "reduce")
+MATMUL = "matmul"
+# Layers in the order the harness lists them; unknown layers follow, in the order they ran.
+KNOWN_LAYERS = ("cpu", "thrust-omp", "runtime", "driver", "graph", "thrust")
+CPU_LAYERS = ("cpu", "thrust-omp")
+
+
+def is_launch(workload: str) -> bool:
+    """Launch-overhead workloads (launch_async, launch_sync, ...)."""
+    return "launch" in workload
+
+
+class ResultsError(Exception):
+    """Bad input: the message is one line, starting with the file's name."""
+
+    def __init__(self, path: str | Path, what: str):
+        super().__init__(f"{path}: {what}")
+        self.path = str(path)
+        self.what = what
+
+
+def _num(value: Any) -> float | None:
+    """A finite number, or None (the harness writes non-finite numbers as null)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+@dataclass
+class Case:
+    """One (workload, layer, size), as one benchmarks[] entry (or several folded repetitions)."""
+
+    workload: str
+    layer: str
+    size: tuple[int, ...]  # (n,) for vector workloads, (m, n, k) for matmul
+    entry: dict[str, Any]  # the JSON entry; folded figures replaced (see _fold)
+    order: int  # position in the run
+    repetitions: int = 1  # iteration entries folded into this case
+
+    @property
+    def key(self) -> tuple[str, str, tuple[int, ...]]:
+        return (self.workload, self.layer, self.size)
+
+    @property
+    def name(self) -> str:
+        """The harness's name for the case, <workload>/<layer>/<size>, without Google Benchmark's
+        suffixes."""
+        parts = str(self.entry.get("name") or "").split("/")
+        if len(parts) >= 3:  # drop Google Benchmark's suffixes (/iterations:1, /manual_time)
+            return "/".join(parts[:3])
+        return f"{self.workload}/{self.layer}/{'x'.join(str(v) for v in self.size)}"
+
+    def get(self, name: str) -> float | None:
+        return _num(self.entry.get(name))
+
+    @property
+    def status(self) -> str:
+        status = self.entry.get("status")
+        if isinstance(status, str) and status:
+            return status
+        return "failed" if self.entry.get("error_occurred") else "ok"
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    @property
+    def message(self) -> str:
+        for name in ("message", "error_message"):
+            text = self.entry.get(name)
+            if isinstance(text, str) and text:
+                return text
+        return ""
+
+    @property
+    def median_ms(self) -> float | None:
+        return self.get("median_ms")
+
+    @property
+    def samples(self) -> int:
+        samples = self.get("samples")
+        return int(samples) if samples is not None else 0
+
+    @property
+    def noise(self) -> float | None:
+        """Relative standard deviation of the samples, or None where it was not measured
+        (fewer than two samples: the harness then writes 0, which says nothing)."""
+        rel = self.get("rel_stddev")
+        if rel is None or self.samples < 2:
+            return None
+        return rel
+
+    @property
+    def noise_target_missed(self) -> bool:
+        """True when the harness's time cap stopped sampling before the noise target."""
+        return self.entry.get("noise_target_reached") is False
+
+    @property
+    def flops(self) -> float | None:
+        return self.get("flops")
+
+    @property
+    def bytes_moved(self) -> float | None:
+        return self.get("bytes_moved")
+
+
+@dataclass
+class Results:
+    path: str
+    context: dict[str, Any]
+    cases: list[Case]
+    notes: list[str] = field(default_factory=list)  # how the file was read (folding, oddities)
+
+    # --- context ---------------------------------------------------------------------------
+    def ctx(self, *keys: str) -> Any:
+        """context[k0][k1]..., or None where any level is missing."""
+        node: Any = self.context
+        for key in keys:
+            if not isinstance(node, dict):
+                return None
+            node = node.get(key)
+        return node
+
+    @property
+    def device(self) -> dict[str, Any] | None:
+        device = self.context.get("device")
+        return device if isinstance(device, dict) else None
+
+    @property
+    def device_name(self) -> str:
+        return str(self.device.get("name")) if self.device and self.device.get("name") else "no GPU"
+
+    @property
+    def copy_gbps(self) -> float | None:
+        return _num(self.ctx("ceilings", "copy_gbps"))
+
+    @property
+    def cublas_gflops(self) -> Any:
+        """The cuBLAS SGEMM ceiling: context.ceilings.sgemm_gflops (measured at
+        ceilings.sgemm_size), or cublas_sgemm_gflops; a number, or a mapping from a size label to
+        a number; None when absent."""
+        for name in ("sgemm_gflops", "cublas_sgemm_gflops"):
+            value = self.ctx("ceilings", name)
+            if _num(value) is not None:
+                return _num(value)
+            if isinstance(value, dict):
+                points = {str(k): _num(v) for k, v in value.items() if _num(v) is not None}
+                if points:
+                    return points
+        return None
+
+    @property
+    def cublas_size(self) -> tuple[int, ...] | None:
+        """The size cuBLAS SGEMM was measured at (ceilings.sgemm_size, 'MxNxK'), or None."""
+        try:
+            size = tuple(int(v) for v in str(self.ctx("ceilings", "sgemm_size")).lower().split("x"))
+        except ValueError:
+            return None
+        return size if len(size) == 3 else None
+
+    @property
+    def theoretical_gbps(self) -> float | None:
+        return _num(self.ctx("device", "theoretical_bandwidth_gbps"))
+
+    @property
+    def theoretical_gflops(self) -> float | None:
+        return _num(self.ctx("device", "theoretical_fp32_gflops"))
+
+    @property
+    def gpu_cache_mode(self) -> str | None:
+        """'cold' (L2 flushed before each GPU sample) or 'hot'; results written before the harness
+        had the choice took samples back to back, i.e. hot."""
+        mode = self.ctx("measurement", "gpu_cache_mode")
+        if isinstance(mode, str):
+            return mode
+        return "hot" if self.device else None
+
+    @property
+    def min_time_s(self) -> float | None:
+        return _num(self.ctx("measurement", "min_time_s")) or _num(self.ctx("layerbench", "min_time_s"))
+
+    def layer_info(self, layer: str) -> dict[str, Any]:
+        info = self.ctx("layers", layer)
+        return info if isinstance(info, dict) else {}
+
+    # --- cases -------------------------------------------------------------------------------
+    @property
+    def layers(self) -> list[str]:
+        seen = list(dict.fromkeys(c.layer for c in self.cases))
+        known = [layer for layer in KNOWN_LAYERS if layer in seen]
+        return known + [layer for layer in seen if layer not in KNOWN_LAYERS]
+
+    @property
+    def workloads(self) -> list[str]:
+        return list(dict.fromkeys(c.workload for c in self.cases))
+
+    def of(self, workload: str, layer: str | None = None, ok_only: bool = False) -> list[Case]:
+        found = [c for c in self.cases if c.workload == workload and (layer is None or c.layer == layer)]
+        if ok_only:
+            found = [c for c in found if c.ok and c.median_ms is not None]
+        return sorted(found, key=lambda c: (size_order(c), c.order))
+
+    def sizes(self, workload: str) -> list[tuple[int, ...]]:
+        cases = self.of(workload)
+        return list(dict.fromkeys(c.size for c in cases))
+
+    def find(self, workload: str, layer: str, size: tuple[int, ...]) -> Case | None:
+        for case in self.cases:
+            if case.key == (workload, layer, size):
+                return case
+        return None
+
+    @property
+    def not_ok(self) -> list[Case]:
+        return [c for c in self.cases if not c.ok]
+
+
+def size_order(case: Case) -> float:
+    """Orders sizes by the work they hold: flops when known, else the product of the size."""
+    if case.flops:
+        return case.flops
+    return float(math.prod(case.size)) if case.size else 0.0
+
+
+# --- loading ---------------------------------------------------------------------------------
+
+def load(path: str | Path) -> Results:
+    path = Path(path)
+    data = _read_json(path)
+    if not isinstance(data, dict):
+        raise ResultsError(path, f"JSON, but not a layerbench results file (the top level is "
+                                 f"{_json_type(data)}, expected an object with \"context\" and \"benchmarks\")")
+    missing = [k for k in ("context", "benchmarks") if k not in data]
+    if missing:
+        raise ResultsError(path, "JSON, but not a layerbench results file (no " +
+                           " and no ".join(f'"{k}"' for k in missing) + ": not Google Benchmark's layout)")
+    context, benchmarks = data["context"], data["benchmarks"]
+    if not isinstance(context, dict) or not isinstance(benchmarks, list):
+        raise ResultsError(path, "not a layerbench results file (\"context\" must be an object and "
+                                 "\"benchmarks\" a list)")
+    lb = context.get("layerbench")
+    if not isinstance(lb, dict):
+        raise ResultsError(path, "a Google Benchmark results file not written by layerbench "
+                                 "(no context.layerbench)")
+    version = lb.get("schema_version")
+    if version is None:
+        raise ResultsError(path, "no context.layerbench.schema_version; cannot tell which layout it has")
+    if version != SCHEMA_VERSION or isinstance(version, bool):
+        raise ResultsError(path, f"unknown layerbench schema version {json.dumps(version)} "
+                                 f"(this tool reads version {SCHEMA_VERSION})")
+    cases, notes = _cases(path, benchmarks)
+    return Results(path=str(path), context=context, cases=cases, notes=notes)
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ResultsError(path, "no such file") from None
+    except IsADirectoryError:
+        raise ResultsError(path, "is a directory, not a results file") from None
+    except OSError as e:
+        raise ResultsError(path, f"cannot read it ({e.strerror or e})") from None
+    if not raw.strip():
+        raise ResultsError(path, "empty file, not a layerbench results file")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ResultsError(path, "not a JSON text file (not UTF-8; binary?)") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        rest = text[e.pos:]
+        if not rest.strip() or (e.msg.startswith("Unterminated string") and '"' not in rest[1:]):
+            end = text.rstrip().count("\n") + 1
+            raise ResultsError(path, f"truncated JSON: the text ends at line {end} before the "
+                                     f"document is complete") from None
+        raise ResultsError(path, f"not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
+    except RecursionError:
+        raise ResultsError(path, "not a layerbench results file (JSON nested too deeply)") from None
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return "a string"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    return "a number"
+
+
+def _size_of(path: Path, index: int, entry: dict[str, Any], workload: str) -> tuple[int, ...]:
+    def as_int(name: str) -> int | None:
+        value = entry.get(name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            return None
+        return int(value)
+
+    m, n, k = as_int("m"), as_int("n"), as_int("k")
+    if m is not None and n is not None and k is not None:
+        return (m, n, k)
+    if n is not None and workload != MATMUL:
+        return (n,)
+    # Fall back on the name: <workload>/<layer>/<size>/manual_time
+    parts = str(entry.get("name", "")).split("/")
+    if len(parts) >= 3:
+        try:
+            return tuple(int(p) for p in parts[2].split("x"))
+        except ValueError:
+            pass
+    raise ResultsError(path, f"benchmarks[{index}] ({entry.get('name', 'no name')}) has no size "
+                             f"(no n, or m, n and k)")
+
+
+def _cases(path: Path, benchmarks: list[Any]) -> tuple[list[Case], list[str]]:
+    groups: dict[tuple, list[tuple[int, dict]]] = {}
+    aggregates = 0
+    for index, entry in enumerate(benchmarks):
+        if not isinstance(entry, dict):
+            raise ResultsError(path, f"benchmarks[{index}] is {_json_type(entry)}, not an object")
+        run_type = entry.get("run_type", "iteration")
+        if run_type == "aggregate":
+            aggregates += 1
+            continue
+        if run_type != "iteration":
+            raise ResultsError(path, f"benchmarks[{index}] has an unknown run_type {json.dumps(run_type)}")
+        workload, layer = entry.get("workload"), entry.get("layer")
+        if not (isinstance(workload, str) and workload and isinstance(layer, str) and layer):
+            raise ResultsError(path, f"benchmarks[{index}] ({entry.get('name', 'no name')}) has no "
+                                     f"workload or layer: not written by layerbench")
+        size = _size_of(path, index, entry, workload)
+        groups.setdefault((workload, layer, size), []).append((index, entry))
+
+    cases = []
+    folded = 0
+    for order, ((workload, layer, size), entries) in enumerate(groups.items()):
+        if len(entries) == 1:
+            cases.append(Case(workload, layer, size, dict(entries[0][1]), order))
+        else:
+            folded += 1
+            cases.append(Case(workload, layer, size, _fold([e for _, e in entries]), order,
+                              repetitions=len(entries)))
+    notes = []
+    if aggregates:
+        notes.append(f"{aggregates} aggregate entries (Google Benchmark's mean/median/stddev/cv "
+                     f"over repetitions) were ignored; the cases come from the iteration entries.")
+    if folded:
+        notes.append(f"{folded} cases ran more than once (--benchmark_repetitions): each was folded "
+                     f"into one, its median the median of the repetitions' medians and its noise the "
+                     f"larger of the repetitions' own spread and the spread between them.")
+    return cases, notes
+
+
+def _fold(entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """Repetitions of one case -> one entry. The median is the median of the repetitions'
+    medians; the noise (rel_stddev) is the larger of the typical spread within a repetition and
+    the spread of the medians between repetitions; the other fields come from the repetition whose
+    median is the folded median (the lower middle one for an even count)."""
+    ok = [e for e in entries if e.get("status", "ok") == "ok" and _num(e.get("median_ms")) is not None]
+    if not ok:
+        return dict(entries[-1])
+    ok.sort(key=lambda e: _num(e["median_ms"]))
+    middle = ok[(len(ok) - 1) // 2]
+    folded = dict(middle)
+    medians = [_num(e["median_ms"]) for e in ok]
+    median = statistics.median(medians)
+    folded["median_ms"] = median
+    within = [_num(e.get("rel_stddev")) for e in ok if _num(e.get("rel_stddev")) is not None]
+    between = (statistics.stdev(medians) / statistics.mean(medians)
+               if len(medians) >= 2 and statistics.mean(medians) > 0 else 0.0)
+    folded["rel_stddev"] = max([between] + ([statistics.median(within)] if within else []))
+    if median and median > 0:
+        if _num(folded.get("bytes_moved")) is not None:
+            folded["gbps"] = _num(folded["bytes_moved"]) / (median * 1e6)
+        if _num(folded.get("flops")) is not None:
+            folded["gflops"] = _num(folded["flops"]) / (median * 1e6)
+    folded["repetitions_folded"] = len(entries)
+    failed = [e for e in entries if e.get("status", "ok") != "ok"]
+    if failed:  # a repetition that failed makes the case failed: never hide it
+        folded["status"] = failed[0].get("status", "failed")
+        folded["message"] = failed[0].get("message") or failed[0].get("error_message") or ""
+    return folded

@@ -1,0 +1,74 @@
+"""Shared fixtures: paths, a runner for the command line, and builders for constructed inputs."""
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+CLI = REPO / "reports" / "cli.py"
+H200_RUN1 = FIXTURES / "h200_run1.json"  # produced by the harness on an H200 (see fixtures/README.md)
+H200_RUN2 = FIXTURES / "h200_run2.json"
+H200_OLDER = FIXTURES / "h200_older_harness.json"  # the harness before adaptive sampling
+CPU_ONLY = FIXTURES / "cpu_only_repetitions.json"
+
+
+def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """Runs `python3 reports/cli.py ARGS` as a user would, in another directory by default."""
+    return subprocess.run([sys.executable, str(CLI), *map(str, args)], capture_output=True, text=True,
+                          cwd=cwd or REPO.parent, timeout=300)
+
+
+def load_json(path: Path) -> dict:
+    return json.loads(path.read_text())
+
+
+def write_json(path: Path, data) -> Path:
+    path.write_text(json.dumps(data, indent=1))
+    return path
+
+
+@pytest.fixture(scope="session")
+def h200() -> dict:
+    return load_json(H200_RUN1)
+
+
+@pytest.fixture(scope="session")
+def h200_report(tmp_path_factory) -> Path:
+    """One report made from the harness's H200 fixture, shared by the tests that read it."""
+    out = tmp_path_factory.mktemp("report")
+    result = run_cli("report", H200_RUN1, "--out", out, "--csv")
+    assert result.returncode == 0, result.stderr
+    return out
+
+
+def case_entry(workload: str, layer: str, n: int, median_ms: float, rel_stddev: float | None = 0.01,
+               samples: int = 100, **extra) -> dict:
+    """A constructed benchmarks[] entry with the fields compare and report read."""
+    size = f"{n}x{n}x{n}" if workload == "matmul" else str(n)
+    entry = {"name": f"{workload}/{layer}/{size}/manual_time", "run_name": f"{workload}/{layer}/{size}/manual_time",
+             "run_type": "iteration", "repetitions": 1, "repetition_index": 0, "threads": 1,
+             "iterations": samples, "real_time": median_ms, "cpu_time": median_ms, "time_unit": "ms",
+             "workload": workload, "layer": layer, "n": n, "status": "ok", "verified": True,
+             "median_ms": median_ms, "mean_ms": median_ms, "min_ms": median_ms, "max_ms": median_ms,
+             "rel_stddev": rel_stddev, "samples": samples, "bytes_moved": 12.0 * n, "flops": float(n),
+             "end_to_end_ms": median_ms * 10}
+    if workload == "matmul":
+        entry.update(m=n, k=n, bytes_moved=12.0 * n * n, flops=2.0 * n ** 3)
+    entry.update(extra)
+    return entry
+
+
+def results_file(path: Path, entries: list[dict], base: dict | None = None) -> Path:
+    """A constructed results file: the H200 fixture's context (or `base`) with these entries."""
+    data = copy.deepcopy(base) if base else {"context": copy.deepcopy(load_json(H200_RUN1)["context"])}
+    data["benchmarks"] = entries
+    return write_json(path, data)

@@ -1,0 +1,119 @@
+"""Bad input: one line naming the file and what is wrong, exit status 2, no traceback."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import H200_RUN1, load_json, run_cli, write_json
+
+
+def make_bad(tmp_path: Path, kind: str) -> tuple[Path, str]:
+    """A bad input of one kind and a phrase the error must contain."""
+    path = tmp_path / f"{kind}.json"
+    if kind == "missing":
+        return path, "no such file"
+    if kind == "directory":
+        path.mkdir()
+        return path, "is a directory"
+    if kind == "empty":
+        path.write_text("")
+        return path, "empty file"
+    if kind == "truncated":
+        text = H200_RUN1.read_text()
+        path.write_text(text[: len(text) // 2])
+        return path, "truncated JSON"
+    if kind == "not_json":
+        path.write_text("workload  layer  median\nvector_add cpu 0.02\n")
+        return path, "not valid JSON"
+    if kind == "binary":
+        path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\xff\xfe")
+        return path, "not a JSON text file"
+    if kind == "json_list":
+        write_json(path, [1, 2, 3])
+        return path, "not a layerbench results file"
+    if kind == "other_tool":  # e.g. a package.json, or some other program's JSON
+        write_json(path, {"name": "left-pad", "version": "1.3.0"})
+        return path, "not a layerbench results file"
+    if kind == "google_benchmark":  # Google Benchmark's own output, no layerbench fields
+        write_json(path, {"context": {"date": "2026-01-01", "num_cpus": 8},
+                          "benchmarks": [{"name": "BM_x", "run_type": "iteration", "real_time": 1.0}]})
+        return path, "not written by layerbench"
+    if kind == "schema_2":
+        data = load_json(H200_RUN1)
+        data["context"]["layerbench"]["schema_version"] = 2
+        write_json(path, data)
+        return path, "unknown layerbench schema version 2"
+    if kind == "no_schema":
+        data = load_json(H200_RUN1)
+        del data["context"]["layerbench"]["schema_version"]
+        write_json(path, data)
+        return path, "no context.layerbench.schema_version"
+    if kind == "benchmarks_not_list":
+        data = load_json(H200_RUN1)
+        data["benchmarks"] = {"oops": 1}
+        write_json(path, data)
+        return path, "must be an object"
+    if kind == "entry_without_workload":
+        data = load_json(H200_RUN1)
+        del data["benchmarks"][3]["workload"]
+        write_json(path, data)
+        return path, "benchmarks[3]"
+    raise AssertionError(kind)
+
+
+KINDS = ["missing", "directory", "empty", "truncated", "not_json", "binary", "json_list", "other_tool",
+         "google_benchmark", "schema_2", "no_schema", "benchmarks_not_list", "entry_without_workload"]
+
+
+def assert_one_line_error(result, path: Path, phrase: str, command: str) -> None:
+    assert result.returncode == 2, (result.returncode, result.stdout, result.stderr)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    assert lines[0].startswith(f"layerbench {command}: error: {path}: "), lines[0]
+    assert phrase in lines[0], lines[0]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_report_bad_input(tmp_path: Path, kind: str):
+    path, phrase = make_bad(tmp_path, kind)
+    out = tmp_path / "out"
+    result = run_cli("report", path, "--out", out)
+    assert_one_line_error(result, path, phrase, "report")
+    assert not out.exists()  # nothing written
+
+
+@pytest.mark.parametrize("kind", ["missing", "truncated", "other_tool", "schema_2"])
+def test_csv_bad_input(tmp_path: Path, kind: str):
+    path, phrase = make_bad(tmp_path, kind)
+    assert_one_line_error(run_cli("csv", path), path, phrase, "csv")
+
+
+@pytest.mark.parametrize("kind", ["missing", "not_json", "google_benchmark", "schema_2"])
+@pytest.mark.parametrize("side", ["base", "new"])
+def test_compare_bad_input_either_side(tmp_path: Path, kind: str, side: str):
+    path, phrase = make_bad(tmp_path, kind)
+    args = (path, H200_RUN1) if side == "base" else (H200_RUN1, path)
+    assert_one_line_error(run_cli("compare", *args), path, phrase, "compare")
+
+
+def test_bad_threshold_is_a_usage_error():
+    result = run_cli("compare", H200_RUN1, H200_RUN1, "--threshold", "lots")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "is not a percentage" in result.stderr
+
+
+def test_unwritable_out_is_one_line(tmp_path: Path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    result = run_cli("report", H200_RUN1, "--out", blocker)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and str(blocker) in result.stderr
+
+
+def test_truncated_file_error_names_the_position(tmp_path: Path):
+    path, _ = make_bad(tmp_path, "truncated")
+    result = run_cli("report", path)
+    assert "ends at line" in result.stderr and json.loads(H200_RUN1.read_text())

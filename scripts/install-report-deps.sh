@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Installs what the report tool (reports/, Python) needs and this machine lacks:
+#   - matplotlib and pytest: nothing to do when the system python3 imports them; else a virtual
+#     environment in .venv (python3 -m venv) with reports/requirements.txt installed into it.
+#     `layerbench report|compare|csv` and the report tests use .venv/bin/python3 when it exists.
+#     When that cannot be done it says so in one line and goes on (exit status 0).
+#   - Debian's chromium, for the one test that opens report.html in a headless browser. When it
+#     cannot be installed (no apt, no root or sudo, no package registry) this prints one line and
+#     goes on; that test then skips and says why.
+# On a machine whose python3 already has matplotlib and pytest and that has no package registry
+# (the lent GPU machines), it changes nothing and succeeds (the apt attempt for chromium is capped
+# at 45 seconds; LAYERBENCH_SKIP_CHROMIUM=1 skips it).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { echo "install-report-deps: $*" >&2; }
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null && sudo -n true 2>/dev/null; then sudo="sudo -n"; else sudo="none"; fi
+fi
+apt_updated=0
+apt_install() {  # apt_install PACKAGE...: 0 when installed
+  [ "$sudo" != none ] && command -v apt-get >/dev/null || return 1
+  if [ $apt_updated -eq 0 ]; then
+    # Capped: where no package registry can be reached this fails within the minute, not later.
+    timeout 45 $sudo apt-get -o Acquire::Retries=0 -o Acquire::http::Timeout=10 update -qq >/dev/null 2>&1 || return 1
+    apt_updated=1
+  fi
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@" >/dev/null 2>&1
+}
+
+# 1. matplotlib and pytest
+if python3 -c 'import matplotlib, pytest' 2>/dev/null; then
+  :   # the system python3 has them: nothing to install
+elif [ -x .venv/bin/python3 ] && .venv/bin/python3 -c 'import matplotlib, pytest' 2>/dev/null; then
+  :   # installed by an earlier run
+else
+  # Failures here are reported in one line but do not stop the caller: the C++ build does not
+  # need Python; `layerbench report` and the report tests then say what is missing.
+  if ! python3 -m venv .venv >/dev/null 2>&1; then
+    rm -rf .venv  # Debian's python3 needs python3-venv for `-m venv`
+    if ! { apt_install python3-venv && python3 -m venv .venv >/dev/null 2>&1; }; then
+      rm -rf .venv
+      say "cannot create .venv (python3 -m venv failed; install python3-venv); the report tool needs matplotlib and pytest"
+    fi
+  fi
+  if [ -x .venv/bin/python3 ]; then
+    say "installing reports/requirements.txt into .venv"
+    if ! .venv/bin/python3 -m pip install -q --disable-pip-version-check -r reports/requirements.txt; then
+      say "pip could not install reports/requirements.txt into .venv (no package registry?); the report tool needs matplotlib and pytest"
+    fi
+  fi
+fi
+
+# 2. chromium (optional: only the headless-browser test uses it; LAYERBENCH_SKIP_CHROMIUM=1 skips it)
+have_chromium() { command -v chromium >/dev/null || command -v chromium-browser >/dev/null; }
+if [ "${LAYERBENCH_SKIP_CHROMIUM:-0}" = 1 ]; then
+  have_chromium || say "LAYERBENCH_SKIP_CHROMIUM=1: not installing chromium; the report's browser test will skip"
+elif ! have_chromium; then
+  if apt_install chromium && have_chromium; then
+    say "installed chromium"
+  else
+    say "could not install Debian's chromium (needs apt, root or sudo, and a package registry); the report's browser test will skip"
+  fi
+fi
+exit 0
