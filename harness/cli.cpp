@@ -20,22 +20,32 @@
 #include "harness/host_info.h"
 #include "harness/results_json.h"
 #include "harness/sizes.h"
+#include "harness/summary.h"
 
 namespace lb {
 namespace {
 
 constexpr const char* kDefaultOut = "results/latest.json";
 
+std::string name_of(const Workload* w) { return w->name(); }
+std::string name_of(const Layer* l) { return l->name; }
+
+// The items named on the command line, in that order without repeats; all of them when none are.
 template <class T>
-std::string names_of(const std::vector<const T*>& items) {
-  std::string text;
-  for (const T* item : items) text += (text.empty() ? "" : ", ") + item->name();
-  return text;
-}
-std::string names_of(const std::vector<const Layer*>& items) {
-  std::string text;
-  for (const Layer* item : items) text += (text.empty() ? "" : ", ") + item->name;
-  return text;
+std::vector<const T*> pick(const std::vector<std::string>& names, const std::vector<const T*>& all,
+                           const char* kind) {
+  if (names.empty()) return all;
+  std::vector<const T*> picked;
+  for (const auto& name : names) {
+    const auto found = std::find_if(all.begin(), all.end(), [&](const T* item) { return name_of(item) == name; });
+    if (found == all.end()) {
+      std::string known;
+      for (const T* item : all) known += (known.empty() ? "" : ", ") + name_of(item);
+      throw UsageError("unknown " + std::string(kind) + " '" + name + "' (known: " + known + ")");
+    }
+    if (std::find(picked.begin(), picked.end(), *found) == picked.end()) picked.push_back(*found);
+  }
+  return picked;
 }
 
 std::string sizes_text(const Workload& w) {
@@ -68,28 +78,6 @@ struct RunArgs {
   std::vector<std::string> benchmark_flags;
 };
 
-std::vector<const Workload*> pick_workloads(const std::vector<std::string>& names) {
-  if (names.empty()) return all_workloads();
-  std::vector<const Workload*> picked;
-  for (const auto& name : names) {
-    const Workload* w = find_workload(name);
-    if (!w) throw UsageError("unknown workload '" + name + "' (known: " + names_of(all_workloads()) + ")");
-    if (std::find(picked.begin(), picked.end(), w) == picked.end()) picked.push_back(w);
-  }
-  return picked;
-}
-
-std::vector<const Layer*> pick_layers(const std::vector<std::string>& names) {
-  if (names.empty()) return all_layers();
-  std::vector<const Layer*> picked;
-  for (const auto& name : names) {
-    const Layer* l = find_layer(name);
-    if (!l) throw UsageError("unknown layer '" + name + "' (known: " + names_of(all_layers()) + ")");
-    if (std::find(picked.begin(), picked.end(), l) == picked.end()) picked.push_back(l);
-  }
-  return picked;
-}
-
 std::string iso_time_now() {
   const std::time_t now = std::time(nullptr);
   char text[64];
@@ -97,84 +85,9 @@ std::string iso_time_now() {
   return text;
 }
 
-void print_summary(const std::vector<CaseResult>& results, const nlohmann::json& context) {
-  std::printf("\n%-12s %-10s %-15s %11s %7s %10s %10s %6s %11s  %s\n", "workload", "layer", "size", "median ms",
-              "noise", "GB/s", "GFLOP/s", "%copy", "e2e ms", "status");
-  const auto& ceilings = context.value("ceilings", nlohmann::json::object());
-  const double copy = ceilings.value("copy_gbps", 0.0);
-  bool missed_noise = false;
-  for (const CaseResult& r : results) {
-    if (r.status == "not run" || r.spec.workload->launches(r.spec.shape) > 0) continue;
-    const std::string size = r.spec.workload->size_label(r.spec.shape);
-    const std::string status = r.status == "ok" ? "ok" : r.status + ": " + r.message;
-    if (r.stats.count == 0) {
-      std::printf("%-12s %-10s %-15s %11s %7s %10s %10s %6s %11s  %s\n", r.spec.workload->name().c_str(),
-                  r.spec.layer->name.c_str(), size.c_str(), "-", "-", "-", "-", "-", "-", status.c_str());
-      continue;
-    }
-    char fraction[16] = "-", noise[16];
-    if (r.spec.layer->on_gpu && copy > 0) std::snprintf(fraction, sizeof fraction, "%.0f%%", 100.0 * r.gbps / copy);
-    std::snprintf(noise, sizeof noise, "%.1f%%%s", 100.0 * r.stats.rel_stddev, r.noise_target_reached ? "" : "*");
-    missed_noise |= !r.noise_target_reached;
-    std::printf("%-12s %-10s %-15s %11.4f %7s %10.1f %10.1f %6s %11.3f  %s\n", r.spec.workload->name().c_str(),
-                r.spec.layer->name.c_str(), size.c_str(), r.stats.median_ms, noise, r.gbps, r.gflops, fraction,
-                r.end_to_end_ms, status.c_str());
-  }
-  if (missed_noise)
-    std::printf("* noise (relative standard deviation of the samples) still above the target when the time cap "
-                "stopped sampling\n");
-  if (copy > 0) std::printf("memory ceiling: device-to-device copy %.1f GB/s (bytes read + written)\n", copy);
-  if (ceilings.contains("sgemm_gflops"))
-    std::printf("matmul ceiling: cuBLAS SGEMM %s %.1f GFLOP/s (fp32, no TF32)\n",
-                ceilings["sgemm_size"].get<std::string>().c_str(), ceilings["sgemm_gflops"].get<double>());
-}
-
-// Launch-overhead cases: microseconds per launch, as throughput (async) and round trip (sync).
-void print_launch_overhead(const std::vector<CaseResult>& results) {
-  std::map<std::string, std::map<std::string, std::string>> table;  // layer -> workload -> text
-  for (const CaseResult& r : results) {
-    const auto launches = r.spec.workload->launches(r.spec.shape);
-    if (launches <= 0 || r.status == "not run") continue;
-    char text[64];
-    if (r.stats.count > 0)
-      std::snprintf(text, sizeof text, "%.2f us (noise %.1f%%)", r.stats.median_ms * 1e3 / launches, 100.0 * r.stats.rel_stddev);
-    else
-      std::snprintf(text, sizeof text, "%s", r.status.c_str());
-    table[r.spec.layer->name][r.spec.workload->name()] = text;
-  }
-  if (table.empty()) return;
-  std::printf("\nLaunch overhead, per launch:   %-24s %-24s\n", "launch_async (throughput)", "launch_sync (round trip)");
-  for (const auto& [layer, row] : table) {
-    const auto cell = [&](const char* w) { return row.count(w) ? row.at(w) : std::string("-"); };
-    std::printf("  %-28s %-24s %-24s\n", layer.c_str(), cell("launch_async").c_str(), cell("launch_sync").c_str());
-  }
-}
-
-// What each layer paid before its first useful result.
-void print_one_time_costs(const std::vector<CaseResult>& results, const nlohmann::json& context) {
-  std::printf("\nOne-time costs (before the first useful result):\n");
-  if (context["device"].is_object())
-    std::printf("  %-10s %-52s %10.3f ms\n", "process", "CUDA context creation (first CUDA call)",
-                context["device"]["context_creation_ms"].get<double>());
-  for (const auto& [layer, info] : context["layers"].items())
-    for (const auto& cost : info.value("one_time_costs", nlohmann::json::array()))
-      std::printf("  %-10s %-52s %10.3f ms\n", layer.c_str(), cost["what"].get<std::string>().c_str(),
-                  cost["ms"].get<double>());
-  // The first run of each (layer, workload) in this process, against its steady-state median.
-  std::set<std::string> seen;
-  for (const CaseResult& r : results) {
-    if (r.stats.count == 0 || r.spec.workload->launches(r.spec.shape) > 0 ||
-        !seen.insert(r.spec.layer->name + "/" + r.spec.workload->name()).second)
-      continue;
-    const std::string what = "first run " + r.spec.workload->name() + " " + r.spec.workload->size_label(r.spec.shape) +
-                             " (median " + std::to_string(r.stats.median_ms).substr(0, 7) + " ms)";
-    std::printf("  %-10s %-52s %10.3f ms\n", r.spec.layer->name.c_str(), what.c_str(), r.first_run_ms);
-  }
-}
-
 int run_command(const RunArgs& args, int argc, char** argv) {
-  const auto workloads = pick_workloads(args.workloads);
-  const auto layers = pick_layers(args.layers);
+  const auto workloads = pick(args.workloads, all_workloads(), "workload");
+  const auto layers = pick(args.layers, all_layers(), "layer");
 
   // Sizes, checked against this machine's memory before anything runs.
   std::vector<std::pair<const Workload*, std::vector<Shape>>> plan;

@@ -1,0 +1,85 @@
+#include "harness/summary.h"
+
+#include <cstdio>
+#include <map>
+#include <set>
+#include <string>
+
+namespace lb {
+
+void print_summary(const std::vector<CaseResult>& results, const nlohmann::json& context) {
+  std::printf("\n%-12s %-10s %-15s %11s %7s %10s %10s %6s %11s  %s\n", "workload", "layer", "size", "median ms",
+              "noise", "GB/s", "GFLOP/s", "%copy", "e2e ms", "status");
+  const auto& ceilings = context.value("ceilings", nlohmann::json::object());
+  const double copy = ceilings.value("copy_gbps", 0.0);
+  bool missed_noise = false;
+  for (const CaseResult& r : results) {
+    if (r.status == "not run" || r.spec.workload->launches(r.spec.shape) > 0) continue;
+    const std::string size = r.spec.workload->size_label(r.spec.shape);
+    const std::string status = r.status == "ok" ? "ok" : r.status + ": " + r.message;
+    if (r.stats.count == 0) {
+      std::printf("%-12s %-10s %-15s %11s %7s %10s %10s %6s %11s  %s\n", r.spec.workload->name().c_str(),
+                  r.spec.layer->name.c_str(), size.c_str(), "-", "-", "-", "-", "-", "-", status.c_str());
+      continue;
+    }
+    char fraction[16] = "-", noise[16];
+    if (r.spec.layer->on_gpu && copy > 0) std::snprintf(fraction, sizeof fraction, "%.0f%%", 100.0 * r.gbps / copy);
+    std::snprintf(noise, sizeof noise, "%.1f%%%s", 100.0 * r.stats.rel_stddev, r.noise_target_reached ? "" : "*");
+    missed_noise |= !r.noise_target_reached;
+    std::printf("%-12s %-10s %-15s %11.4f %7s %10.1f %10.1f %6s %11.3f  %s\n", r.spec.workload->name().c_str(),
+                r.spec.layer->name.c_str(), size.c_str(), r.stats.median_ms, noise, r.gbps, r.gflops, fraction,
+                r.end_to_end_ms, status.c_str());
+  }
+  if (missed_noise)
+    std::printf("* noise (relative standard deviation of the samples) still above the target when the time cap "
+                "stopped sampling\n");
+  if (copy > 0) std::printf("memory ceiling: device-to-device copy %.1f GB/s (bytes read + written)\n", copy);
+  if (ceilings.contains("sgemm_gflops"))
+    std::printf("matmul ceiling: cuBLAS SGEMM %s %.1f GFLOP/s (fp32, no TF32)\n",
+                ceilings["sgemm_size"].get<std::string>().c_str(), ceilings["sgemm_gflops"].get<double>());
+}
+
+// Launch-overhead cases: microseconds per launch, as throughput (async) and round trip (sync).
+void print_launch_overhead(const std::vector<CaseResult>& results) {
+  std::map<std::string, std::map<std::string, std::string>> table;  // layer -> workload -> text
+  for (const CaseResult& r : results) {
+    const auto launches = r.spec.workload->launches(r.spec.shape);
+    if (launches <= 0 || r.status == "not run") continue;
+    char text[64];
+    if (r.stats.count > 0)
+      std::snprintf(text, sizeof text, "%.2f us (noise %.1f%%)", r.stats.median_ms * 1e3 / launches, 100.0 * r.stats.rel_stddev);
+    else
+      std::snprintf(text, sizeof text, "%s", r.status.c_str());
+    table[r.spec.layer->name][r.spec.workload->name()] = text;
+  }
+  if (table.empty()) return;
+  std::printf("\nLaunch overhead, per launch:   %-24s %-24s\n", "launch_async (throughput)", "launch_sync (round trip)");
+  for (const auto& [layer, row] : table) {
+    const auto cell = [&](const char* w) { return row.count(w) ? row.at(w) : std::string("-"); };
+    std::printf("  %-28s %-24s %-24s\n", layer.c_str(), cell("launch_async").c_str(), cell("launch_sync").c_str());
+  }
+}
+
+// What each layer paid before its first useful result.
+void print_one_time_costs(const std::vector<CaseResult>& results, const nlohmann::json& context) {
+  std::printf("\nOne-time costs (before the first useful result):\n");
+  if (context["device"].is_object())
+    std::printf("  %-10s %-52s %10.3f ms\n", "process", "CUDA context creation (first CUDA call)",
+                context["device"]["context_creation_ms"].get<double>());
+  for (const auto& [layer, info] : context["layers"].items())
+    for (const auto& cost : info.value("one_time_costs", nlohmann::json::array()))
+      std::printf("  %-10s %-52s %10.3f ms\n", layer.c_str(), cost["what"].get<std::string>().c_str(),
+                  cost["ms"].get<double>());
+  // The first run of each (layer, workload) in this process, against its steady-state median.
+  std::set<std::string> seen;
+  for (const CaseResult& r : results) {
+    if (r.stats.count == 0 || r.spec.workload->launches(r.spec.shape) > 0 ||
+        !seen.insert(r.spec.layer->name + "/" + r.spec.workload->name()).second)
+      continue;
+    const std::string what = "first run " + r.spec.workload->name() + " " + r.spec.workload->size_label(r.spec.shape) +
+                             " (median " + std::to_string(r.stats.median_ms).substr(0, 7) + " ms)";
+    std::printf("  %-10s %-52s %10.3f ms\n", r.spec.layer->name.c_str(), what.c_str(), r.first_run_ms);
+  }
+}
+
+}  // namespace lb
