@@ -131,6 +131,21 @@ def _jitter(results: Results, layers: list[str], layer: str) -> float:
     return 2 ** (0.09 * (i - (count - 1) / 2))
 
 
+def _layer_line(ax, results: Results, layer: str, x: list[float], y: list[float], rel: list[float | None]) -> None:
+    """One layer's figures as a line, with the measured noise as error bars."""
+    color, marker, ls = layer_style(results, layer)
+    ax.errorbar(x, y, yerr=_noise_bars(y, rel), color=color, marker=marker, ls=ls, lw=1.8, ms=7,
+                capsize=3, elinewidth=1.1, label=layer, zorder=3)
+
+
+def _limit_lines(ax, peak: float | None, peak_label: str, ceiling: float | None, ceiling_label: str) -> None:
+    """The theoretical peak (dotted) and the ceiling measured in the run (dashed)."""
+    if peak:
+        ax.axhline(peak, color=PEAK, ls=":", lw=1.4, zorder=2, label=peak_label)
+    if ceiling:
+        ax.axhline(ceiling, color=CEILING, ls=(0, (6, 3)), lw=1.6, zorder=2, label=ceiling_label)
+
+
 def cpu_baseline(results: Results, workload: str | None = None) -> str:
     """What the CPU baseline was, in words, from context.layers.cpu and context.host: for matmul
     its BLAS (or loop nest), for the other workloads its threads and vectorisation, for None both."""
@@ -167,19 +182,14 @@ def bandwidth(results: Results, workload: str, out: Path) -> Plot | None:
         cases = [c for c in results.of(workload, layer, ok_only=True) if _rate(c, "gbps")]
         if not cases:
             continue
-        color, marker, ls = layer_style(results, layer)
         x = [c.size[0] * _jitter(results, layers, layer) for c in cases]
         y = [_rate(c, "gbps") for c in cases]
         rel = [c.noise for c in cases]
         noisy |= any(rel)
-        ax.errorbar(x, y, yerr=_noise_bars(y, rel), color=color, marker=marker, ls=ls, lw=1.8, ms=7,
-                    capsize=3, elinewidth=1.1, label=layer, zorder=3)
+        _layer_line(ax, results, layer, x, y, rel)
     ceiling, peak = results.copy_gbps, results.theoretical_gbps
-    if peak:
-        ax.axhline(peak, color=PEAK, ls=":", lw=1.4, zorder=2, label=f"theoretical\n{fmt.rate(peak)} GB/s")
-    if ceiling:
-        ax.axhline(ceiling, color=CEILING, ls=(0, (6, 3)), lw=1.6, zorder=2,
-                   label=f"copy ceiling\n{fmt.rate(ceiling)} GB/s")
+    _limit_lines(ax, peak, f"theoretical\n{fmt.rate(peak)} GB/s" if peak else "",
+                 ceiling, f"copy ceiling\n{fmt.rate(ceiling)} GB/s" if ceiling else "")
     hot = results.gpu_cache_mode == "hot"
     if hot:
         _shade_l2(ax, results, workload, sizes)
@@ -245,7 +255,6 @@ def matmul_gflops(results: Results, out: Path) -> Plot | None:
         cases = [c for c in results.of(MATMUL, layer, ok_only=True) if _rate(c, "gflops") and c.flops]
         if not cases:
             continue
-        color, marker, ls = layer_style(results, layer)
         for c in cases:
             label = fmt.size_label(c.size)
             if label not in ticks.get(c.flops, "").split("\n"):  # equal flops, other shapes: stack labels
@@ -254,16 +263,13 @@ def matmul_gflops(results: Results, out: Path) -> Plot | None:
         y = [_rate(c, "gflops") for c in cases]
         rel = [c.noise for c in cases]
         noisy |= any(rel)
-        ax.errorbar(x, y, yerr=_noise_bars(y, rel), color=color, marker=marker, ls=ls, lw=1.8, ms=7,
-                    capsize=3, elinewidth=1.1, label=layer, zorder=3)
+        _layer_line(ax, results, layer, x, y, rel)
     cublas, peak = results.cublas_gflops, results.theoretical_gflops
-    if peak:
-        ax.axhline(peak, color=PEAK, ls=":", lw=1.4, zorder=2, label=f"fp32 peak\n{fmt.rate(peak)} GFLOP/s")
-    if isinstance(cublas, float):
-        at = f" at {fmt.size_label(results.cublas_size)}" if results.cublas_size else ""
-        ax.axhline(cublas, color=CEILING, ls=(0, (6, 3)), lw=1.6, zorder=2,
-                   label=f"cuBLAS SGEMM{at}\n{fmt.rate(cublas)} GFLOP/s")
-    elif isinstance(cublas, dict):
+    single = cublas if isinstance(cublas, float) else None  # one size; a dict holds one per size
+    at = f" at {fmt.size_label(results.cublas_size)}" if results.cublas_size else ""
+    _limit_lines(ax, peak, f"fp32 peak\n{fmt.rate(peak)} GFLOP/s" if peak else "",
+                 single, f"cuBLAS SGEMM{at}\n{fmt.rate(single)} GFLOP/s" if single else "")
+    if isinstance(cublas, dict):
         by_label = {label: flops for flops, labels in ticks.items() for label in labels.split("\n")}
         points = [(by_label[k], v) for k, v in cublas.items() if k in by_label]
         points += [(by_label[fmt.size_label(_parse_size(k))], v) for k, v in cublas.items()
