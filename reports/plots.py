@@ -404,7 +404,7 @@ def speedup(results: Results, workload: str, out: Path) -> Plot | None:
     caption = (f"**{workload}** speed-up = time of the `cpu` layer ÷ time of the layer, same size. "
                f"Top: median sample (GPU layers: device time only). Bottom: `end_to_end_ms`, one verified "
                f"run on the host clock including the host↔device copies over pageable memory (for CPU "
-               f"layers: the run plus copying the output buffer in and out). Baseline: {cpu_baseline(results, workload)}. "
+               f"layers: the run alone, as the harness records it). Baseline: {cpu_baseline(results, workload)}. "
                f"Best on device time: {best_dev['layer']} at {fmt.size_label(best_dev['size'])}, "
                f"{fmt.times(best_dev['device'])}")
     if best_e2e:
@@ -416,8 +416,8 @@ def speedup(results: Results, workload: str, out: Path) -> Plot | None:
     if cpu_cases:
         worst = max(cpu_cases, key=lambda c: c.get("end_to_end_ms") / c.median_ms)
         if worst.get("end_to_end_ms") > 2 * worst.median_ms:
-            caption += (f". The cpu layer's end-to-end run can take several times its median (one run, with "
-                        f"its buffer copies and any warm-up the median leaves out): at "
+            caption += (f". The cpu layer's end-to-end run can take several times its median (one run, "
+                        f"with the cold caches and page faults the median's repeated samples leave out): at "
                         f"{fmt.size_label(worst.size)}, {fmt.ms(worst.get('end_to_end_ms'))} ms against "
                         f"{fmt.ms(worst.median_ms)} ms, which raises the end-to-end speed-ups there")
     caption += (". Error bars (top): ×/÷ (1 + the two cases' relative standard deviations combined); "
