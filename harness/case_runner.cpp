@@ -10,14 +10,11 @@
 #include <new>
 
 #include "harness/cuda_error.h"
+#include "harness/elapsed.h"
 #include "workloads/problem.h"
 
 namespace lb {
 namespace {
-
-double ms_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // Inputs belong to a (workload, size), not to a layer: every layer of one run gets the same
 // inputs, and they are drawn once, not once per layer (at n = 2^28 that is gigabytes).
@@ -175,7 +172,7 @@ void measure(benchmark::State& state, CaseState& cs, const SuiteOptions& options
         state.SkipWithError(r.message.c_str());
         return;
       }
-      r.stats = summarize(series.samples());
+      r.stats = summarize(series);
       state.SetIterationTime(r.stats.median_ms * 1e-3);
     }
   } catch (const std::exception& e) {
@@ -198,21 +195,18 @@ void measure(benchmark::State& state, CaseState& cs, const SuiteOptions& options
 
 std::string Case::name() const { return workload->name() + "/" + layer->name + "/" + workload->size_label(shape); }
 
-SampleStats summarize(std::vector<double> samples) {  // by value: sorted here
+SampleStats summarize(const SampleSeries& series) {
   SampleStats s;
-  s.count = samples.size();
-  if (samples.empty()) return s;
-  std::sort(samples.begin(), samples.end());
-  const std::size_t mid = samples.size() / 2;
-  s.median_ms = samples.size() % 2 ? samples[mid] : 0.5 * (samples[mid - 1] + samples[mid]);
-  s.min_ms = samples.front();
-  s.max_ms = samples.back();
-  double sum = 0;
-  for (double v : samples) sum += v;
-  s.mean_ms = sum / samples.size();
-  double var = 0;
-  for (double v : samples) var += (v - s.mean_ms) * (v - s.mean_ms);
-  s.rel_stddev = samples.size() > 1 ? std::sqrt(var / (samples.size() - 1)) / s.mean_ms : 0.0;
+  s.count = series.count();
+  if (s.count == 0) return s;
+  std::vector<double> sorted = series.samples();
+  std::sort(sorted.begin(), sorted.end());
+  const std::size_t mid = sorted.size() / 2;
+  s.median_ms = sorted.size() % 2 ? sorted[mid] : 0.5 * (sorted[mid - 1] + sorted[mid]);
+  s.min_ms = sorted.front();
+  s.max_ms = sorted.back();
+  s.mean_ms = series.mean_ms();
+  s.rel_stddev = series.rel_stddev();
   return s;
 }
 

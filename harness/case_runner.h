@@ -27,7 +27,7 @@ struct SampleStats {
   std::size_t count = 0;
   double median_ms = 0, mean_ms = 0, min_ms = 0, max_ms = 0, rel_stddev = 0;
 };
-SampleStats summarize(std::vector<double> samples_ms);
+SampleStats summarize(const SampleSeries& series);  // median, min, max added to the series' mean and noise
 
 struct CaseResult {
   Case spec;

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "harness/cuda_error.h"
+#include "harness/elapsed.h"
 
 namespace lb {
 namespace {
@@ -38,7 +39,7 @@ std::string gpu_unavailable_reason() {
       cudaGetLastError();
       return std::string("creating a context on device 0: ") + cudaGetErrorString(init);
     }
-    g_context_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    g_context_ms = ms_since(t0);
     return {};
   }();
   return reason;

@@ -16,7 +16,6 @@ class Progress {
   void begin_case(std::size_t index, std::size_t total, const std::string& name);
   void tick();   // live only: refresh the elapsed time, at most a few times a second
   void clear();  // live only: erase the line before something else prints
-  bool live() const { return live_; }
 
  private:
   void draw();

@@ -4,6 +4,8 @@
 
 #include <chrono>
 
+#include "harness/elapsed.h"
+
 #ifdef LB_HAVE_CBLAS
 extern "C" int openblas_get_num_threads(void);
 extern "C" char* openblas_get_config(void);
@@ -16,7 +18,7 @@ class HostClock final : public SampleClock {
  public:
   void start() override { t0_ = std::chrono::steady_clock::now(); }
   double stop_ms() override {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0_).count();
+    return ms_since(t0_);
   }
 
  private:

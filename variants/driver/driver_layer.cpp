@@ -6,15 +6,12 @@
 #include <mutex>
 
 #include "harness/device_info.h"
+#include "harness/elapsed.h"
 #include "variants/driver/kernel_sources.h"
 #include "variants/driver/nvrtc_compiler.h"
 
 namespace lb::driver {
 namespace {
-
-double ms_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
 
 struct Module {
   CUmodule handle = nullptr;

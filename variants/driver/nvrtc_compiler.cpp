@@ -1,5 +1,7 @@
 #include "variants/driver/nvrtc_compiler.h"
 
+#include "harness/elapsed.h"
+
 #include <nvrtc.h>
 #include <unistd.h>
 
@@ -80,10 +82,6 @@ void write_entry(const fs::path& file, const std::string& key, const std::string
   }
   fs::rename(temp, file, ec);  // atomic: readers see the old entry or the new one, never half
   if (ec) fs::remove(temp, ec);
-}
-
-double ms_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace

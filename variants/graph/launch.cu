@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "harness/device_info.h"
+#include "harness/elapsed.h"
 #include "variants/runtime/runtime_layer.h"
 
 namespace lb::graph {
@@ -30,7 +31,7 @@ class GraphLaunch final : public Variant {
     for (long long i = 0; i < s.n; ++i) runtime::enqueue_launch_probe(out_.get(), float(i + 1), capture_);
     LB_CUDA_CHECK(cudaStreamEndCapture(capture_, &graph_));
     LB_CUDA_CHECK(cudaGraphInstantiate(&exec_, graph_, 0));
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    const double ms = ms_since(t0);
     g_build_costs.push_back({{"what", std::string(kWaitAfterReplay ? "launch_sync" : "launch_async") +
                                           ": capture + instantiate " + std::to_string(s.n) + " launches"},
                              {"ms", ms}});
