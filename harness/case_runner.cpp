@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <functional>
 #include <new>
+#include <stdexcept>
 
 #include "harness/cuda_error.h"
 #include "harness/elapsed.h"
@@ -114,13 +115,17 @@ void prepare(CaseState& cs, const SuiteOptions& options) {
   }
 }
 
-// Samples until the stopping rule says so. Each sample: (cold mode) flush the L2, then the
-// layer's clock around one run(); then (when NVML can) read the SM clock and discard the sample if
-// the GPU was throttled. Returns the kept samples.
+// Samples until the stopping rule says so. Each sample: (where it may) hold the stream, (cold mode)
+// flush the L2, then the layer's clock around one run(); then (when NVML can) read the SM clock and
+// discard the sample if the GPU was throttled. Returns the kept samples.
 SampleSeries take_samples(CaseState& cs, const SuiteOptions& options, Progress& progress) {
   CaseResult& r = cs.result;
   const bool gpu = r.spec.layer->on_gpu;
   const bool flush = gpu && options.cold && options.flusher;
+  // Launch-overhead cases measure how fast the host feeds the GPU: holding the stream would
+  // measure the GPU draining a queue instead.
+  StreamGate* gate =
+      gpu && !cs.variant->run_waits() && r.spec.workload->launches(r.spec.shape) == 0 ? options.gate : nullptr;
   SmClock* sm_clock = gpu ? options.sm_clock : nullptr;
   SampleSeries series;
   double clock_sum = 0;
@@ -128,10 +133,16 @@ SampleSeries take_samples(CaseState& cs, const SuiteOptions& options, Progress& 
   const auto t0 = std::chrono::steady_clock::now();
   Stop stop = Stop::kContinue;
   while (stop == Stop::kContinue) {
+    if (gate) gate->hold();
     if (flush) options.flusher->flush();  // same stream, before the start event: not timed
     cs.clock->start();
     cs.variant->run();
-    const double ms = cs.clock->stop_ms();
+    cs.clock->stop();
+    if (gate) gate->release();
+    const double ms = cs.clock->elapsed_ms();
+    if (gate && gate->timed_out())
+      throw std::runtime_error("the stream was held back while run() enqueued, and run() waited for the device; "
+                               "a variant whose run() waits must say so (Variant::run_waits)");
     bool keep = true;
     if (sm_clock) {
       const double mhz = sm_clock->current_mhz();
@@ -144,7 +155,9 @@ SampleSeries take_samples(CaseState& cs, const SuiteOptions& options, Progress& 
     progress.tick();
   }
   r.cache_mode = flush ? "cold" : "hot";
+  r.stream_held = gate != nullptr;
   r.measurement_wall_s = ms_since(t0) / 1e3;
+  r.stop_reason = to_string(stop);
   r.noise_target_reached = stop == Stop::kNoiseReached;
   r.mean_sm_clock_mhz = series.count() > 0 && sm_clock ? clock_sum / series.count() : 0.0;
   return series;
@@ -156,7 +169,9 @@ void measure(benchmark::State& state, CaseState& cs, const SuiteOptions& options
   CaseResult& r = cs.result;
   if (!cs.prepared) {
     cs.prepared = true;
+    const auto t0 = std::chrono::steady_clock::now();
     prepare(cs, options);
+    r.prepare_wall_s = ms_since(t0) / 1e3;
   }
   if (r.status != "ok") {
     state.SkipWithError(r.message.c_str());
@@ -188,7 +203,7 @@ void measure(benchmark::State& state, CaseState& cs, const SuiteOptions& options
   state.counters["GFLOP/s"] = r.gflops;
   state.counters["noise%"] = 100.0 * r.stats.rel_stddev;
   state.counters["samples"] = static_cast<double>(r.stats.count);
-  state.SetLabel(r.noise_target_reached ? "verified" : "verified, noise above target");
+  state.SetLabel(r.noise_target_reached ? "verified" : "verified, noise above target (" + r.stop_reason + ")");
 }
 
 }  // namespace

@@ -38,7 +38,10 @@ struct CaseResult {
   Verdict verdict;
   SampleStats stats;
   std::string cache_mode;           // "cold" (L2 flushed before each sample) or "hot"
+  bool stream_held = false;         // the stream was held while each sample was enqueued
   bool noise_target_reached = false;
+  std::string stop_reason;          // "noise target", "noise settled" or "time cap"
+  double prepare_wall_s = 0;        // inputs, allocation, warm-up, verified run and its check
   double measurement_wall_s = 0;    // wall-clock time of the sampling, flushes included
   std::size_t throttled_samples = 0;  // discarded: SM clock under 75% of its default
   double mean_sm_clock_mhz = 0;       // over the kept samples; 0 when the clock was not read
@@ -54,6 +57,7 @@ struct SuiteOptions {
   StoppingRule rule;
   bool cold = true;           // flush the L2 before each sample of a GPU layer
   L2Flusher* flusher = nullptr;  // present when a GPU layer runs
+  StreamGate* gate = nullptr;    // present when a GPU layer runs
   SmClock* sm_clock = nullptr;   // present when NVML could read the SM clock
   double throttle_mhz = 0;       // samples under this SM clock are discarded
 };

@@ -75,6 +75,7 @@ struct RunArgs {
   std::string mode = "cold";
   double noise_percent = 0.5;
   StoppingRule rule;
+  bool to_cap = false;
   std::vector<std::string> benchmark_flags;
 };
 
@@ -140,6 +141,7 @@ int run_command(const RunArgs& args, int argc, char** argv) {
   options.seed = args.seed ? *args.seed : std::random_device{}();
   options.rule = args.rule;
   options.rule.target_rel_noise = args.noise_percent / 100.0;
+  options.rule.stop_early_above_target = !args.to_cap;
   options.cold = args.mode == "cold";
 
   std::string command_line;
@@ -164,8 +166,10 @@ int run_command(const RunArgs& args, int argc, char** argv) {
                                  {"min_samples", options.rule.min_samples},
                                  {"min_time_s", options.rule.min_time_s},
                                  {"max_time_s", options.rule.max_time_s},
+                                 {"stops_early_above_target", options.rule.stop_early_above_target},
                                  {"sm_clock", nullptr}};
   std::unique_ptr<L2Flusher> flusher;
+  std::unique_ptr<StreamGate> gate;
   std::unique_ptr<SmClock> sm_clock;
   if (any_gpu) {
     auto& device = context["device"] = device_json();
@@ -177,6 +181,8 @@ int run_command(const RunArgs& args, int argc, char** argv) {
     flusher = std::make_unique<L2Flusher>(device["l2_cache_bytes"].get<std::size_t>());
     options.flusher = flusher.get();
     measurement["l2_flush_bytes"] = flusher->bytes();
+    gate = std::make_unique<StreamGate>();
+    options.gate = gate.get();
     std::string why_not;
     sm_clock = SmClock::open(device["pci_bus_id"].get<std::string>(), &why_not);
     if (sm_clock) {
@@ -300,6 +306,9 @@ int run_cli(int argc, char** argv) {
   run->add_option("--max-time", args.rule.max_time_s, "Stop sampling a case after this wall-clock time even if noisy (s)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  run->add_flag("--to-cap", args.to_cap,
+                "Sample a case whose noise stays above --noise until --max-time, instead of stopping once\n"
+                "its noise has settled above the target or is out of its reach");
   std::string kernel_cache;
   bool no_kernel_cache = false;
   run->add_option("--kernel-cache", kernel_cache,

@@ -1,6 +1,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <atomic>
 
 #include "harness/cuda_error.h"
 #include "harness/gpu_monitor.h"
@@ -18,6 +19,20 @@ __global__ void read_all(const float4* __restrict__ data, long long count, float
     sum += v.x + v.y + v.z + v.w;
   }
   if (sum == -1.2345e-30f) *sink = sum;
+}
+
+// One thread polls the host's flag. %globaltimer (ns) bounds the wait, so a run() that
+// synchronizes inside the gate ends in an error instead of a hang.
+__global__ void wait_for_host(volatile int* flags, unsigned long long timeout_ns) {
+  unsigned long long start = 0, now = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  while (flags[0] == 0) {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    if (now - start > timeout_ns) {
+      flags[1] = 1;
+      return;
+    }
+  }
 }
 
 // The few NVML declarations this needs (nvml.h is not part of the CUDA toolkit everywhere).
@@ -73,6 +88,35 @@ L2Flusher::~L2Flusher() {
 void L2Flusher::flush() {
   read_all<<<blocks_, 256>>>(reinterpret_cast<const float4*>(buffer_), static_cast<long long>(bytes_ / 16), sink_);
   LB_CUDA_CHECK(cudaGetLastError());
+}
+
+StreamGate::StreamGate(double timeout_s) : timeout_ns_(static_cast<unsigned long long>(timeout_s * 1e9)) {
+  void* flags = nullptr;
+  // Mapped: with unified addressing the device reads this host pointer directly.
+  LB_CUDA_CHECK(cudaHostAlloc(&flags, 2 * sizeof(int), cudaHostAllocMapped));
+  flags_ = static_cast<volatile int*>(flags);
+  flags_[0] = 0;
+  flags_[1] = 0;
+}
+
+StreamGate::~StreamGate() { cudaFreeHost(const_cast<int*>(flags_)); }
+
+void StreamGate::hold() {
+  flags_[0] = 0;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  wait_for_host<<<1, 1>>>(flags_, timeout_ns_);
+  LB_CUDA_CHECK(cudaGetLastError());
+}
+
+void StreamGate::release() {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  flags_[0] = 1;
+}
+
+bool StreamGate::timed_out() {
+  const bool late = flags_[1] != 0;
+  flags_[1] = 0;
+  return late;
 }
 
 std::unique_ptr<SmClock> SmClock::open(const std::string& pci_bus_id, std::string* why_not) {

@@ -64,8 +64,11 @@ nlohmann::json case_fields(const CaseResult& r, const nlohmann::json& context) {
     j["fraction_of_theoretical_fp32"] =
         fraction(r.gflops, device.is_object() ? device.value("theoretical_fp32_gflops", nlohmann::json()) : nullptr);
     j["cache_mode"] = r.cache_mode;
+    j["stream_held"] = r.stream_held;
     j["noise_target_reached"] = r.noise_target_reached;
+    j["stop_reason"] = r.stop_reason;
     j["measurement_wall_s"] = r.measurement_wall_s;
+    j["prepare_wall_s"] = r.prepare_wall_s;
     j["throttled_samples"] = r.throttled_samples;
     j["mean_sm_clock_mhz"] = r.mean_sm_clock_mhz > 0 ? nlohmann::json(r.mean_sm_clock_mhz) : nlohmann::json(nullptr);
     j["end_to_end_ms"] = r.end_to_end_ms;

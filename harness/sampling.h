@@ -1,8 +1,12 @@
-// When to stop taking samples: nvbench's rule. Samples are taken until their relative standard
-// deviation falls under a target, once there are enough of them and enough measured time, or
-// until a wall-clock cap says that this case is too noisy to settle.
+// When to stop taking samples. Once there are enough samples and enough measured time, sampling
+// stops when their relative standard deviation (the noise) falls under a target (nvbench's rule),
+// or early when more samples would not bring it under: the noise has settled above the target
+// (nvbench's convergence test), or is out of its reach (even its 99% lower confidence bound is
+// above it). Otherwise it stops at a wall-clock cap.
 #pragma once
 #include <cstddef>
+#include <deque>
+#include <string>
 #include <vector>
 
 namespace lb {
@@ -11,10 +15,12 @@ struct StoppingRule {
   double target_rel_noise = 0.005;  // relative standard deviation of the samples (0.5%)
   std::size_t min_samples = 10;
   double min_time_s = 0.1;  // measured (summed sample) time before the noise may stop sampling
-  double max_time_s = 0.5;  // wall-clock cap on one case's sampling, flushes included
+  double max_time_s = 3.0;  // wall-clock cap on one case's sampling, flushes included
+  bool stop_early_above_target = true;  // the settled and out-of-reach stops; off: sample to the cap
 };
 
-// Running mean and variance of the kept samples (Welford), in milliseconds.
+// Running mean and variance of the kept samples (Welford), in milliseconds, and the noise after
+// each of the latest samples.
 class SampleSeries {
  public:
   void add(double ms);
@@ -23,13 +29,23 @@ class SampleSeries {
   double mean_ms() const { return mean_; }
   double rel_stddev() const;  // sample standard deviation over the mean; 0 with fewer than 2
   const std::vector<double>& samples() const { return samples_; }
+  // Whether the noise has stopped moving: over its latest values (up to 512, once there are more
+  // than 64; judged every 16th sample), its standard deviation about the current noise is under
+  // 5% of it. nvbench's convergence test, with its constants.
+  bool noise_settled() const;
+  // A one-sided 99% lower confidence bound of the noise (chi-square, as for normal samples): the
+  // true noise is very likely above it. 0 with fewer than 2 samples.
+  double noise_lower_bound() const;
 
  private:
   std::vector<double> samples_;
+  std::deque<double> recent_noise_;
   double mean_ = 0.0, m2_ = 0.0, sum_ms_ = 0.0;
 };
 
-enum class Stop { kContinue, kNoiseReached, kTimeCap };
+enum class Stop { kContinue, kNoiseReached, kNoiseSettled, kNoiseOutOfReach, kTimeCap };
+// "noise target", "noise settled", "noise out of reach", "time cap" (as in the JSON)
+std::string to_string(Stop stop);
 
 // Decides after each sample. `wall_s` is the wall-clock time spent sampling so far.
 Stop check_stop(const SampleSeries& series, double wall_s, const StoppingRule& rule);

@@ -31,8 +31,8 @@ void print_summary(const std::vector<CaseResult>& results, const nlohmann::json&
                 r.end_to_end_ms, status.c_str());
   }
   if (missed_noise)
-    std::printf("* noise (relative standard deviation of the samples) still above the target when the time cap "
-                "stopped sampling\n");
+    std::printf("* noise (relative standard deviation of the samples) above the target: sampling stopped because "
+                "more samples would not bring it under (settled, or out of reach), or at the time cap (stop_reason in the JSON)\n");
   if (copy > 0) std::printf("memory ceiling: device-to-device copy %.1f GB/s (bytes read + written)\n", copy);
   if (ceilings.contains("sgemm_gflops"))
     std::printf("matmul ceiling: cuBLAS SGEMM %s %.1f GFLOP/s (fp32, no TF32)\n",

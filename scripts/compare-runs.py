@@ -47,6 +47,11 @@ def main():
         if w != "matmul" and not w.startswith("launch") and layer not in ("cpu", "thrust-omp"):
             worst = max(worst, abs(diff))
     print(f"largest difference, GPU memory-bound cases at 2^28: {worst:.2f}% (* = noise target not reached)")
+    for name, run in (("run 1", a), ("run 2", b)):
+        reasons = {}
+        for r in run.values():
+            reasons[r.get("stop_reason", "?")] = reasons.get(r.get("stop_reason", "?"), 0) + 1
+        print(f"{name} stop reasons: " + ", ".join(f"{k} {v}" for k, v in sorted(reasons.items())))
     return 0
 
 

@@ -24,7 +24,8 @@ class ReduceOffByOne final : public cpu::HostVariant {
 
 struct NoClock final : SampleClock {
   void start() override {}
-  double stop_ms() override { return 1.0; }
+  void stop() override {}
+  double elapsed_ms() override { return 1.0; }
 };
 
 }  // namespace

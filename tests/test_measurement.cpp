@@ -28,7 +28,7 @@ std::pair<Stop, SampleSeries> run_rule(const StoppingRule& rule, Next next, doub
 }
 
 TEST(StoppingRule, QuietStreamStopsAtTheMinimum) {
-  StoppingRule rule;  // defaults: 0.5% noise, 10 samples, 0.1 s measured, 0.5 s cap
+  StoppingRule rule;  // defaults: 0.5% noise, 10 samples, 0.1 s measured, 3 s cap
   rule.min_time_s = 0.0;
   std::mt19937 rng(1);
   std::normal_distribution<double> quiet(1.0, 0.001);  // 0.1% noise
@@ -46,15 +46,52 @@ TEST(StoppingRule, QuietStreamAlsoWaitsForTheMinimumTime) {
   EXPECT_EQ(series.count(), 100u);  // 100 x 1 ms = the minimum measured time
 }
 
+// Alternating 1 - d, 1 + d: a noise of d (a hair over it with few samples), exactly, every time.
+auto alternating(double d) {
+  return [d, i = 0]() mutable { return 1.0 + (i++ % 2 ? d : -d); };
+}
+
+TEST(StoppingRule, NoiseJustAboveTheTargetStopsOnceItSettles) {
+  StoppingRule rule;  // 0.5% target; 1 ms samples reach the 0.1 s minimum at 100
+  const auto [stop, series] = run_rule(rule, alternating(0.0052));
+  EXPECT_EQ(stop, Stop::kNoiseSettled);
+  EXPECT_GT(series.rel_stddev(), rule.target_rel_noise);
+  EXPECT_GE(series.count(), 100u);  // not before the minimum time
+  EXPECT_LT(series.count(), 200u);  // long before the 3 s cap
+}
+
+TEST(StoppingRule, ClearlyNoisyStreamStopsOnceTheTargetIsOutOfReach) {
+  StoppingRule rule;
+  rule.min_time_s = 0.0;
+  std::mt19937 rng(2);
+  std::normal_distribution<double> noisy(1.0, 0.1);  // 10% noise against a 0.5% target
+  const auto [stop, series] = run_rule(rule, [&] { return std::max(0.01, noisy(rng)); });
+  EXPECT_EQ(stop, Stop::kNoiseOutOfReach);
+  EXPECT_EQ(series.count(), 30u);  // the fewest samples this stop accepts
+  EXPECT_GT(series.noise_lower_bound(), rule.target_rel_noise);
+}
+
 TEST(StoppingRule, NoisyStreamRunsToTheCapAndSaysSo) {
   StoppingRule rule;
   rule.max_time_s = 0.5;
+  rule.stop_early_above_target = false;  // --to-cap
   std::mt19937 rng(2);
-  std::normal_distribution<double> noisy(1.0, 0.1);  // 10% noise never settles under 0.5%
+  std::normal_distribution<double> noisy(1.0, 0.1);
   const auto [stop, series] = run_rule(rule, [&] { return std::max(0.01, noisy(rng)); }, 0.0001);
   EXPECT_EQ(stop, Stop::kTimeCap);
   EXPECT_GT(series.rel_stddev(), rule.target_rel_noise);
   EXPECT_NEAR(series.count(), 0.5 / (1.0e-3 + 0.0001), 40.0);  // as many as fit in the cap
+}
+
+TEST(SampleSeries, NoiseLowerBoundFollowsTheChiSquareQuantile) {
+  SampleSeries s;
+  auto next = alternating(0.02);
+  for (int i = 0; i < 30; ++i) s.add(next());
+  // Upper 99% quantile of chi-square with 29 degrees of freedom: 49.588.
+  EXPECT_NEAR(s.noise_lower_bound(), s.rel_stddev() * std::sqrt(29.0 / 49.588), 0.005 * s.rel_stddev());
+  SampleSeries one;
+  one.add(1.0);
+  EXPECT_EQ(one.noise_lower_bound(), 0.0);
 }
 
 TEST(StoppingRule, SlowCaseStopsAtTheCapEvenBelowTheMinimumSamples) {
@@ -63,6 +100,13 @@ TEST(StoppingRule, SlowCaseStopsAtTheCapEvenBelowTheMinimumSamples) {
   const auto [stop, series] = run_rule(rule, [] { return 400.0; });  // 0.4 s per sample
   EXPECT_EQ(stop, Stop::kTimeCap);
   EXPECT_EQ(series.count(), 3u);
+}
+
+TEST(StoppingRule, NamesItsReasons) {
+  EXPECT_EQ(to_string(Stop::kNoiseReached), "noise target");
+  EXPECT_EQ(to_string(Stop::kNoiseSettled), "noise settled");
+  EXPECT_EQ(to_string(Stop::kNoiseOutOfReach), "noise out of reach");
+  EXPECT_EQ(to_string(Stop::kTimeCap), "time cap");
 }
 
 TEST(SampleSeries, MeanAndRelativeStddev) {

@@ -5,6 +5,8 @@
 //   upload    - copy the inputs and the output's starting contents (NaN poison, or y for saxpy)
 //   run       - the timed work: GPU layers enqueue it on their stream and return; CPU layers compute
 //   download  - copy the output back to the host, waiting for run() to finish
+// A GPU variant whose run() waits for the device before returning says so (run_waits()): the
+// harness then does not hold the stream back while run() enqueues (see StreamGate).
 #pragma once
 #include <functional>
 #include <memory>
@@ -24,14 +26,22 @@ class Variant {
   virtual void upload(const HostProblem& problem) = 0;
   virtual void run() = 0;
   virtual void download(std::span<float> out) = 0;
+  virtual bool run_waits() const { return false; }
 };
 
 // Times one run() of a layer: device events for GPU layers, a host clock for CPU layers.
+// stop() only marks the end; elapsed_ms() waits for the work between the two marks to finish, so
+// the harness can let held-back device work go between them.
 class SampleClock {
  public:
   virtual ~SampleClock() = default;
   virtual void start() = 0;
-  virtual double stop_ms() = 0;  // waits for the work between start() and now to finish
+  virtual void stop() = 0;
+  virtual double elapsed_ms() = 0;
+  double stop_ms() {
+    stop();
+    return elapsed_ms();
+  }
 };
 
 // Clocks that layers share: a host steady clock (CPU layers) and a cudaEvent pair recorded on the

@@ -17,12 +17,12 @@ namespace {
 class HostClock final : public SampleClock {
  public:
   void start() override { t0_ = std::chrono::steady_clock::now(); }
-  double stop_ms() override {
-    return ms_since(t0_);
-  }
+  void stop() override { ms_ = ms_since(t0_); }
+  double elapsed_ms() override { return ms_; }
 
  private:
   std::chrono::steady_clock::time_point t0_;
+  double ms_ = 0.0;
 };
 
 }  // namespace

@@ -73,8 +73,8 @@ class EventClock final : public SampleClock {
   EventClock(const EventClock&) = delete;
   EventClock& operator=(const EventClock&) = delete;
   void start() override { LB_CU_CHECK(cu().cuEventRecord(start_, nullptr)); }
-  double stop_ms() override {
-    LB_CU_CHECK(cu().cuEventRecord(stop_, nullptr));
+  void stop() override { LB_CU_CHECK(cu().cuEventRecord(stop_, nullptr)); }
+  double elapsed_ms() override {
     LB_CU_CHECK(cu().cuEventSynchronize(stop_));
     float ms = 0.0f;
     LB_CU_CHECK(cu().cuEventElapsedTime(&ms, start_, stop_));

@@ -42,6 +42,7 @@ class GraphLaunch final : public Variant {
     if (kWaitAfterReplay) LB_CUDA_CHECK(cudaStreamSynchronize(0));
   }
   void download(std::span<float> out) override { out_.download(out); }
+  bool run_waits() const override { return kWaitAfterReplay; }
 
  private:
   runtime::DeviceBuffer<float> out_;

@@ -30,6 +30,7 @@ class Launch final : public Variant {
     }
   }
   void download(std::span<float> out) override { out_.download(out); }
+  bool run_waits() const override { return kWaitEachTime; }
 
  private:
   long long n_ = 0;

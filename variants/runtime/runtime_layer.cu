@@ -21,8 +21,8 @@ class EventClock final : public SampleClock {
   EventClock(const EventClock&) = delete;
   EventClock& operator=(const EventClock&) = delete;
   void start() override { LB_CUDA_CHECK(cudaEventRecord(start_, 0)); }
-  double stop_ms() override {
-    LB_CUDA_CHECK(cudaEventRecord(stop_, 0));
+  void stop() override { LB_CUDA_CHECK(cudaEventRecord(stop_, 0)); }
+  double elapsed_ms() override {
     LB_CUDA_CHECK(cudaEventSynchronize(stop_));
     float ms = 0.0f;
     LB_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));

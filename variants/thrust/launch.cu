@@ -19,6 +19,7 @@ class LaunchAsync final : public Variant {
     for (std::int64_t i = 0; i < n_; ++i) thrust::fill_n(out_.begin(), 1, float(i + 1));
   }
   void download(std::span<float> out) override { to_host(out_, out); }
+  bool run_waits() const override { return true; }
 
  private:
   std::int64_t n_ = 0;

@@ -44,7 +44,7 @@ class Matmul final : public Variant {
     const thrust::counting_iterator<std::int64_t> first(0);
     const InnerProduct op{thrust::raw_pointer_cast(a_.data()), thrust::raw_pointer_cast(b_.data()), shape_.n,
                           shape_.k};
-    thrust::transform(first, first + shape_.m * shape_.n, c_.begin(), op);
+    thrust::transform(no_wait, first, first + shape_.m * shape_.n, c_.begin(), op);
   }
   void download(std::span<float> out) override { to_host(c_, out); }
 

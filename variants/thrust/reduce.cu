@@ -1,15 +1,27 @@
 // reduce with Thrust: one call, thrust::reduce, which returns the sum to the host. On the CUDA
 // backend that one call hides what the runtime layer spells out and more: it asks CUB how much
-// temporary storage the reduction needs, cudaMallocs it, launches CUB's kernels, synchronizes the
-// stream, copies the 4-byte result device -> host and cudaFrees the storage, on every call. All
-// of it is in run(), so all of it is timed: that is the price of the one-liner.
+// temporary storage the reduction needs, allocates it, launches CUB's kernels, copies the 4-byte
+// result device -> host and waits for it. Returning a value, it cannot help waiting (no policy
+// makes it asynchronous), so run_waits(): each run() includes one host round trip.
+//
+// The temporary storage: a plain call cudaMallocs and cudaFrees it every time (and cudaFree waits
+// for the whole device). Passing a memory resource through the execution policy,
+// thrust::device(&pool), makes the call take it from a pool of Thrust's own (thrust::mr) that keeps
+// the block for the next call: the first run() allocates, later ones reuse.
 #include <thrust/functional.h>
+#include <thrust/mr/device_memory_resource.h>
+#include <thrust/mr/disjoint_pool.h>
+#include <thrust/mr/new.h>
 #include <thrust/reduce.h>
 
 #include "variants/thrust/thrust_layer.h"
 
 namespace lb::LB_THRUST_NS {
 namespace {
+// Disjoint: the blocks are device memory, so the pool keeps its bookkeeping in host memory.
+using TemporaryPool =
+    thrust::mr::disjoint_unsynchronized_pool_resource<thrust::device_memory_resource, thrust::mr::new_delete_resource>;
+
 class Reduce final : public Variant {
  public:
   void allocate(const Shape& s) override { x_ = make_vector(s.n); }
@@ -17,12 +29,14 @@ class Reduce final : public Variant {
     to_device(p.inputs[0], x_);
     sum_ = p.output[0];  // the NaN poison: download() reads a value only this run() can replace
   }
-  void run() override { sum_ = thrust::reduce(x_.begin(), x_.end(), 0.0f, thrust::plus<float>()); }
+  void run() override { sum_ = thrust::reduce(thrust::device(&pool_), x_.begin(), x_.end(), 0.0f, thrust::plus<float>()); }
   // The result is already on the host; there is nothing left to copy or wait for.
   void download(std::span<float> out) override { out[0] = sum_; }
+  bool run_waits() const override { return true; }
 
  private:
   Vector x_;
+  TemporaryPool pool_;
   float sum_ = 0.0f;
 };
 }  // namespace

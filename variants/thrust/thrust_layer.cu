@@ -42,7 +42,7 @@ nlohmann::json describe() {
 // event clock, recorded on the legacy default stream, brackets exactly the layer's work. The same
 // policy also synchronizes the stream before each algorithm returns (synchronize_optional() is a
 // cudaStreamSynchronize for every policy but the par_nosync ones), so run() has finished when it
-// returns.
+// returns: run_synchronizes tells the harness not to hold the stream back around it.
 LB_REGISTER_LAYER(Layer{
     .name = LB_THRUST_LAYER,
     .summary = "Thrust on the CUDA backend: device_vector, transform, reduce (CUB underneath)",

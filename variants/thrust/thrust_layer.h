@@ -11,6 +11,7 @@
 #pragma once
 #include <thrust/copy.h>
 #include <thrust/device_vector.h>
+#include <thrust/execution_policy.h>
 #include <thrust/version.h>
 
 #include <cstdint>
@@ -62,6 +63,18 @@ inline Vector make_vector(std::int64_t n) {
 #endif
   }
 }
+
+// The execution policy of the calls whose result stays in device memory (transform). Thrust's
+// default policy (thrust::device) ends every algorithm with a cudaStreamSynchronize; on the CUDA
+// backend thrust::cuda::par_nosync leaves it out, so the call enqueues its kernel on the legacy
+// default stream and returns, as a <<<>>> launch does, and the harness's stop event does the
+// waiting, as for the runtime layer. On the OpenMP backend the loops have run when the call
+// returns, whatever the policy.
+#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+inline constexpr auto no_wait = thrust::cuda::par_nosync;
+#else
+inline constexpr auto no_wait = thrust::device;
+#endif
 
 // Host -> device and device -> host are thrust::copy between a host range and a device_vector;
 // Thrust picks cudaMemcpy (CUDA build) or a plain copy (OpenMP build) from the iterators' systems.

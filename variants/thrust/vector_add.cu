@@ -1,7 +1,8 @@
 // vector_add with Thrust: one thrust::transform of two ranges with thrust::plus. There is no kernel
 // to write, no grid to size and no launch to check: Thrust (CUB's DeviceTransform on the CUDA
 // backend, an OpenMP loop on the other) decides all three, and throws thrust::system_error if a
-// launch fails. Unlike a <<<>>> launch, the call returns only after the work has finished.
+// launch fails. With the default policy the call would return only after the work has finished;
+// no_wait (par_nosync, thrust_layer.h) makes it return once the kernel is enqueued, like <<<>>>.
 #include <thrust/functional.h>
 #include <thrust/transform.h>
 
@@ -21,7 +22,7 @@ class VectorAdd final : public Variant {
     to_device(p.inputs[1], b_);
     to_device(p.output, c_);  // the NaN poison
   }
-  void run() override { thrust::transform(a_.begin(), a_.end(), b_.begin(), c_.begin(), thrust::plus<float>()); }
+  void run() override { thrust::transform(no_wait, a_.begin(), a_.end(), b_.begin(), c_.begin(), thrust::plus<float>()); }
   void download(std::span<float> out) override { to_host(c_, out); }
 
  private:
