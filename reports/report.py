@@ -194,10 +194,12 @@ def _measurement_rows(r: Results) -> list[tuple[str, str]]:
             rule += f", with at least {m['min_samples']} samples"
         if m.get("min_time_s") is not None:
             rule += f" and {m['min_time_s']:g} s measured"
+        if m.get("stops_early_above_target"):
+            rule += ", or once more samples could not bring it under (settled, or out of reach)"
         if m.get("max_time_s") is not None:
             rule += f"; at most {m['max_time_s']:g} s of wall time per case"
         missed = sum(1 for c in r.cases if c.noise_target_missed)
-        rule += f" ({missed} of {len(r.cases)} cases stopped at that cap, marked * below)" if missed else ""
+        rule += f" ({missed} of {len(r.cases)} cases stopped above the target, marked * below)" if missed else ""
         rows.append(("sampling stops", rule))
     clock = m.get("sm_clock")
     if isinstance(clock, dict):
@@ -424,7 +426,7 @@ def _all_cases(doc: Document, r: Results) -> None:
     text = ("Every case in the results file, failed and skipped ones included. Median: of the samples "
             "(device time for GPU layers); noise: relative standard deviation of the samples")
     if any(c.noise_target_missed for c in r.cases):
-        text += (", marked * where the time cap stopped sampling before the noise target "
+        text += (", marked * where sampling stopped with the noise above the target "
                  "(the median stands; the noise says how far to trust it)")
     text += ("; % copy: GB/s as a fraction of the measured copy ceiling; % cuBLAS: GFLOP/s as a fraction "
              "of cuBLAS SGEMM (GPU layers); end to end: upload + run + download of one verified run on the "

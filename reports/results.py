@@ -115,7 +115,7 @@ class Case:
 
     @property
     def noise_target_missed(self) -> bool:
-        """True when the harness's time cap stopped sampling before the noise target."""
+        """True when sampling stopped with the noise above the target (cap, settled or out of reach)."""
         return self.entry.get("noise_target_reached") is False
 
     @property
