@@ -7,35 +7,12 @@
 #include <random>
 
 #include "harness/cuda_error.h"
+#include "tests/variant_pairs.h"
 #include "variants/variant.h"
 #include "workloads/problem.h"
 
 namespace lb {
 namespace {
-
-struct Pair {
-  std::string layer, workload;
-  friend void PrintTo(const Pair& p, std::ostream* os) { *os << p.layer << "/" << p.workload; }
-};
-
-// Registered (layer, workload) pairs, optionally only one workload or only GPU layers.
-std::vector<Pair> pairs(const std::string& only_workload = "", bool gpu_only = false) {
-  std::vector<Pair> found;
-  for (const Layer* l : all_layers())
-    for (const Workload* w : all_workloads())
-      if (find_variant(l->name, w->name()) && (only_workload.empty() || w->name() == only_workload) &&
-          (!gpu_only || l->on_gpu))
-        found.push_back({l->name, w->name()});
-  return found;
-}
-
-// GoogleTest names allow only letters, digits and '_': "thrust-omp" becomes "thrust_omp".
-std::string pair_name(const ::testing::TestParamInfo<Pair>& info) {
-  std::string name = info.param.layer + "_" + info.param.workload;
-  for (char& c : name)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return name;
-}
 
 // The harness's verified run, without the timing: upload (output poisoned), run, download, verify.
 Verdict run_once(Variant& v, const Workload& w, const HostProblem& p) {

@@ -11,6 +11,7 @@
 #include "harness/cuda_error.h"
 #include "harness/device_info.h"
 #include "harness/gpu_monitor.h"
+#include "tests/variant_pairs.h"
 #include "variants/variant.h"
 #include "workloads/problem.h"
 
@@ -48,19 +49,6 @@ TEST_F(StreamGateTest, GivesUpWhenNeverReleased) {
   EXPECT_FALSE(gate.timed_out());  // reading the flag resets it
 }
 
-struct Pair {
-  std::string layer, workload;
-  friend void PrintTo(const Pair& p, std::ostream* os) { *os << p.layer << "/" << p.workload; }
-};
-
-std::vector<Pair> gpu_pairs() {
-  std::vector<Pair> found;
-  for (const Layer* l : all_layers())
-    for (const Workload* w : all_workloads())
-      if (l->on_gpu && find_variant(l->name, w->name())) found.push_back({l->name, w->name()});
-  return found;
-}
-
 class HeldRunTest : public ::testing::TestWithParam<Pair> {};
 
 // A variant that said it does not wait but did would leave the gate to time out, and the harness
@@ -94,13 +82,7 @@ TEST_P(HeldRunTest, RunThatDoesNotWaitCompletesBehindTheGate) {
   EXPECT_TRUE(verdict.passed) << verdict.detail;
 }
 
-std::string pair_name(const ::testing::TestParamInfo<Pair>& info) {
-  std::string name = info.param.layer + "_" + info.param.workload;
-  for (char& c : name)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return name;
-}
-INSTANTIATE_TEST_SUITE_P(GpuVariants, HeldRunTest, ::testing::ValuesIn(gpu_pairs()), pair_name);
+INSTANTIATE_TEST_SUITE_P(GpuVariants, HeldRunTest, ::testing::ValuesIn(pairs("", /*gpu_only=*/true)), pair_name);
 
 }  // namespace
 }  // namespace lb
