@@ -134,10 +134,15 @@ SampleSeries take_samples(CaseState& cs, const SuiteOptions& options, Progress& 
   Stop stop = Stop::kContinue;
   while (stop == Stop::kContinue) {
     if (gate) gate->hold();
-    if (flush) options.flusher->flush();  // same stream, before the start event: not timed
-    cs.clock->start();
-    cs.variant->run();
-    cs.clock->stop();
+    try {
+      if (flush) options.flusher->flush();  // same stream, before the start event: not timed
+      cs.clock->start();
+      cs.variant->run();
+      cs.clock->stop();
+    } catch (...) {
+      if (gate) gate->release();  // else the device spins until the gate's timeout
+      throw;
+    }
     if (gate) gate->release();
     const double ms = cs.clock->elapsed_ms();
     if (gate && gate->timed_out())

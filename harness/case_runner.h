@@ -40,7 +40,7 @@ struct CaseResult {
   std::string cache_mode;           // "cold" (L2 flushed before each sample) or "hot"
   bool stream_held = false;         // the stream was held while each sample was enqueued
   bool noise_target_reached = false;
-  std::string stop_reason;          // "noise target", "noise settled" or "time cap"
+  std::string stop_reason;          // to_string(Stop): "noise target", "noise settled", ...
   double prepare_wall_s = 0;        // inputs, allocation, warm-up, verified run and its check
   double measurement_wall_s = 0;    // wall-clock time of the sampling, flushes included
   std::size_t throttled_samples = 0;  // discarded: SM clock under 75% of its default

@@ -22,7 +22,8 @@ nlohmann::json describe() {
       {"cccl_version", dotted(CCCL_MAJOR_VERSION, CCCL_MINOR_VERSION, CCCL_PATCH_VERSION)},
   };
 #if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
-  j["backend"] = "CUDA (CUB kernels), default policy: legacy default stream, synchronous";
+  j["backend"] = "CUDA (CUB kernels) on the legacy default stream; transform with par_nosync, reduce with a "
+                 "thrust::mr pool for its temporary storage";
   j["compiler"] = "nvcc " + std::to_string(__CUDACC_VER_MAJOR__) + "." + std::to_string(__CUDACC_VER_MINOR__);
 #else
   j["backend"] = "OpenMP";
@@ -36,13 +37,13 @@ nlohmann::json describe() {
 }  // namespace
 
 #if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
-// Thrust's default CUDA policy (what an algorithm on device_vector iterators uses) launches on
+// Thrust's CUDA policies (the default one, par_nosync, and either with an allocator) launch on
 // cuda_cub::default_stream(), which is cudaStreamLegacy unless CUDA_API_PER_THREAD_DEFAULT_STREAM
 // is defined (thrust/system/cuda/detail/util.h); this build does not define it. So the shared
-// event clock, recorded on the legacy default stream, brackets exactly the layer's work. The same
-// policy also synchronizes the stream before each algorithm returns (synchronize_optional() is a
-// cudaStreamSynchronize for every policy but the par_nosync ones), so run() has finished when it
-// returns: run_synchronizes tells the harness not to hold the stream back around it.
+// event clock, recorded on the legacy default stream, brackets exactly the layer's work. The
+// default policy also synchronizes the stream before each algorithm returns
+// (synchronize_optional() is a cudaStreamSynchronize for every policy but the par_nosync ones):
+// the variants whose run() therefore waits say so (run_waits()).
 LB_REGISTER_LAYER(Layer{
     .name = LB_THRUST_LAYER,
     .summary = "Thrust on the CUDA backend: device_vector, transform, reduce (CUB underneath)",
