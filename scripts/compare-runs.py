@@ -7,6 +7,7 @@ Used by scripts/device-check.sh to check that back-to-back runs agree.
 """
 import json
 import sys
+from collections import Counter
 
 
 def cases(path):
@@ -48,9 +49,7 @@ def main():
             worst = max(worst, abs(diff))
     print(f"largest difference, GPU memory-bound cases at 2^28: {worst:.2f}% (* = noise target not reached)")
     for name, run in (("run 1", a), ("run 2", b)):
-        reasons = {}
-        for r in run.values():
-            reasons[r.get("stop_reason", "?")] = reasons.get(r.get("stop_reason", "?"), 0) + 1
+        reasons = Counter(r.get("stop_reason", "?") for r in run.values())
         print(f"{name} stop reasons: " + ", ".join(f"{k} {v}" for k, v in sorted(reasons.items())))
     return 0
 

@@ -3,7 +3,6 @@
 // that cannot run here (GPU layers without a device) are skipped, not passed.
 #include <gtest/gtest.h>
 
-#include <cctype>
 #include <random>
 
 #include "harness/cuda_error.h"
