@@ -10,7 +10,7 @@ class Reduce final : public HostVariant {
     const float* x = input(0);
     const std::int64_t n = shape_.n;
     float sum = 0.0f;
-#pragma omp parallel for simd reduction(+ : sum) schedule(static)
+#pragma omp parallel for simd reduction(+ : sum) schedule(dynamic, kChunk)
     for (std::int64_t i = 0; i < n; ++i) sum += x[i];
     output_[0] = sum;
   }

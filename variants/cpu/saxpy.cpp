@@ -10,7 +10,7 @@ class Saxpy final : public HostVariant {
     const float* x = input(0);
     float* y = output_.data();
     const std::int64_t n = shape_.n;
-#pragma omp parallel for simd schedule(static)
+#pragma omp parallel for simd schedule(dynamic, kChunk)
     for (std::int64_t i = 0; i < n; ++i) y[i] = alpha * x[i] + y[i];
   }
 };

@@ -11,7 +11,7 @@ class VectorAdd final : public HostVariant {
     const float* b = input(1);
     float* c = output_.data();
     const std::int64_t n = shape_.n;
-#pragma omp parallel for simd schedule(static)
+#pragma omp parallel for simd schedule(dynamic, kChunk)
     for (std::int64_t i = 0; i < n; ++i) c[i] = a[i] + b[i];
   }
 };
