@@ -30,7 +30,7 @@ struct SharedHost {
   Shape shape;
   std::uint64_t seed = 0;
   std::shared_ptr<const HostProblem> problem;
-  std::vector<float> result;
+  HostBuffer result;
 
   const HostProblem& problem_for(const Case& c, std::uint64_t suite_seed) {
     if (!problem || workload != c.workload || !(shape == c.shape)) {
@@ -43,12 +43,6 @@ struct SharedHost {
     return *problem;
   }
 };
-
-void fill_nan(std::vector<float>& v) {
-  const auto n = static_cast<std::int64_t>(v.size());
-#pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < n; ++i) v[i] = std::nanf("");
-}
 
 // Everything one case keeps alive while Google Benchmark calls its function.
 struct CaseState {
@@ -66,7 +60,7 @@ void prepare(CaseState& cs, const SuiteOptions& options) {
   try {
     const HostProblem& problem = cs.host->problem_for(c, options.seed);
     r.seed = cs.host->seed;
-    std::vector<float>& result = cs.host->result;
+    HostBuffer& result = cs.host->result;
     result.resize(static_cast<std::size_t>(c.workload->output_elements(c.shape)));
     cs.variant = (*find_variant(c.layer->name, c.workload->name()))();
     cs.clock = c.layer->make_clock();

@@ -86,7 +86,7 @@ nlohmann::json measure_sgemm_ceiling() {
   constexpr int n = 4096;
   const std::size_t count = std::size_t{n} * n;
   const DeviceAlloc a(count * sizeof(float)), b(count * sizeof(float)), c(count * sizeof(float));
-  const std::vector<float> host_a = random_vector(count, 1, 0), host_b = random_vector(count, 1, 1);
+  const HostBuffer host_a = random_vector(count, 1, 0), host_b = random_vector(count, 1, 1);
   LB_CUDA_CHECK(cudaMemcpy(a.ptr, host_a.data(), count * sizeof(float), cudaMemcpyHostToDevice));
   LB_CUDA_CHECK(cudaMemcpy(b.ptr, host_b.data(), count * sizeof(float), cudaMemcpyHostToDevice));
   const CublasHandle cublas;

@@ -25,8 +25,8 @@ void fill_random(std::span<float> out, std::uint64_t seed, std::uint64_t stream)
   }
 }
 
-std::vector<float> random_vector(std::int64_t count, std::uint64_t seed, std::uint64_t stream) {
-  std::vector<float> v(static_cast<std::size_t>(count));
+HostBuffer random_vector(std::int64_t count, std::uint64_t seed, std::uint64_t stream) {
+  HostBuffer v(static_cast<std::size_t>(count));
   fill_random(v, seed, stream);
   return v;
 }
@@ -36,8 +36,22 @@ float random_scalar(std::uint64_t seed, std::uint64_t stream, float lo, float hi
   return lo + (hi - lo) * (static_cast<float>(bits >> 40) * 0x1.0p-24f);
 }
 
-std::vector<float> poisoned(std::int64_t count) {
-  return std::vector<float>(static_cast<std::size_t>(count), std::numeric_limits<float>::quiet_NaN());
+HostBuffer poisoned(std::int64_t count) {
+  HostBuffer v(static_cast<std::size_t>(count));
+  fill_nan(v);
+  return v;
+}
+
+void fill_nan(std::span<float> out) {
+  const auto count = static_cast<std::int64_t>(out.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < count; ++i) out[i] = std::numeric_limits<float>::quiet_NaN();
+}
+
+void parallel_copy(std::span<const float> src, std::span<float> dst) {
+  const auto count = static_cast<std::int64_t>(src.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < count; ++i) dst[i] = src[i];
 }
 
 Verdict make_verdict(const ElementCheck& check, double tolerance, const std::string& what) {

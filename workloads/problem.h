@@ -15,12 +15,16 @@ namespace lb {
 // never all equal, mean zero. Counter-based, so it runs in parallel and the same (seed, stream)
 // always gives the same values.
 void fill_random(std::span<float> out, std::uint64_t seed, std::uint64_t stream);
-std::vector<float> random_vector(std::int64_t count, std::uint64_t seed, std::uint64_t stream);
+HostBuffer random_vector(std::int64_t count, std::uint64_t seed, std::uint64_t stream);
 // One value in [lo, hi) drawn from (seed, stream).
 float random_scalar(std::uint64_t seed, std::uint64_t stream, float lo, float hi);
 
 // What an output buffer holds before a verified run, so an element nothing wrote fails the check.
-std::vector<float> poisoned(std::int64_t count);
+HostBuffer poisoned(std::int64_t count);
+// Sets every element to NaN (in parallel).
+void fill_nan(std::span<float> out);
+// dst = src, element by element, in parallel (the first touch of a fresh dst included).
+void parallel_copy(std::span<const float> src, std::span<float> dst);
 
 // Result of comparing a span element by element with a reference.
 struct ElementCheck {

@@ -5,6 +5,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace lb {
@@ -17,14 +18,31 @@ struct Shape {
   friend bool operator==(const Shape&, const Shape&) = default;
 };
 
+// Host memory for inputs and outputs. Unlike std::vector<float>(n), which zero-fills serially,
+// resizing leaves new floats uninitialised, so the first touch of a big buffer (at 2^28 elements,
+// a gigabyte of page faults) happens in the parallel loop that fills it, on all cores.
+template <class T>
+struct UninitialisedAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = UninitialisedAllocator<U>;
+  };
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    if constexpr (sizeof...(Args) == 0) ::new (static_cast<void*>(p)) U;
+    else ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+using HostBuffer = std::vector<float, UninitialisedAllocator<float>>;
+
 // Host data for one case. `output` is what the output buffer holds before a run: NaN poison for
 // outputs that are only written, or y for saxpy, which updates y in place.
 struct HostProblem {
   Shape shape;
   std::uint64_t seed = 0;                  // what the inputs were drawn from
   float alpha = 0.0f;                      // saxpy's scalar
-  std::vector<std::vector<float>> inputs;  // read-only operands, in the order the workload documents
-  std::vector<float> output;
+  std::vector<HostBuffer> inputs;  // read-only operands, in the order the workload documents
+  HostBuffer output;
 };
 
 struct Verdict {

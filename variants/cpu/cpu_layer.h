@@ -4,9 +4,9 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 
 #include "variants/variant.h"
+#include "workloads/problem.h"
 
 namespace lb::cpu {
 
@@ -23,7 +23,8 @@ class HostVariant : public Variant {
   void allocate(const Shape& shape) override { shape_ = shape; }
   void upload(const HostProblem& problem) override {
     problem_ = &problem;
-    output_ = problem.output;
+    output_.resize(problem.output.size());
+    parallel_copy(problem.output, output_);
   }
   void download(std::span<float> out) override { std::copy(output_.begin(), output_.end(), out.begin()); }
 
@@ -31,7 +32,7 @@ class HostVariant : public Variant {
   const float* input(std::size_t i) const { return problem_->inputs[i].data(); }
   Shape shape_;
   const HostProblem* problem_ = nullptr;
-  std::vector<float> output_;
+  HostBuffer output_;
 };
 
 // Which matmul the cpu layer uses here, e.g. "OpenBLAS 0.3.21 cblas_sgemm (16 threads)".

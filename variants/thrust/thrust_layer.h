@@ -78,7 +78,7 @@ inline constexpr auto no_wait = thrust::device;
 
 // Host -> device and device -> host are thrust::copy between a host range and a device_vector;
 // Thrust picks cudaMemcpy (CUDA build) or a plain copy (OpenMP build) from the iterators' systems.
-inline void to_device(const std::vector<float>& host, Vector& device) {
+inline void to_device(std::span<const float> host, Vector& device) {
   thrust::copy(host.begin(), host.end(), device.begin());
 }
 inline void to_host(const Vector& device, std::span<float> host) {

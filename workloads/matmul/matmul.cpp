@@ -153,7 +153,7 @@ class Matmul final : public Workload {
     const Shape s = p.shape;
     const float* A = p.inputs[0].data();
     const float* B = p.inputs[1].data();
-    const std::vector<float> signs = random_vector(s.n, p.seed, 7);  // only the signs are used
+    const HostBuffer signs = random_vector(s.n, p.seed, 7);  // only the signs are used
     auto r = [&](std::int64_t j) { return signs[j] < 0 ? -1.0 : 1.0; };
     std::vector<double> br(s.k), babs(s.k);
 #pragma omp parallel for schedule(static)

@@ -31,7 +31,7 @@ class Reduce final : public Workload {
   }
 
   Verdict verify(const HostProblem& p, std::span<const float> got) const override {
-    const std::vector<float>& x = p.inputs[0];
+    const HostBuffer& x = p.inputs[0];
     const auto n = static_cast<std::int64_t>(x.size());
     double sum = 0.0, sum_abs = 0.0;
 #pragma omp parallel for reduction(+ : sum, sum_abs) schedule(static)
