@@ -39,8 +39,8 @@ using HostBuffer = std::vector<float, UninitialisedAllocator<float>>;
 // outputs that are only written, or y for saxpy, which updates y in place.
 struct HostProblem {
   Shape shape;
-  std::uint64_t seed = 0;                  // what the inputs were drawn from
-  float alpha = 0.0f;                      // saxpy's scalar
+  std::uint64_t seed = 0;          // what the inputs were drawn from
+  float alpha = 0.0f;              // saxpy's scalar
   std::vector<HostBuffer> inputs;  // read-only operands, in the order the workload documents
   HostBuffer output;
 };

@@ -13,8 +13,9 @@ namespace lb::cpu {
 // Elements per OpenMP chunk in the streaming loops, which use schedule(dynamic, kChunk) rather than
 // static shares. On a shared or virtualised host a thread can lose its core in the middle of a
 // pass; with static shares every other thread then waits for it at the loop's end, with dynamic
-// chunks they take over its work. On the lent 16-vCPU VM (n = 2^28, 40 passes) that made vector_add
-// 91 -> 112 GB/s and reduce 96 -> 109 GB/s; 64K floats (256 KiB) keep the scheduling cost negligible.
+// chunks they take over its work. In a standalone loop on the lent 16-vCPU VM (n = 2^28, 40 passes)
+// that made vector_add 91 -> 112 GB/s and reduce 96 -> 109 GB/s; chunks of 64K floats (256 KiB)
+// keep the cost of handing them out negligible.
 inline constexpr std::int64_t kChunk = std::int64_t{1} << 16;
 
 // Base for CPU variants: the output lives in a host vector; inputs are read where they are.
