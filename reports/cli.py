@@ -91,6 +91,15 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+def _write_or_print(path: str | None, text: str, written: str) -> None:
+    """Writes `text` to `path` and prints the one-line `written`; without a path, prints `text`."""
+    if path:
+        _write_text(path, text)
+        print(written)
+    else:
+        sys.stdout.write(text)
+
+
 def _write_text(path: str, text: str) -> None:
     target = Path(path)
     try:
@@ -129,11 +138,7 @@ def run_compare(args) -> int:
     base, new = results.load(args.base), results.load(args.new)
     comparison = compare_mod.compare(base, new, threshold=args.threshold, k=args.noise_k)
     text = compare_mod.to_markdown(comparison)
-    if args.out:
-        _write_text(args.out, text)
-        print(f"{PROG} compare: {compare_mod.summary(comparison)}; table in {args.out}")
-    else:
-        sys.stdout.write(text)
+    _write_or_print(args.out, text, f"{PROG} compare: {compare_mod.summary(comparison)}; table in {args.out}")
     if comparison.regressed:
         print(f"{PROG} compare: {comparison.count(compare_mod.SLOWER)} case(s) slower beyond "
               f"{args.threshold * 100:g}% with confidence", file=sys.stderr)
@@ -144,11 +149,7 @@ def run_compare(args) -> int:
 def run_csv(args) -> int:
     data = results.load(args.results)
     text = csvout.text(data)
-    if args.out:
-        _write_text(args.out, text)
-        print(f"{PROG} csv: wrote {len(data.cases)} rows to {args.out}")
-    else:
-        sys.stdout.write(text)
+    _write_or_print(args.out, text, f"{PROG} csv: wrote {len(data.cases)} rows to {args.out}")
     return 0
 
 
