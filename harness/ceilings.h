@@ -1,16 +1,19 @@
-// The ceilings every GPU run measures once, against which each case's rates are read.
+// The ceilings every GPU run measures once, on the harness's stream, against which each case's
+// rates are read.
 #pragma once
+#include <cuda_runtime.h>
+
 #include <nlohmann/json.hpp>
 
 namespace lb {
 
-// Device-to-device cudaMemcpy bandwidth (bytes read + written, decimal GB/s): median of 20 copies
-// of up to 1 GiB, after 3 warm-ups. The memory ceiling each GB/s figure is compared with.
-nlohmann::json measure_copy_ceiling();
+// Device-to-device copy bandwidth (bytes read + written, decimal GB/s): median of 20 copies of up
+// to 1 GiB, after 3 warm-ups. The memory ceiling each GB/s figure is compared with.
+nlohmann::json measure_copy_ceiling(cudaStream_t stream);
 
 // cuBLAS SGEMM at 4096^3 in plain fp32 (CUBLAS_DEFAULT_MATH: no TF32 tensor cores), random
 // inputs, median of 10 after 3 warm-ups, timed with CUDA events: the matmul ceiling.
-nlohmann::json measure_sgemm_ceiling();
+nlohmann::json measure_sgemm_ceiling(cudaStream_t stream);
 
 // Peak fp32 rate from the device's clock, SM count and fp32 lanes per SM (FMA = 2 flops); null
 // for architectures the table does not know.

@@ -2,15 +2,11 @@
 
 #include <cuda_runtime.h>
 
-#include <chrono>
-
-#include "harness/cuda_error.h"
-#include "harness/elapsed.h"
+#include "common/cuda_check.h"
+#include "common/gpu.h"
 
 namespace lb {
 namespace {
-
-double g_context_ms = 0.0;
 
 int attribute(cudaDeviceAttr what, int device) {
   int value = 0;
@@ -21,29 +17,6 @@ int attribute(cudaDeviceAttr what, int device) {
 std::string version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
 
 }  // namespace
-
-std::string gpu_unavailable_reason() {
-  static const std::string reason = []() -> std::string {
-    int count = 0;
-    const cudaError_t status = cudaGetDeviceCount(&count);
-    if (status != cudaSuccess) {
-      cudaGetLastError();
-      return std::string("cudaGetDeviceCount: ") + cudaGetErrorString(status);
-    }
-    if (count == 0) return "cudaGetDeviceCount: no CUDA device found";
-    const auto t0 = std::chrono::steady_clock::now();
-    // Since CUDA 12 cudaSetDevice creates the primary context; cudaFree(0) makes sure of it.
-    cudaError_t init = cudaSetDevice(0);
-    if (init == cudaSuccess) init = cudaFree(nullptr);
-    if (init != cudaSuccess) {
-      cudaGetLastError();
-      return std::string("creating a context on device 0: ") + cudaGetErrorString(init);
-    }
-    g_context_ms = ms_since(t0);
-    return {};
-  }();
-  return reason;
-}
 
 nlohmann::json device_json() {
   int device = 0;
@@ -74,7 +47,7 @@ nlohmann::json device_json() {
       {"theoretical_bandwidth_gbps", theoretical_gbps},
       {"driver_version", version_text(driver)},
       {"runtime_version", version_text(runtime)},
-      {"context_creation_ms", g_context_ms},
+      {"context_creation_ms", gpu_probe().context_creation_ms},
   };
 }
 

@@ -1,5 +1,6 @@
 #include "harness/summary.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -7,16 +8,21 @@
 
 namespace lb {
 
-void print_summary(const std::vector<CaseResult>& results, const nlohmann::json& context) {
+namespace {
+
+bool is_launch(const CaseResult& r) { return r.spec.workload->figure() == Figure::kLaunchTime; }
+
+void print_cases(const std::vector<CaseResult>& results, const nlohmann::json& context) {
   std::printf("\n%-12s %-10s %-15s %11s %7s %10s %10s %6s %11s  %s\n", "workload", "layer", "size", "median ms",
               "noise", "GB/s", "GFLOP/s", "%copy", "e2e ms", "status");
   const auto& ceilings = context.value("ceilings", nlohmann::json::object());
   const double copy = ceilings.value("copy_gbps", 0.0);
   bool missed_noise = false;
   for (const CaseResult& r : results) {
-    if (r.status == "not run" || r.spec.workload->launches(r.spec.shape) > 0) continue;
+    if (r.status == CaseStatus::kNotRun || is_launch(r)) continue;
     const std::string size = r.spec.workload->size_label(r.spec.shape);
-    const std::string status = r.status == "ok" ? "ok" : r.status + ": " + r.message;
+    const std::string status =
+        r.status == CaseStatus::kOk ? "ok" : std::string(to_string(r.status)) + ": " + r.message;
     if (r.stats.count == 0) {
       std::printf("%-12s %-10s %-15s %11s %7s %10s %10s %6s %11s  %s\n", r.spec.workload->name().c_str(),
                   r.spec.layer->name.c_str(), size.c_str(), "-", "-", "-", "-", "-", "-", status.c_str());
@@ -24,8 +30,8 @@ void print_summary(const std::vector<CaseResult>& results, const nlohmann::json&
     }
     char fraction[16] = "-", noise[16];
     if (r.spec.layer->on_gpu && copy > 0) std::snprintf(fraction, sizeof fraction, "%.0f%%", 100.0 * r.gbps / copy);
-    std::snprintf(noise, sizeof noise, "%.1f%%%s", 100.0 * r.stats.rel_stddev, r.noise_target_reached ? "" : "*");
-    missed_noise |= !r.noise_target_reached;
+    std::snprintf(noise, sizeof noise, "%.1f%%%s", 100.0 * r.stats.rel_stddev, r.noise_target_reached() ? "" : "*");
+    missed_noise |= !r.noise_target_reached();
     std::printf("%-12s %-10s %-15s %11.4f %7s %10.1f %10.1f %6s %11.3f  %s\n", r.spec.workload->name().c_str(),
                 r.spec.layer->name.c_str(), size.c_str(), r.stats.median_ms, noise, r.gbps, r.gflops, fraction,
                 r.end_to_end_ms, status.c_str());
@@ -43,13 +49,13 @@ void print_summary(const std::vector<CaseResult>& results, const nlohmann::json&
 void print_launch_overhead(const std::vector<CaseResult>& results) {
   std::map<std::string, std::map<std::string, std::string>> table;  // layer -> workload -> text
   for (const CaseResult& r : results) {
-    const auto launches = r.spec.workload->launches(r.spec.shape);
-    if (launches <= 0 || r.status == "not run") continue;
+    if (!is_launch(r) || r.status == CaseStatus::kNotRun) continue;
+    const auto launches = static_cast<double>(r.spec.workload->launches(r.spec.shape));
     char text[64];
     if (r.stats.count > 0)
       std::snprintf(text, sizeof text, "%.2f us (noise %.1f%%)", r.stats.median_ms * 1e3 / launches, 100.0 * r.stats.rel_stddev);
     else
-      std::snprintf(text, sizeof text, "%s", r.status.c_str());
+      std::snprintf(text, sizeof text, "%s", to_string(r.status));
     table[r.spec.layer->name][r.spec.workload->name()] = text;
   }
   if (table.empty()) return;
@@ -60,26 +66,44 @@ void print_launch_overhead(const std::vector<CaseResult>& results) {
   }
 }
 
-// What each layer paid before its first useful result.
+// What each layer paid before its first useful result: when its session opened, during a case's
+// allocate(), and in the first run of each (layer, workload).
 void print_one_time_costs(const std::vector<CaseResult>& results, const nlohmann::json& context) {
   std::printf("\nOne-time costs (before the first useful result):\n");
+  const auto line = [](const std::string& who, const std::string& what, double ms) {
+    std::printf("  %-10s %-52s %10.3f ms\n", who.c_str(), what.c_str(), ms);
+  };
   if (context["device"].is_object())
-    std::printf("  %-10s %-52s %10.3f ms\n", "process", "CUDA context creation (first CUDA call)",
-                context["device"]["context_creation_ms"].get<double>());
+    line("process", "CUDA context creation (first CUDA call)", context["device"]["context_creation_ms"].get<double>());
   for (const auto& [layer, info] : context["layers"].items())
     for (const auto& cost : info.value("one_time_costs", nlohmann::json::array()))
-      std::printf("  %-10s %-52s %10.3f ms\n", layer.c_str(), cost["what"].get<std::string>().c_str(),
-                  cost["ms"].get<double>());
+      line(layer, cost["what"].get<std::string>(), cost["ms"].get<double>());
+  for (const CaseResult& r : results)
+    for (const OneTimeCost& cost : r.one_time_costs.entries())
+      line(r.spec.layer->name, cost.what + " (" + r.spec.workload->name() + " " +
+                                   r.spec.workload->size_label(r.spec.shape) + ")", cost.ms);
   // The first run of each (layer, workload) in this process, against its steady-state median.
   std::set<std::string> seen;
   for (const CaseResult& r : results) {
-    if (r.stats.count == 0 || r.spec.workload->launches(r.spec.shape) > 0 ||
+    if (r.stats.count == 0 || is_launch(r) ||
         !seen.insert(r.spec.layer->name + "/" + r.spec.workload->name()).second)
       continue;
     const std::string what = "first run " + r.spec.workload->name() + " " + r.spec.workload->size_label(r.spec.shape) +
                              " (median " + std::to_string(r.stats.median_ms).substr(0, 7) + " ms)";
-    std::printf("  %-10s %-52s %10.3f ms\n", r.spec.layer->name.c_str(), what.c_str(), r.first_run_ms);
+    line(r.spec.layer->name, what, r.first_run_ms);
   }
+}
+
+}  // namespace
+
+void print_summary(const std::vector<CaseResult>& results, const nlohmann::json& context, const std::string& out_path) {
+  print_cases(results, context);
+  print_launch_overhead(results);
+  print_one_time_costs(results, context);
+  const auto failed = std::count_if(results.begin(), results.end(),
+                                    [](const CaseResult& r) { return r.status == CaseStatus::kFailed; });
+  std::printf("%zu cases in %.1f s, %ld failed; results written to %s\n", results.size(),
+              context["layerbench"]["suite_wall_s"].get<double>(), static_cast<long>(failed), out_path.c_str());
 }
 
 }  // namespace lb

@@ -1,15 +1,14 @@
-// The console summary printed after the cases: one line per case, launch overhead per layer, and
-// what each layer paid once before its first result.
+// Step 5 of a run: the console summary printed after the cases: one line per case, launch overhead
+// per layer, what each layer paid once before its first result, and the totals.
 #pragma once
 #include <nlohmann/json.hpp>
+#include <string>
 #include <vector>
 
-#include "harness/case_runner.h"
+#include "harness/case.h"
 
 namespace lb {
 
-void print_summary(const std::vector<CaseResult>& results, const nlohmann::json& context);
-void print_launch_overhead(const std::vector<CaseResult>& results);
-void print_one_time_costs(const std::vector<CaseResult>& results, const nlohmann::json& context);
+void print_summary(const std::vector<CaseResult>& results, const nlohmann::json& context, const std::string& out_path);
 
 }  // namespace lb

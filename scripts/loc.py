@@ -45,8 +45,11 @@ def table() -> str:
     rows[2 + WORKLOADS.index("launch")] = rows[2 + WORKLOADS.index("launch")].replace(
         "| launch |", "| launch (launch_async and launch_sync) |")
     rows.append("")
+    common = sum(code_lines(f) for f in sorted((ROOT / "common").glob("*")) if f.suffix in {".h", ".cpp", ".cu"})
     rows.append(f"The kernel text the GPU layers share (workloads/*/kernels.cu) is {kernels} lines, counted in "
-                "no column. Counted by scripts/loc.py: code lines only, no blanks or comments.")
+                f"no column; so is common/ ({common} lines: CUDA error checks, DeviceBuffer, streams and events, "
+                "the GPU probe), which the harness and every layer share and the runtime layer's variants use "
+                "directly. Counted by scripts/loc.py: code lines only, no blanks or comments.")
     return "\n".join(rows)
 
 

@@ -8,24 +8,18 @@ namespace {
 
 class VectorAddMissingLast final : public cpu::HostVariant {
  public:
-  void run() override {
+  void compute() override {
     for (std::int64_t i = 0; i + 1 < shape_.n; ++i) output_[i] = input(0)[i] + input(1)[i];
   }
 };
 
 class ReduceOffByOne final : public cpu::HostVariant {
  public:
-  void run() override {
+  void compute() override {
     double sum = 1.0;
     for (std::int64_t i = 0; i < shape_.n; ++i) sum += input(0)[i];
     output_[0] = static_cast<float>(sum);
   }
-};
-
-struct NoClock final : SampleClock {
-  void start() override {}
-  void stop() override {}
-  double elapsed_ms() override { return 1.0; }
 };
 
 }  // namespace
@@ -36,7 +30,6 @@ LB_REGISTER_LAYER(Layer{
     .on_gpu = false,
     .rank = 100,
     .unavailable_reason = [] { return std::string(); },
-    .make_clock = [] { return std::unique_ptr<SampleClock>(new NoClock()); },
     .describe = [] { return nlohmann::json::object(); },
 });
 LB_REGISTER_VARIANT("faulty", "vector_add", VectorAddMissingLast);

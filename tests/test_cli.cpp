@@ -13,7 +13,7 @@
 #include <set>
 #include <sstream>
 
-#include "harness/device_info.h"
+#include "common/gpu.h"
 
 namespace {
 
@@ -124,7 +124,11 @@ TEST_F(Cli, CpuRunWritesTheJsonContract) {
   }
   const nlohmann::json j = nlohmann::json::parse(slurp(out));
   const auto& ctx = j.at("context");
-  EXPECT_EQ(ctx.at("layerbench").at("schema_version"), 1);
+  EXPECT_EQ(ctx.at("layerbench").at("schema_version"), 2);
+  // What readers need not guess from names: where each layer runs, what each workload's figure is.
+  EXPECT_EQ(ctx.at("layers").at("cpu").at("on_gpu"), false);
+  EXPECT_EQ(ctx.at("workloads").at("vector_add").at("figure"), "gbps");
+  EXPECT_EQ(ctx.at("workloads").at("matmul").at("figure"), "gflops");
   EXPECT_EQ(ctx.at("layerbench").at("seed"), 5);
   for (const char* key : {"date", "host_name", "executable", "num_cpus", "mhz_per_cpu", "caches", "host", "layers"})
     EXPECT_TRUE(ctx.contains(key)) << key;

@@ -1,26 +1,19 @@
 // Every registered (layer, workload) pair against the double-precision reference, on the edge
-// sizes kept apart from benchmark sizes, with a fresh seed each run (printed on failure). Layers
-// that cannot run here (GPU layers without a device) are skipped, not passed.
+// sizes kept apart from benchmark sizes, with a fresh seed each run (printed on failure), through
+// the harness's own verified run. Layers that cannot run here (GPU layers without a device) are
+// skipped, not passed.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <random>
 
-#include "harness/cuda_error.h"
+#include "common/cuda_check.h"
+#include "tests/layer_rig.h"
 #include "tests/variant_pairs.h"
-#include "variants/variant.h"
 #include "workloads/problem.h"
 
 namespace lb {
 namespace {
-
-// The harness's verified run, without the timing: upload (output poisoned), run, download, verify.
-Verdict run_once(Variant& v, const Workload& w, const HostProblem& p) {
-  std::vector<float> result(p.output.size(), std::nanf(""));
-  v.upload(p);
-  v.run();
-  v.download(result);
-  return w.verify(p, result);
-}
 
 class LayerTest : public ::testing::TestWithParam<Pair> {
  protected:
@@ -28,10 +21,13 @@ class LayerTest : public ::testing::TestWithParam<Pair> {
     layer_ = find_layer(GetParam().layer);
     workload_ = find_workload(GetParam().workload);
     if (const std::string why = layer_->unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
+    rig_.emplace(*layer_);
   }
-  std::unique_ptr<Variant> make() const { return (*find_variant(layer_->name, workload_->name()))(); }
+  std::unique_ptr<Variant> make(const Shape& shape) { return rig_->make(*workload_, shape); }
+  Verdict check(Variant& v, const HostProblem& p) { return rig_->check(v, *workload_, p); }
   const Layer* layer_ = nullptr;
   const Workload* workload_ = nullptr;
+  std::optional<LayerRig> rig_;
 };
 
 TEST_P(LayerTest, MatchesReferenceOnEdgeSizes) {
@@ -39,12 +35,11 @@ TEST_P(LayerTest, MatchesReferenceOnEdgeSizes) {
     const std::uint64_t seed = std::random_device{}();
     SCOPED_TRACE(workload_->size_label(shape) + " seed " + std::to_string(seed));
     const HostProblem p = workload_->make_problem(shape, seed);
-    auto v = make();
-    v->allocate(shape);
-    const Verdict verdict = run_once(*v, *workload_, p);
+    auto v = make(shape);
+    const Verdict verdict = check(*v, p);
     EXPECT_TRUE(verdict.passed) << verdict.detail;
     // Running again on the same buffers (what the timed samples do) gives a verified result too.
-    const Verdict again = run_once(*v, *workload_, p);
+    const Verdict again = check(*v, p);
     EXPECT_TRUE(again.passed) << again.detail;
   }
 }
@@ -58,9 +53,8 @@ TEST_P(ReduceTest, CountsEveryElement) {
       SCOPED_TRACE("n " + std::to_string(n) + " needle at " + std::to_string(at));
       HostProblem p = workload_->make_problem({1, n, 1}, std::random_device{}());
       p.inputs[0][at] = 1e4f;
-      auto v = make();
-      v->allocate(p.shape);
-      const Verdict verdict = run_once(*v, *workload_, p);
+      auto v = make(p.shape);
+      const Verdict verdict = check(*v, p);
       EXPECT_TRUE(verdict.passed) << verdict.detail;
     }
   }
@@ -70,13 +64,11 @@ TEST_P(ReduceTest, CountsEveryElement) {
 // skipped case; CPU layers allocate lazily and are not asked.
 class GpuAllocationTest : public LayerTest {};
 TEST_P(GpuAllocationTest, ImpossibleAllocationIsOutOfMemory) {
-  auto v = make();
-  EXPECT_THROW(v->allocate({1, std::int64_t{1} << 42, 1}), DeviceOutOfMemory);  // 16 TiB each
+  EXPECT_THROW(make({1, std::int64_t{1} << 42, 1}), DeviceOutOfMemory);  // 16 TiB each
   // The layer still works afterwards.
   const HostProblem p = workload_->make_problem({1, 1000, 1}, 7);
-  auto fresh = make();
-  fresh->allocate(p.shape);
-  EXPECT_TRUE(run_once(*fresh, *workload_, p).passed);
+  auto fresh = make(p.shape);
+  EXPECT_TRUE(check(*fresh, p).passed);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllRegistered, LayerTest, ::testing::ValuesIn(pairs()), pair_name);

@@ -6,7 +6,7 @@
 #include <random>
 #include <string>
 
-#include "harness/gpu_monitor.h"
+#include "harness/l2_flush.h"
 #include "harness/progress.h"
 #include "harness/sampling.h"
 

@@ -6,20 +6,23 @@
 #include <cstring>
 #include <random>
 
-#include "variants/variant.h"
+#include "tests/layer_rig.h"
 #include "workloads/problem.h"
 
 namespace lb {
 namespace {
 
-std::vector<float> run_layer(const std::string& layer, const Workload& w, const HostProblem& p) {
-  auto v = (*find_variant(layer, w.name()))();
-  v->allocate(p.shape);
-  v->upload(p);
-  v->run();
-  std::vector<float> out(p.output.size(), std::nanf(""));
-  v->download(out);
-  return out;
+struct LayerOutput {
+  Verdict verdict;
+  HostBuffer result;
+};
+
+// The harness's verified run of `layer` on `p`, and what it downloaded.
+LayerOutput run_layer(const std::string& layer, const Workload& w, const HostProblem& p) {
+  LayerRig rig(*find_layer(layer));
+  auto v = rig.make(w, p.shape);
+  const Verdict verdict = rig.check(*v, w, p);
+  return {verdict, rig.result()};
 }
 
 class SameKernelText : public ::testing::TestWithParam<std::string> {};
@@ -28,20 +31,17 @@ TEST_P(SameKernelText, DriverMatchesRuntime) {
   for (const char* layer : {"runtime", "driver"})
     if (const std::string why = find_layer(layer)->unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
   const Workload& w = *find_workload(GetParam());
-  const std::vector<Shape> sizes = w.takes_matrix_sizes()
-      ? std::vector<Shape>{{1, 1, 1}, {17, 33, 65}, {128, 1, 300}, {512, 512, 512}}
-      : std::vector<Shape>{{1, 1, 1}, {1, 127, 1}, {1, 128, 1}, {1, 129, 1}, {1, 1000003, 1}};
-  for (const Shape& s : sizes) {
+  for (const Shape& s : w.edge_sizes()) {
     const std::uint64_t seed = std::random_device{}();
     SCOPED_TRACE(w.size_label(s) + " seed " + std::to_string(seed));
     const HostProblem p = w.make_problem(s, seed);
-    const std::vector<float> runtime = run_layer("runtime", w, p);
-    const std::vector<float> driver = run_layer("driver", w, p);
-    const Verdict rv = w.verify(p, runtime), dv = w.verify(p, driver);
+    const LayerOutput runtime = run_layer("runtime", w, p), driver = run_layer("driver", w, p);
+    const Verdict &rv = runtime.verdict, &dv = driver.verdict;
     EXPECT_TRUE(rv.passed) << "runtime: " << rv.detail;
     EXPECT_TRUE(dv.passed) << "driver: " << dv.detail;
     if (w.name() == "vector_add" || w.name() == "saxpy") {
-      EXPECT_EQ(std::memcmp(runtime.data(), driver.data(), runtime.size() * sizeof(float)), 0)
+      ASSERT_EQ(runtime.result.size(), driver.result.size());
+      EXPECT_EQ(std::memcmp(runtime.result.data(), driver.result.data(), runtime.result.size() * sizeof(float)), 0)
           << "outputs differ in some bit";
     } else {
       // Both within tolerance of the reference puts them within twice the tolerance of each other;

@@ -1,18 +1,22 @@
-// The stream gate (nvbench's blocking kernel) on the GPU: it holds the stream until released, it
-// gives up on its own when never released, and every GPU variant that says its run() does not
-// wait can be run behind it (one that waited would time the gate out, not hang the suite).
+// The harness's stream on the GPU. The stream gate (nvbench's blocking kernel) holds a stream
+// until released and gives up on its own when never released; every GPU variant that says its
+// run() does not wait can be run behind it (one that waited would time the gate out, not hang the
+// suite); and every GPU variant does its device work on the stream it is handed: with the legacy
+// default stream held, its verified run still completes.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <optional>
 #include <random>
 #include <thread>
 
-#include "harness/cuda_error.h"
-#include "harness/device_info.h"
-#include "harness/gpu_monitor.h"
+#include "common/cuda_check.h"
+#include "common/gpu.h"
+#include "common/stream.h"
+#include "harness/stream_gate.h"
+#include "tests/layer_rig.h"
 #include "tests/variant_pairs.h"
-#include "variants/variant.h"
 #include "workloads/problem.h"
 
 namespace lb {
@@ -22,67 +26,108 @@ class StreamGateTest : public ::testing::Test {
  protected:
   void SetUp() override {
     if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
+    stream_.emplace();
   }
+  std::optional<Stream> stream_;
 };
 
 TEST_F(StreamGateTest, HoldsTheStreamUntilReleased) {
   StreamGate gate(5.0);
-  cudaEvent_t behind = nullptr;
-  LB_CUDA_CHECK(cudaEventCreate(&behind));
-  gate.hold();
-  LB_CUDA_CHECK(cudaEventRecord(behind, 0));
+  Event behind;
+  gate.hold(stream_->get());
+  behind.record(stream_->get());
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  EXPECT_EQ(cudaEventQuery(behind), cudaErrorNotReady);  // still waiting behind the gate
+  EXPECT_EQ(cudaEventQuery(behind.get()), cudaErrorNotReady);  // still waiting behind the gate
   gate.release();
-  LB_CUDA_CHECK(cudaEventSynchronize(behind));
+  LB_CUDA_CHECK(cudaEventSynchronize(behind.get()));
   EXPECT_FALSE(gate.timed_out());
-  LB_CUDA_CHECK(cudaEventDestroy(behind));
 }
 
 TEST_F(StreamGateTest, GivesUpWhenNeverReleased) {
   StreamGate gate(0.05);
-  gate.hold();
+  gate.hold(stream_->get());
   const auto t0 = std::chrono::steady_clock::now();
-  LB_CUDA_CHECK(cudaStreamSynchronize(0));  // what a run() that waits would do: no hang
+  stream_->synchronize();  // what a run() that waits would do: no hang
   EXPECT_GE(std::chrono::steady_clock::now() - t0, std::chrono::milliseconds(40));
   EXPECT_TRUE(gate.timed_out());
   EXPECT_FALSE(gate.timed_out());  // reading the flag resets it
 }
 
-class HeldRunTest : public ::testing::TestWithParam<Pair> {};
+// The harness's stream is non-blocking: work on it does not wait for the legacy default stream.
+// (If it did, the test below could not tell a variant that strays onto stream 0.)
+TEST_F(StreamGateTest, TheHarnessStreamDoesNotWaitForTheLegacyStream) {
+  StreamGate gate(2.0);
+  Event done;
+  gate.hold(cudaStreamLegacy);
+  done.record(stream_->get());
+  LB_CUDA_CHECK(cudaEventSynchronize(done.get()));
+  gate.release();
+  LB_CUDA_CHECK(cudaDeviceSynchronize());
+  EXPECT_FALSE(gate.timed_out());
+}
+
+class GpuVariantTest : public ::testing::TestWithParam<Pair> {
+ protected:
+  void SetUp() override {
+    if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
+    workload_ = find_workload(GetParam().workload);
+    rig_.emplace(*find_layer(GetParam().layer));
+    shape_ = workload_->edge_sizes().back();
+    variant_ = rig_->make(*workload_, shape_);
+    seed_ = std::random_device{}();
+    problem_ = workload_->make_problem(shape_, seed_);
+    // The harness's warm-up: a first run() may load its module lazily or allocate a pool, which
+    // wait for the device, so nothing is held until one run() has completed.
+    variant_->upload(problem_, rig_->stream());
+    variant_->run(rig_->stream());
+    LB_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  const Workload* workload_ = nullptr;
+  Shape shape_;
+  std::uint64_t seed_ = 0;
+  std::optional<LayerRig> rig_;
+  std::unique_ptr<Variant> variant_;
+  HostProblem problem_;
+};
 
 // A variant that said it does not wait but did would leave the gate to time out, and the harness
 // would fail the case; here it fails the test instead, and a result computed behind the gate
 // must still verify.
+class HeldRunTest : public GpuVariantTest {};
 TEST_P(HeldRunTest, RunThatDoesNotWaitCompletesBehindTheGate) {
-  if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
-  const Workload* w = find_workload(GetParam().workload);
-  const Shape shape = w->edge_sizes().back();
-  auto v = (*find_variant(GetParam().layer, GetParam().workload))();
-  v->allocate(shape);
-  if (v->run_waits()) GTEST_SKIP() << "run() waits for the device: never held (the gate would time out)";
-  const std::uint64_t seed = std::random_device{}();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  const HostProblem p = w->make_problem(shape, seed);
-  v->upload(p);
-  // The harness's warm-up: a first run() may load its module lazily, which waits for the device,
-  // so nothing is held until one run() has completed.
-  v->run();
-  LB_CUDA_CHECK(cudaDeviceSynchronize());
-  v->upload(p);  // poisoned again
+  if (variant_->run_waits()) GTEST_SKIP() << "run() waits for the device: never held (the gate would time out)";
+  SCOPED_TRACE("seed " + std::to_string(seed_));
+  const cudaStream_t stream = rig_->stream();
+  variant_->upload(problem_, stream);  // poisoned again
   StreamGate gate(2.0);
-  gate.hold();
-  v->run();
+  gate.hold(stream);
+  variant_->run(stream);
   gate.release();
-  LB_CUDA_CHECK(cudaStreamSynchronize(0));
+  LB_CUDA_CHECK(cudaStreamSynchronize(stream));
   EXPECT_FALSE(gate.timed_out());
-  std::vector<float> result(p.output.size(), std::nanf(""));
-  v->download(result);
-  const Verdict verdict = w->verify(p, result);
+  HostBuffer result(problem_.output.size());
+  variant_->download(result, stream);
+  const Verdict verdict = workload_->verify(problem_, result);
+  EXPECT_TRUE(verdict.passed) << verdict.detail;
+}
+
+// Upload, run and download all go to the stream the variant is handed: with the legacy default
+// stream held behind the gate, a copy or launch that went there instead would wait until the
+// gate gave up, and the test sees the gate time out.
+class OwnStreamTest : public GpuVariantTest {};
+TEST_P(OwnStreamTest, VerifiedRunNeverTouchesTheLegacyStream) {
+  SCOPED_TRACE("seed " + std::to_string(seed_));
+  StreamGate gate(2.0);
+  gate.hold(cudaStreamLegacy);
+  const Verdict verdict = rig_->check(*variant_, *workload_, problem_);
+  gate.release();
+  LB_CUDA_CHECK(cudaDeviceSynchronize());
+  EXPECT_FALSE(gate.timed_out()) << "upload, run or download used the legacy default stream";
   EXPECT_TRUE(verdict.passed) << verdict.detail;
 }
 
 INSTANTIATE_TEST_SUITE_P(GpuVariants, HeldRunTest, ::testing::ValuesIn(pairs("", /*gpu_only=*/true)), pair_name);
+INSTANTIATE_TEST_SUITE_P(GpuVariants, OwnStreamTest, ::testing::ValuesIn(pairs("", /*gpu_only=*/true)), pair_name);
 
 }  // namespace
 }  // namespace lb

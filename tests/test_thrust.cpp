@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "harness/device_info.h"
-#include "variants/variant.h"
+#include "common/gpu.h"
+#include "tests/layer_rig.h"
 #include "workloads/workload.h"
 
 namespace lb {
@@ -31,7 +31,7 @@ TEST(ThrustLayers, CudaBackendIsAvailableExactlyWhenAGpuIs) {
 // The two compilations of the same source must stay apart in one binary: each layer describes
 // its own backend (a merged symbol would make both say the same).
 TEST(ThrustLayers, EachCompilationDescribesItsOwnBackend) {
-  const nlohmann::json cuda = find_layer("thrust")->describe();
+  const nlohmann::json cuda = find_layer("thrust")->describe();  // no GPU needed to describe
   const nlohmann::json omp = find_layer("thrust-omp")->describe();
   EXPECT_NE(cuda.at("backend").get<std::string>().find("CUDA"), std::string::npos) << cuda.dump();
   EXPECT_EQ(omp.at("backend"), "OpenMP") << omp.dump();
@@ -44,20 +44,20 @@ TEST(ThrustLayers, EachCompilationDescribesItsOwnBackend) {
 TEST(ThrustLayers, OmpReduceReportsOnlyWhatRunComputed) {
   const Workload* reduce = find_workload("reduce");
   HostProblem p = reduce->make_problem({1, 1000, 1}, 11);
-  auto v = (*find_variant("thrust-omp", "reduce"))();
-  v->allocate(p.shape);
+  LayerRig rig(*find_layer("thrust-omp"));
+  auto v = rig.make(*reduce, p.shape);
   float got = 0.0f;
-  v->upload(p);
-  v->download({&got, 1});
+  v->upload(p, rig.stream());
+  v->download({&got, 1}, rig.stream());
   EXPECT_TRUE(std::isnan(got)) << "before run(), download() should give the poisoned output";
-  v->run();
-  v->download({&got, 1});
+  v->run(rig.stream());
+  v->download({&got, 1}, rig.stream());
   EXPECT_TRUE(reduce->verify(p, {&got, 1}).passed);
   // New inputs, same buffers: the next run sums them, not the old ones.
   p.inputs[0].assign(p.inputs[0].size(), 0.5f);
-  v->upload(p);
-  v->run();
-  v->download({&got, 1});
+  v->upload(p, rig.stream());
+  v->run(rig.stream());
+  v->download({&got, 1}, rig.stream());
   EXPECT_EQ(got, 500.0f);
 }
 

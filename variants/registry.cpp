@@ -39,11 +39,6 @@ const Layer* find_layer(const std::string& name) {
   return nullptr;
 }
 
-RuntimeCompileSettings& runtime_compile_settings() {
-  static RuntimeCompileSettings settings;
-  return settings;
-}
-
 const VariantFactory* find_variant(const std::string& layer, const std::string& workload) {
   const auto it = variants().find({layer, workload});
   return it == variants().end() ? nullptr : &it->second;

@@ -1,71 +1,95 @@
-// The one interface every access layer implements, once per workload.
-//
-// The harness owns timing and verification; a variant only does what its layer does:
-//   allocate  - reserve device (or host) memory and do one-time work such as compiling kernels
+// The one interface every access layer implements, once per workload, and what the harness hands
+// it. The harness owns the stream, the timing, the verification and the record; a variant only
+// does what its layer does:
+//   allocate  - reserve device (or host) memory and do one-time work such as compiling kernels,
+//               reporting what that cost to setup.costs
 //   upload    - copy the inputs and the output's starting contents (NaN poison, or y for saxpy)
-//   run       - the timed work: GPU layers enqueue it on their stream and return; CPU layers compute
+//   run       - the timed work: GPU layers enqueue it on `stream` and return; CPU layers compute
 //   download  - copy the output back to the host, waiting for run() to finish
-// A GPU variant whose run() waits for the device before returning says so (run_waits()): the
-// harness then does not hold the stream back while run() enqueues (see StreamGate).
+// GPU variants do all their device work on the stream they are given (the harness's, which its
+// events, L2 flush and stream gate use too), never on the legacy default stream. A GPU variant
+// whose run() waits for the device before returning says so (run_waits()): the harness then does
+// not hold the stream back while run() enqueues (see harness/stream_gate.h).
 #pragma once
+#include <cuda_runtime.h>
+
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <span>
+#include <stdexcept>
 #include <string>
+#include <typeinfo>
 #include <vector>
 
 #include "workloads/workload.h"
 
 namespace lb {
 
-class Variant {
+// What a layer paid once, before its first result: a context, a compile, a module load, a graph
+// capture, an import. Layers add to the log they are handed; the harness records it.
+struct OneTimeCost {
+  std::string what;
+  double ms = 0;
+};
+class CostLog {
  public:
-  virtual ~Variant() = default;
-  virtual void allocate(const Shape& shape) = 0;
-  virtual void upload(const HostProblem& problem) = 0;
-  virtual void run() = 0;
-  virtual void download(std::span<float> out) = 0;
-  virtual bool run_waits() const { return false; }
+  void add(std::string what, double ms) { entries_.push_back({std::move(what), ms}); }
+  const std::vector<OneTimeCost>& entries() const { return entries_; }
+
+ private:
+  std::vector<OneTimeCost> entries_;
 };
 
-// Times one run() of a layer: device events for GPU layers, a host clock for CPU layers.
-// stop() only marks the end; elapsed_ms() waits for the work between the two marks to finish, so
-// the harness can let held-back device work go between them.
-class SampleClock {
+// Command-line settings that layers follow, handed to Layer::open_session.
+struct LayerConfig {
+  bool kernel_cache_enabled = true;  // --no-kernel-cache turns it off
+  std::string kernel_cache_dir;      // --kernel-cache; empty: the layer's default location
+};
+
+// What a layer keeps across its cases in one run (a retained context, loaded modules): opened by
+// the harness on the layer's first case, closed after the run. Layers that keep nothing have none.
+class LayerSession {
  public:
-  virtual ~SampleClock() = default;
-  virtual void start() = 0;
-  virtual void stop() = 0;
-  virtual double elapsed_ms() = 0;
-  double stop_ms() {
-    stop();
-    return elapsed_ms();
+  virtual ~LayerSession() = default;
+  // What the results record about this run of the layer, beside Layer::describe.
+  virtual nlohmann::json describe() const { return nlohmann::json::object(); }
+};
+
+// What allocate() receives.
+struct Setup {
+  cudaStream_t stream = nullptr;     // the harness's stream (GPU layers; nullptr for CPU layers)
+  CostLog* costs = nullptr;          // this case's one-time costs
+  LayerSession* session = nullptr;   // the layer's session, when Layer::open_session made one
+
+  // The session as the layer's own type; a layer that registered no such session is a bug.
+  template <class S>
+  S& session_as() const {
+    if (auto* s = dynamic_cast<S*>(session)) return *s;
+    throw std::logic_error(std::string("variant expected a layer session of type ") + typeid(S).name());
   }
 };
 
-// Clocks that layers share: a host steady clock (CPU layers) and a cudaEvent pair recorded on the
-// legacy default stream (GPU layers that launch there).
-std::unique_ptr<SampleClock> make_host_clock();
-std::unique_ptr<SampleClock> make_default_stream_event_clock();
-
-// Command-line settings followed by layers that compile kernels at run time.
-struct RuntimeCompileSettings {
-  bool cache_enabled = true;
-  std::string cache_dir;  // empty: the layer's default location
+class Variant {
+ public:
+  virtual ~Variant() = default;
+  virtual void allocate(const Shape& shape, const Setup& setup) = 0;
+  virtual void upload(const HostProblem& problem, cudaStream_t stream) = 0;
+  virtual void run(cudaStream_t stream) = 0;
+  virtual void download(std::span<float> out, cudaStream_t stream) = 0;
+  virtual bool run_waits() const { return false; }
 };
-RuntimeCompileSettings& runtime_compile_settings();
 
 struct Layer {
   std::string name;
   std::string summary;
-  bool on_gpu = false;
-  int rank = 0;                                           // orders listings
-  std::function<std::string()> unavailable_reason;        // empty string when usable here
-  std::function<std::unique_ptr<SampleClock>()> make_clock;
-  // What the results should record about the layer, asked after the cases ran. A list under
-  // "one_time_costs" ({"what", "ms"} each) is also printed in the console summary.
+  bool on_gpu = false;  // device events time it, on the harness's stream; else the host clock
+  int rank = 0;         // orders listings
+  std::function<std::string()> unavailable_reason;  // empty string when usable here
+  // What the results record about the layer whatever it ran: versions, compiler, threads.
   std::function<nlohmann::json()> describe;
+  // Optional: opens the layer's session for one run; one-time costs of opening it go to `costs`.
+  std::function<std::unique_ptr<LayerSession>(const LayerConfig& config, CostLog& costs)> open_session;
   // Optional: false leaves a size out of the default sweep (asked for with --size, it still runs),
   // for layers that would take minutes there.
   std::function<bool(const Workload&, const Shape&)> in_default_sweep;

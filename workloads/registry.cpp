@@ -33,6 +33,15 @@ const Workload* find_workload(const std::string& name) {
   return nullptr;
 }
 
+const char* to_string(Figure figure) {
+  switch (figure) {
+    case Figure::kBandwidth: return "gbps";
+    case Figure::kCompute: return "gflops";
+    case Figure::kLaunchTime: return "us_per_launch";
+  }
+  return "?";
+}
+
 std::vector<Shape> Workload::edge_sizes() const {
   if (takes_matrix_sizes()) return {{1, 1, 1}, {17, 33, 65}, {128, 1, 300}, {512, 512, 512}};
   return {{1, 1, 1}, {1, 127, 1}, {1, 128, 1}, {1, 129, 1}, {1, 1000003, 1}};

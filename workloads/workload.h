@@ -52,20 +52,26 @@ struct Verdict {
   std::string detail;          // one line naming the worst element; empty when passed
 };
 
+// What a workload's cases are read by: bandwidth (GB/s), compute (GFLOP/s), or the time of one
+// kernel launch (launch-overhead workloads). Recorded in the results, so readers need not guess.
+enum class Figure { kBandwidth, kCompute, kLaunchTime };
+const char* to_string(Figure figure);  // "gbps", "gflops", "us_per_launch" (the JSON field names)
+
 class Workload {
  public:
   virtual ~Workload() = default;
   virtual std::string name() const = 0;
   virtual std::string summary() const = 0;
   virtual bool takes_matrix_sizes() const { return false; }  // MxNxK instead of one n
+  virtual Figure figure() const = 0;
   virtual std::vector<Shape> default_sizes() const = 0;
   virtual double bytes_moved(const Shape& s) const = 0;  // fewest bytes through device memory
   virtual double flops(const Shape& s) const = 0;
   virtual std::int64_t output_elements(const Shape& s) const = 0;
   // Host memory one case needs (inputs, poisoned output, downloaded result), to refuse sizes early.
   virtual double host_bytes(const Shape& s) const = 0;
-  // Kernel launches one run makes, for launch-overhead workloads (0 elsewhere): their figure is
-  // microseconds per launch rather than GB/s.
+  // Kernel launches one run makes, for launch-overhead workloads (0 elsewhere), which turn a
+  // run's time into microseconds per launch.
   virtual std::int64_t launches(const Shape&) const { return 0; }
   // Sizes the layer tests use, apart from benchmark sizes: odd tails, one element, one block +- 1.
   virtual std::vector<Shape> edge_sizes() const;

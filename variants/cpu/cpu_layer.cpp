@@ -2,35 +2,10 @@
 
 #include <omp.h>
 
-#include <chrono>
-
-#include "harness/elapsed.h"
-
 #ifdef LB_HAVE_CBLAS
 extern "C" int openblas_get_num_threads(void);
 extern "C" char* openblas_get_config(void);
 #endif
-
-namespace lb::cpu {
-namespace {
-
-class HostClock final : public SampleClock {
- public:
-  void start() override { t0_ = std::chrono::steady_clock::now(); }
-  void stop() override { ms_ = ms_since(t0_); }
-  double elapsed_ms() override { return ms_; }
-
- private:
-  std::chrono::steady_clock::time_point t0_;
-  double ms_ = 0.0;
-};
-
-}  // namespace
-}  // namespace lb::cpu
-
-namespace lb {
-std::unique_ptr<SampleClock> make_host_clock() { return std::make_unique<cpu::HostClock>(); }
-}  // namespace lb
 
 namespace lb::cpu {
 
@@ -49,7 +24,6 @@ LB_REGISTER_LAYER(Layer{
     .on_gpu = false,
     .rank = 0,
     .unavailable_reason = [] { return std::string(); },
-    .make_clock = make_host_clock,
     .describe =
         [] {
           return nlohmann::json{{"threads", omp_get_max_threads()},

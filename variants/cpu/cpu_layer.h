@@ -18,18 +18,21 @@ namespace lb::cpu {
 // keep the cost of handing them out negligible.
 inline constexpr std::int64_t kChunk = std::int64_t{1} << 16;
 
-// Base for CPU variants: the output lives in a host vector; inputs are read where they are.
+// Base for CPU variants: the output lives in a host vector; inputs are read where they are. There
+// is no device and no stream: the harness's host clock times compute() on the calling thread.
 class HostVariant : public Variant {
  public:
-  void allocate(const Shape& shape) override { shape_ = shape; }
-  void upload(const HostProblem& problem) override {
+  void allocate(const Shape& shape, const Setup&) override { shape_ = shape; }
+  void upload(const HostProblem& problem, cudaStream_t) override {
     problem_ = &problem;
     output_.resize(problem.output.size());
     parallel_copy(problem.output, output_);
   }
-  void download(std::span<float> out) override { std::copy(output_.begin(), output_.end(), out.begin()); }
+  void run(cudaStream_t) final { compute(); }
+  void download(std::span<float> out, cudaStream_t) override { std::copy(output_.begin(), output_.end(), out.begin()); }
 
  protected:
+  virtual void compute() = 0;  // the work, on every core, done when it returns
   const float* input(std::size_t i) const { return problem_->inputs[i].data(); }
   Shape shape_;
   const HostProblem* problem_ = nullptr;

@@ -10,7 +10,7 @@ namespace lb::cpu {
 namespace {
 class Matmul final : public HostVariant {
  public:
-  void run() override {
+  void compute() override {
     const auto [m, n, k] = shape_;
     const float* A = input(0);
     const float* B = input(1);

@@ -6,7 +6,7 @@ namespace lb::cpu {
 namespace {
 class Reduce final : public HostVariant {
  public:
-  void run() override {
+  void compute() override {
     const float* x = input(0);
     const std::int64_t n = shape_.n;
     float sum = 0.0f;

@@ -5,7 +5,7 @@ namespace lb::cpu {
 namespace {
 class Saxpy final : public HostVariant {
  public:
-  void run() override {
+  void compute() override {
     const float alpha = problem_->alpha;
     const float* x = input(0);
     float* y = output_.data();

@@ -6,7 +6,7 @@ namespace lb::cpu {
 namespace {
 class VectorAdd final : public HostVariant {
  public:
-  void run() override {
+  void compute() override {
     const float* a = input(0);
     const float* b = input(1);
     float* c = output_.data();

@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-#include "harness/cuda_error.h"
+#include "common/cuda_check.h"
 
 namespace lb::driver {
 namespace {

@@ -12,11 +12,10 @@ namespace lb::driver {
 // The driver functions this layer calls. Names are cuda.h's, so versioned ones (cuMemAlloc is
 // cuMemAlloc_v2) get the type the header declares, and the lookup asks for this header's version.
 #define LB_DRIVER_FUNCTIONS(X)                                                                    \
-  X(cuInit) X(cuDeviceGet) X(cuDeviceGetCount) X(cuDeviceGetAttribute) X(cuDevicePrimaryCtxRetain) \
-  X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) X(cuCtxSynchronize) X(cuMemAlloc) X(cuMemFree)  \
-  X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction)     \
-  X(cuLaunchKernel) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize)      \
-  X(cuEventElapsedTime) X(cuGetErrorName) X(cuGetErrorString) X(cuStreamSynchronize)
+  X(cuInit) X(cuDeviceGet) X(cuDeviceGetAttribute) X(cuDevicePrimaryCtxRetain)                     \
+  X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoDAsync)  \
+  X(cuMemcpyDtoHAsync) X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction)                \
+  X(cuLaunchKernel) X(cuGetErrorName) X(cuGetErrorString) X(cuStreamSynchronize)
 
 struct Api {
 #define LB_DRIVER_POINTER(name) decltype(&::name) name = nullptr;

@@ -1,9 +1,12 @@
 // The driver API + NVRTC layer: what the runtime API does for you, done by hand. The kernel text is
 // the runtime layer's, compiled at run time for this device; the context, the module, the kernel
-// lookup by name and the packing of arguments are explicit.
+// lookup by name and the packing of arguments are explicit. Every call that takes a stream gets
+// the harness's (a CUstream and a cudaStream_t are the same handle).
 #pragma once
 #include <cuda.h>
 
+#include <map>
+#include <memory>
 #include <span>
 #include <string>
 
@@ -25,22 +28,46 @@ class DeviceMemory {
   ~DeviceMemory();
 
   CUdeviceptr get() const { return ptr_; }
-  void upload(std::span<const float> host);    // cuMemcpyHtoD: synchronous
-  void download(std::span<float> host) const;  // cuMemcpyDtoH: waits for earlier work
+  // cuMemcpy*Async on `stream`, then cuStreamSynchronize: done (and, for download, the work
+  // enqueued before it too) when they return.
+  void upload(std::span<const float> host, CUstream stream);
+  void download(std::span<float> host, CUstream stream) const;
+
  private:
   CUdeviceptr ptr_ = 0;
   std::size_t bytes_ = 0;
 };
 
-// The function `name` from workloads/<workload>/kernels.cu, compiled by NVRTC for this device's
-// architecture (or read from the kernel cache) and loaded as a module once per process. The
-// compile and load times are recorded as the layer's one-time costs.
-CUfunction load_kernel(const std::string& workload, const char* name);
+// What the layer keeps for one run: device 0's primary context, retained (the context the runtime
+// API and the harness use too), and the modules NVRTC built, one per workload, loaded on first use.
+class Session final : public LayerSession {
+ public:
+  Session(const LayerConfig& config, CostLog& costs);
+  ~Session() override;
+  // The function `name` of workloads/<workload>/kernels.cu: compiled by NVRTC for this device's
+  // architecture (or read from the kernel cache) and loaded as a module on the first request; the
+  // compile and the load are reported to `costs` then.
+  CUfunction kernel(const std::string& workload, const char* name, CostLog& costs);
+  int sm_count() const { return sm_count_; }
+  nlohmann::json describe() const override;
 
-int sm_count();
+ private:
+  struct Module;
+  CUdevice device_ = 0;
+  int sm_ = 0, sm_count_ = 0;
+  double retain_ms_ = 0;
+  LayerConfig config_;
+  std::map<std::string, std::unique_ptr<Module>> modules_;  // by workload
+  nlohmann::json kernels_ = nlohmann::json::object();        // what each compile and load did
+};
 
-// cuLaunchKernel on the legacy default stream, where the layer's events are recorded. `args` holds
-// one pointer per kernel parameter, in order: the driver copies the values they point to.
-void launch(CUfunction kernel, unsigned grid_x, unsigned grid_y, unsigned block, void** args);
+// The kernel, through the session the harness opened for this layer.
+inline CUfunction load_kernel(const Setup& setup, const std::string& workload, const char* name) {
+  return setup.session_as<Session>().kernel(workload, name, *setup.costs);
+}
+
+// cuLaunchKernel on `stream`. `args` holds one pointer per kernel parameter, in order: the driver
+// copies the values they point to.
+void launch(CUfunction kernel, unsigned grid_x, unsigned grid_y, unsigned block, void** args, CUstream stream);
 
 }  // namespace lb::driver

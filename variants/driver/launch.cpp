@@ -8,23 +8,23 @@ namespace {
 template <bool kWaitEachTime>
 class Launch final : public Variant {
  public:
-  void allocate(const Shape& s) override {
+  void allocate(const Shape& s, const Setup& setup) override {
     n_ = s.n;
-    kernel_ = load_kernel("launch", "launch_probe");
+    kernel_ = load_kernel(setup, "launch", "launch_probe");
     out_ = DeviceMemory(1);
   }
-  void upload(const HostProblem& p) override { out_.upload(p.output); }
-  void run() override {
+  void upload(const HostProblem& p, cudaStream_t stream) override { out_.upload(p.output, stream); }
+  void run(cudaStream_t stream) override {
     CUdeviceptr out = out_.get();
     float value = 0.0f;
     void* args[] = {&out, &value};
     for (long long i = 0; i < n_; ++i) {
       value = float(i + 1);
-      launch(kernel_, 1, 1, 1, args);
-      if (kWaitEachTime) LB_CU_CHECK(cu().cuStreamSynchronize(nullptr));
+      launch(kernel_, 1, 1, 1, args, stream);
+      if (kWaitEachTime) LB_CU_CHECK(cu().cuStreamSynchronize(stream));
     }
   }
-  void download(std::span<float> out) override { out_.download(out); }
+  void download(std::span<float> out, cudaStream_t stream) override { out_.download(out, stream); }
   bool run_waits() const override { return kWaitEachTime; }
 
  private:

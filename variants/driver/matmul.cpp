@@ -5,24 +5,24 @@ namespace lb::driver {
 namespace {
 class Matmul final : public Variant {
  public:
-  void allocate(const Shape& s) override {
+  void allocate(const Shape& s, const Setup& setup) override {
     m_ = int(s.m), n_ = int(s.n), k_ = int(s.k);
-    kernel_ = load_kernel("matmul", "matmul_tiled");
+    kernel_ = load_kernel(setup, "matmul", "matmul_tiled");
     a_ = DeviceMemory(s.m * s.k);
     b_ = DeviceMemory(s.k * s.n);
     c_ = DeviceMemory(s.m * s.n);
   }
-  void upload(const HostProblem& p) override {
-    a_.upload(p.inputs[0]);
-    b_.upload(p.inputs[1]);
-    c_.upload(p.output);
+  void upload(const HostProblem& p, cudaStream_t stream) override {
+    a_.upload(p.inputs[0], stream);
+    b_.upload(p.inputs[1], stream);
+    c_.upload(p.output, stream);
   }
-  void run() override {
+  void run(cudaStream_t stream) override {
     CUdeviceptr a = a_.get(), b = b_.get(), c = c_.get();
     void* args[] = {&a, &b, &c, &m_, &n_, &k_};
-    launch(kernel_, matmul_grid_x(n_), matmul_grid_y(m_), LB_MM_THREADS, args);
+    launch(kernel_, matmul_grid_x(n_), matmul_grid_y(m_), LB_MM_THREADS, args, stream);
   }
-  void download(std::span<float> out) override { c_.download(out); }
+  void download(std::span<float> out, cudaStream_t stream) override { c_.download(out, stream); }
 
  private:
   int m_ = 0, n_ = 0, k_ = 0;

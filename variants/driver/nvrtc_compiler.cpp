@@ -1,6 +1,6 @@
 #include "variants/driver/nvrtc_compiler.h"
 
-#include "harness/elapsed.h"
+#include "common/elapsed.h"
 
 #include <nvrtc.h>
 #include <unistd.h>

@@ -5,27 +5,27 @@ namespace lb::driver {
 namespace {
 class Reduce final : public Variant {
  public:
-  void allocate(const Shape& s) override {
+  void allocate(const Shape& s, const Setup& setup) override {
     n_ = s.n;
-    partial_ = load_kernel("reduce", "reduce_partial");
-    final_ = load_kernel("reduce", "reduce_final");
-    blocks_ = static_cast<int>(grid_stride_blocks(n_ / 4, sm_count()));
+    partial_ = load_kernel(setup, "reduce", "reduce_partial");
+    final_ = load_kernel(setup, "reduce", "reduce_final");
+    blocks_ = static_cast<int>(grid_stride_blocks(n_ / 4, setup.session_as<Session>().sm_count()));
     x_ = DeviceMemory(n_);
     partials_ = DeviceMemory(blocks_);
     sum_ = DeviceMemory(1);
   }
-  void upload(const HostProblem& p) override {
-    x_.upload(p.inputs[0]);
-    sum_.upload(p.output);
+  void upload(const HostProblem& p, cudaStream_t stream) override {
+    x_.upload(p.inputs[0], stream);
+    sum_.upload(p.output, stream);
   }
-  void run() override {
+  void run(cudaStream_t stream) override {
     CUdeviceptr x = x_.get(), partials = partials_.get(), sum = sum_.get();
     void* partial_args[] = {&x, &n_, &partials};
-    launch(partial_, blocks_, 1, LB_BLOCK, partial_args);
+    launch(partial_, blocks_, 1, LB_BLOCK, partial_args, stream);
     void* final_args[] = {&partials, &blocks_, &sum};
-    launch(final_, 1, 1, LB_BLOCK, final_args);
+    launch(final_, 1, 1, LB_BLOCK, final_args, stream);
   }
-  void download(std::span<float> out) override { sum_.download(out); }
+  void download(std::span<float> out, cudaStream_t stream) override { sum_.download(out, stream); }
 
  private:
   long long n_ = 0;

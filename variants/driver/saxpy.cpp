@@ -6,23 +6,23 @@ namespace lb::driver {
 namespace {
 class Saxpy final : public Variant {
  public:
-  void allocate(const Shape& s) override {
+  void allocate(const Shape& s, const Setup& setup) override {
     n_ = s.n;
-    kernel_ = load_kernel("saxpy", "saxpy");
+    kernel_ = load_kernel(setup, "saxpy", "saxpy");
     x_ = DeviceMemory(n_);
     y_ = DeviceMemory(n_);
   }
-  void upload(const HostProblem& p) override {
+  void upload(const HostProblem& p, cudaStream_t stream) override {
     alpha_ = p.alpha;
-    x_.upload(p.inputs[0]);
-    y_.upload(p.output);
+    x_.upload(p.inputs[0], stream);
+    y_.upload(p.output, stream);
   }
-  void run() override {
+  void run(cudaStream_t stream) override {
     CUdeviceptr x = x_.get(), y = y_.get();
     void* args[] = {&alpha_, &x, &y, &n_};
-    launch(kernel_, flat_blocks(n_), 1, LB_BLOCK, args);
+    launch(kernel_, flat_blocks(n_), 1, LB_BLOCK, args, stream);
   }
-  void download(std::span<float> out) override { y_.download(out); }
+  void download(std::span<float> out, cudaStream_t stream) override { y_.download(out, stream); }
 
  private:
   long long n_ = 0;

@@ -9,24 +9,24 @@ namespace lb::driver {
 namespace {
 class VectorAdd final : public Variant {
  public:
-  void allocate(const Shape& s) override {
+  void allocate(const Shape& s, const Setup& setup) override {
     n_ = s.n;
-    kernel_ = load_kernel("vector_add", "vector_add");
+    kernel_ = load_kernel(setup, "vector_add", "vector_add");
     a_ = DeviceMemory(n_);
     b_ = DeviceMemory(n_);
     c_ = DeviceMemory(n_);
   }
-  void upload(const HostProblem& p) override {
-    a_.upload(p.inputs[0]);
-    b_.upload(p.inputs[1]);
-    c_.upload(p.output);
+  void upload(const HostProblem& p, cudaStream_t stream) override {
+    a_.upload(p.inputs[0], stream);
+    b_.upload(p.inputs[1], stream);
+    c_.upload(p.output, stream);
   }
-  void run() override {
+  void run(cudaStream_t stream) override {
     CUdeviceptr a = a_.get(), b = b_.get(), c = c_.get();
     void* args[] = {&a, &b, &c, &n_};
-    launch(kernel_, flat_blocks(n_), 1, LB_BLOCK, args);
+    launch(kernel_, flat_blocks(n_), 1, LB_BLOCK, args, stream);
   }
-  void download(std::span<float> out) override { c_.download(out); }
+  void download(std::span<float> out, cudaStream_t stream) override { c_.download(out, stream); }
 
  private:
   long long n_ = 0;  // the kernel's parameter is long long: the pointed-to type must match

@@ -2,17 +2,19 @@
 // launches into a graph once (stream capture: the launches are recorded, not run) and instantiates
 // it; run() replays all n with one cudaGraphLaunch. The CPU pays one launch instead of n, and the
 // GPU receives the whole chain at once. launch_sync then waits once for the whole replay.
-// Capture and instantiation are one-time costs, recorded apart from the samples.
+// Capture and instantiation are one-time costs, reported to the harness apart from the samples.
 #include <chrono>
+#include <string>
 
-#include "harness/device_info.h"
-#include "harness/elapsed.h"
-#include "variants/runtime/runtime_layer.h"
+#include "common/cuda_check.h"
+#include "common/device_buffer.h"
+#include "common/elapsed.h"
+#include "common/gpu.h"
+#include "variants/variant.h"
+#include "workloads/launch/kernels.h"
 
 namespace lb::graph {
 namespace {
-
-nlohmann::json g_build_costs = nlohmann::json::array();  // one-time costs, printed by the harness
 
 template <bool kWaitAfterReplay>
 class GraphLaunch final : public Variant {
@@ -20,33 +22,31 @@ class GraphLaunch final : public Variant {
   ~GraphLaunch() override {
     if (exec_) cudaGraphExecDestroy(exec_);
     if (graph_) cudaGraphDestroy(graph_);
-    if (capture_) cudaStreamDestroy(capture_);
   }
-  void allocate(const Shape& s) override {
-    out_ = runtime::DeviceBuffer<float>(1);
+  void allocate(const Shape& s, const Setup& setup) override {
+    out_ = DeviceBuffer<float>(1);
     const auto t0 = std::chrono::steady_clock::now();
-    // Capture needs a stream of its own: the legacy default stream cannot be captured.
-    LB_CUDA_CHECK(cudaStreamCreateWithFlags(&capture_, cudaStreamNonBlocking));
-    LB_CUDA_CHECK(cudaStreamBeginCapture(capture_, cudaStreamCaptureModeThreadLocal));
-    for (long long i = 0; i < s.n; ++i) runtime::enqueue_launch_probe(out_.get(), float(i + 1), capture_);
-    LB_CUDA_CHECK(cudaStreamEndCapture(capture_, &graph_));
+    // The harness's stream can be captured (the legacy default stream could not): between Begin
+    // and End the launches on it are recorded into graph_ instead of running.
+    LB_CUDA_CHECK(cudaStreamBeginCapture(setup.stream, cudaStreamCaptureModeThreadLocal));
+    for (long long i = 0; i < s.n; ++i) {
+      launch_probe<<<1, 1, 0, setup.stream>>>(out_.get(), float(i + 1));
+      LB_CHECK_LAUNCH();
+    }
+    LB_CUDA_CHECK(cudaStreamEndCapture(setup.stream, &graph_));
     LB_CUDA_CHECK(cudaGraphInstantiate(&exec_, graph_, 0));
-    const double ms = ms_since(t0);
-    g_build_costs.push_back({{"what", std::string(kWaitAfterReplay ? "launch_sync" : "launch_async") +
-                                          ": capture + instantiate " + std::to_string(s.n) + " launches"},
-                             {"ms", ms}});
+    setup.costs->add("capture + instantiate " + std::to_string(s.n) + " launches", ms_since(t0));
   }
-  void upload(const HostProblem& p) override { out_.upload(p.output); }
-  void run() override {
-    LB_CUDA_CHECK(cudaGraphLaunch(exec_, 0));  // replayed on the legacy default stream
-    if (kWaitAfterReplay) LB_CUDA_CHECK(cudaStreamSynchronize(0));
+  void upload(const HostProblem& p, cudaStream_t stream) override { out_.upload(p.output, stream); }
+  void run(cudaStream_t stream) override {
+    LB_CUDA_CHECK(cudaGraphLaunch(exec_, stream));
+    if (kWaitAfterReplay) LB_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
-  void download(std::span<float> out) override { out_.download(out); }
+  void download(std::span<float> out, cudaStream_t stream) override { out_.download(out, stream); }
   bool run_waits() const override { return kWaitAfterReplay; }
 
  private:
-  runtime::DeviceBuffer<float> out_;
-  cudaStream_t capture_ = nullptr;
+  DeviceBuffer<float> out_;
   cudaGraph_t graph_ = nullptr;
   cudaGraphExec_t exec_ = nullptr;
 };
@@ -60,9 +60,8 @@ LB_REGISTER_LAYER(Layer{
     .summary = "CUDA graphs (runtime API): n launches captured once, replayed by one call (launch workloads only)",
     .on_gpu = true,
     .rank = 15,
-    .unavailable_reason = [] { return gpu_unavailable_reason(); },
-    .make_clock = make_default_stream_event_clock,
-    .describe = [] { return nlohmann::json{{"one_time_costs", g_build_costs}}; },
+    .unavailable_reason = gpu_unavailable_reason,
+    .describe = [] { return nlohmann::json::object(); },
 });
 LB_REGISTER_VARIANT("graph", "launch_async", LaunchAsync);
 LB_REGISTER_VARIANT("graph", "launch_sync", LaunchSync);

@@ -1,35 +1,28 @@
-// Launch overhead through the runtime API, both measurements in one file (they share one kernel,
-// which one translation unit must define):
+// Launch overhead through the runtime API, both measurements in one file:
 //   launch_async  n <<<1, 1>>> launches queued without waiting: the launch path's throughput.
 //   launch_sync   n times: launch, then cudaStreamSynchronize: the round trip, including the
 //                 wake-up of the waiting host thread.
 #include "variants/runtime/runtime_layer.h"
-#include "workloads/launch/kernels.cu"
+#include "workloads/launch/kernels.h"
 
 namespace lb::runtime {
-
-void enqueue_launch_probe(float* out, float value, cudaStream_t stream) {
-  launch_probe<<<1, 1, 0, stream>>>(out, value);
-  LB_CHECK_LAUNCH();
-}
-
 namespace {
 template <bool kWaitEachTime>
 class Launch final : public Variant {
  public:
-  void allocate(const Shape& s) override {
+  void allocate(const Shape& s, const Setup&) override {
     n_ = s.n;
     out_ = DeviceBuffer<float>(1);
   }
-  void upload(const HostProblem& p) override { out_.upload(p.output); }
-  void run() override {
+  void upload(const HostProblem& p, cudaStream_t stream) override { out_.upload(p.output, stream); }
+  void run(cudaStream_t stream) override {
     for (long long i = 0; i < n_; ++i) {
-      launch_probe<<<1, 1>>>(out_.get(), float(i + 1));
+      launch_probe<<<1, 1, 0, stream>>>(out_.get(), float(i + 1));
       LB_CHECK_LAUNCH();
-      if (kWaitEachTime) LB_CUDA_CHECK(cudaStreamSynchronize(0));
+      if (kWaitEachTime) LB_CUDA_CHECK(cudaStreamSynchronize(stream));
     }
   }
-  void download(std::span<float> out) override { out_.download(out); }
+  void download(std::span<float> out, cudaStream_t stream) override { out_.download(out, stream); }
   bool run_waits() const override { return kWaitEachTime; }
 
  private:

@@ -7,24 +7,24 @@ namespace lb::runtime {
 namespace {
 class Reduce final : public Variant {
  public:
-  void allocate(const Shape& s) override {
+  void allocate(const Shape& s, const Setup&) override {
     n_ = s.n;
     blocks_ = grid_for(n_ / 4);
     x_ = DeviceBuffer<float>(n_);
     partials_ = DeviceBuffer<float>(blocks_);
     sum_ = DeviceBuffer<float>(1);
   }
-  void upload(const HostProblem& p) override {
-    x_.upload(p.inputs[0]);
-    sum_.upload(p.output);
+  void upload(const HostProblem& p, cudaStream_t stream) override {
+    x_.upload(p.inputs[0], stream);
+    sum_.upload(p.output, stream);
   }
-  void run() override {
-    reduce_partial<<<blocks_, LB_BLOCK>>>(x_.get(), n_, partials_.get());
+  void run(cudaStream_t stream) override {
+    reduce_partial<<<blocks_, LB_BLOCK, 0, stream>>>(x_.get(), n_, partials_.get());
     LB_CHECK_LAUNCH();
-    reduce_final<<<1, LB_BLOCK>>>(partials_.get(), static_cast<int>(blocks_), sum_.get());
+    reduce_final<<<1, LB_BLOCK, 0, stream>>>(partials_.get(), static_cast<int>(blocks_), sum_.get());
     LB_CHECK_LAUNCH();
   }
-  void download(std::span<float> out) override { sum_.download(out); }
+  void download(std::span<float> out, cudaStream_t stream) override { sum_.download(out, stream); }
 
  private:
   long long n_ = 0;

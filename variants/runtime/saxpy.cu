@@ -7,21 +7,21 @@ namespace lb::runtime {
 namespace {
 class Saxpy final : public Variant {
  public:
-  void allocate(const Shape& s) override {
+  void allocate(const Shape& s, const Setup&) override {
     n_ = s.n;
     x_ = DeviceBuffer<float>(n_);
     y_ = DeviceBuffer<float>(n_);
   }
-  void upload(const HostProblem& p) override {
+  void upload(const HostProblem& p, cudaStream_t stream) override {
     alpha_ = p.alpha;
-    x_.upload(p.inputs[0]);
-    y_.upload(p.output);
+    x_.upload(p.inputs[0], stream);
+    y_.upload(p.output, stream);
   }
-  void run() override {
-    saxpy<<<flat_blocks(n_), LB_BLOCK>>>(alpha_, x_.get(), y_.get(), n_);
+  void run(cudaStream_t stream) override {
+    saxpy<<<flat_blocks(n_), LB_BLOCK, 0, stream>>>(alpha_, x_.get(), y_.get(), n_);
     LB_CHECK_LAUNCH();
   }
-  void download(std::span<float> out) override { y_.download(out); }
+  void download(std::span<float> out, cudaStream_t stream) override { y_.download(out, stream); }
 
  private:
   long long n_ = 0;

@@ -29,24 +29,24 @@ struct InnerProduct {
 
 class Matmul final : public Variant {
  public:
-  void allocate(const Shape& s) override {
+  void allocate(const Shape& s, const Setup&) override {
     shape_ = s;
     a_ = make_vector(s.m * s.k);
     b_ = make_vector(s.k * s.n);
     c_ = make_vector(s.m * s.n);
   }
-  void upload(const HostProblem& p) override {
-    to_device(p.inputs[0], a_);
-    to_device(p.inputs[1], b_);
-    to_device(p.output, c_);  // the NaN poison
+  void upload(const HostProblem& p, cudaStream_t stream) override {
+    to_device(p.inputs[0], a_, stream);
+    to_device(p.inputs[1], b_, stream);
+    to_device(p.output, c_, stream);  // the NaN poison
   }
-  void run() override {
+  void run(cudaStream_t stream) override {
     const thrust::counting_iterator<std::int64_t> first(0);
     const InnerProduct op{thrust::raw_pointer_cast(a_.data()), thrust::raw_pointer_cast(b_.data()), shape_.n,
                           shape_.k};
-    thrust::transform(no_wait, first, first + shape_.m * shape_.n, c_.begin(), op);
+    thrust::transform(no_wait(stream), first, first + shape_.m * shape_.n, c_.begin(), op);
   }
-  void download(std::span<float> out) override { to_host(c_, out); }
+  void download(std::span<float> out, cudaStream_t stream) override { to_host(c_, out, stream); }
 
  private:
   Shape shape_;

@@ -6,8 +6,9 @@
 //
 // The temporary storage: a plain call cudaMallocs and cudaFrees it every time (and cudaFree waits
 // for the whole device). Passing a memory resource through the execution policy,
-// thrust::device(&pool), makes the call take it from a pool of Thrust's own (thrust::mr) that keeps
-// the block for the next call: the first run() allocates, later ones reuse.
+// thrust::cuda::par(&pool).on(stream) (waits() in thrust_layer.h), makes the call take it from a
+// pool of Thrust's own (thrust::mr) that keeps the block for the next call: the first run()
+// allocates, later ones reuse.
 #include <thrust/functional.h>
 #include <thrust/mr/device_memory_resource.h>
 #include <thrust/mr/disjoint_pool.h>
@@ -24,14 +25,14 @@ using TemporaryPool =
 
 class Reduce final : public Variant {
  public:
-  void allocate(const Shape& s) override { x_ = make_vector(s.n); }
-  void upload(const HostProblem& p) override {
-    to_device(p.inputs[0], x_);
+  void allocate(const Shape& s, const Setup&) override { x_ = make_vector(s.n); }
+  void upload(const HostProblem& p, cudaStream_t stream) override {
+    to_device(p.inputs[0], x_, stream);
     sum_ = p.output[0];  // the NaN poison: download() reads a value only this run() can replace
   }
-  void run() override { sum_ = thrust::reduce(thrust::device(&pool_), x_.begin(), x_.end(), 0.0f, thrust::plus<float>()); }
+  void run(cudaStream_t stream) override { sum_ = thrust::reduce(waits(stream, pool_), x_.begin(), x_.end(), 0.0f, thrust::plus<float>()); }
   // The result is already on the host; there is nothing left to copy or wait for.
-  void download(std::span<float> out) override { out[0] = sum_; }
+  void download(std::span<float> out, cudaStream_t) override { out[0] = sum_; }
   bool run_waits() const override { return true; }
 
  private:

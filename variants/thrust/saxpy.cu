@@ -15,17 +15,17 @@ struct AlphaXPlusY {
 
 class Saxpy final : public Variant {
  public:
-  void allocate(const Shape& s) override {
+  void allocate(const Shape& s, const Setup&) override {
     x_ = make_vector(s.n);
     y_ = make_vector(s.n);
   }
-  void upload(const HostProblem& p) override {
+  void upload(const HostProblem& p, cudaStream_t stream) override {
     alpha_ = p.alpha;
-    to_device(p.inputs[0], x_);
-    to_device(p.output, y_);  // y's starting values
+    to_device(p.inputs[0], x_, stream);
+    to_device(p.output, y_, stream);  // y's starting values
   }
-  void run() override { thrust::transform(no_wait, x_.begin(), x_.end(), y_.begin(), y_.begin(), AlphaXPlusY{alpha_}); }
-  void download(std::span<float> out) override { to_host(y_, out); }
+  void run(cudaStream_t stream) override { thrust::transform(no_wait(stream), x_.begin(), x_.end(), y_.begin(), y_.begin(), AlphaXPlusY{alpha_}); }
+  void download(std::span<float> out, cudaStream_t stream) override { to_host(y_, out, stream); }
 
  private:
   float alpha_ = 0.0f;

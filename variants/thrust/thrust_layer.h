@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/cuda_error.h"
+#include "common/cuda_check.h"
 #include "variants/variant.h"
 
 #if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
@@ -44,8 +44,8 @@
 namespace lb::LB_THRUST_NS {
 
 // The runtime layer's DeviceBuffer, Thrust's way: an owning, typed vector in the device system's
-// memory. Unlike cudaMalloc, the constructor also fills it (with 0.0f: one kernel, or one parallel
-// loop); that happens in allocate(), which is not timed.
+// memory. Unlike cudaMalloc, the constructor also fills it (with 0.0f: one kernel on Thrust's
+// default stream, waited for, or one parallel loop); that happens in allocate(), which is not timed.
 using Vector = thrust::device_vector<float>;
 
 // Thrust reports a failed allocation as thrust::system::detail::bad_alloc, a std::bad_alloc. For
@@ -64,25 +64,52 @@ inline Vector make_vector(std::int64_t n) {
   }
 }
 
-// The execution policy of the calls whose result stays in device memory (transform). Thrust's
-// default policy (thrust::device) ends every algorithm with a cudaStreamSynchronize; on the CUDA
-// backend thrust::cuda::par_nosync leaves it out, so the call enqueues its kernel on the legacy
-// default stream and returns, as a <<<>>> launch does, and the harness's stop event does the
-// waiting, as for the runtime layer. On the OpenMP backend the loops have run when the call
-// returns, whatever the policy.
+// Thrust takes the stream through its execution policy: policy.on(stream). Two policies:
+//   no_wait(stream)  for calls whose result stays in device memory (transform). Thrust's default
+//                    policy ends every algorithm with a stream synchronize; par_nosync leaves it
+//                    out, so the call enqueues its kernel and returns, as a <<<>>> launch does, and
+//                    the harness's stop event does the waiting.
+//   waits(stream)    for calls that return a value to the host (reduce) or that we mean to wait
+//                    for: thrust::cuda::par, which synchronizes the stream before returning.
+// On the OpenMP backend there is no stream: the loops have run when the call returns.
 #if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
-inline constexpr auto no_wait = thrust::cuda::par_nosync;
+inline auto no_wait(cudaStream_t stream) { return thrust::cuda::par_nosync.on(stream); }
+inline auto waits(cudaStream_t stream) { return thrust::cuda::par.on(stream); }
+// waits(), with temporary storage taken from `pool` instead of cudaMalloc'd for each call.
+template <class Pool>
+auto waits(cudaStream_t stream, Pool& pool) {
+  return thrust::cuda::par(&pool).on(stream);
+}
 #else
-inline constexpr auto no_wait = thrust::device;
+inline auto no_wait(cudaStream_t) { return thrust::device; }
+inline auto waits(cudaStream_t) { return thrust::device; }
+template <class Pool>
+auto waits(cudaStream_t, Pool& pool) {
+  return thrust::device(&pool);
+}
 #endif
 
-// Host -> device and device -> host are thrust::copy between a host range and a device_vector;
-// Thrust picks cudaMemcpy (CUDA build) or a plain copy (OpenMP build) from the iterators' systems.
-inline void to_device(std::span<const float> host, Vector& device) {
+// Host <-> device copies. Thrust's own (thrust::copy between a host range and a device_vector)
+// always run on Thrust's default stream, which does not wait for the harness's; the CUDA build
+// therefore copies with cudaMemcpyAsync on the harness's stream and waits for it, and the OpenMP
+// build, where a device_vector is host memory, copies in place.
+inline void to_device(std::span<const float> host, Vector& device, cudaStream_t stream) {
+#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+  LB_CUDA_CHECK(cudaMemcpyAsync(thrust::raw_pointer_cast(device.data()), host.data(), host.size_bytes(),
+                                cudaMemcpyHostToDevice, stream));
+  LB_CUDA_CHECK(cudaStreamSynchronize(stream));
+#else
   thrust::copy(host.begin(), host.end(), device.begin());
+#endif
 }
-inline void to_host(const Vector& device, std::span<float> host) {
+inline void to_host(const Vector& device, std::span<float> host, cudaStream_t stream) {
+#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+  LB_CUDA_CHECK(cudaMemcpyAsync(host.data(), thrust::raw_pointer_cast(device.data()), host.size_bytes(),
+                                cudaMemcpyDeviceToHost, stream));
+  LB_CUDA_CHECK(cudaStreamSynchronize(stream));
+#else
   thrust::copy(device.begin(), device.end(), host.data());
+#endif
 }
 
 }  // namespace lb::LB_THRUST_NS

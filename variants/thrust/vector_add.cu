@@ -12,18 +12,18 @@ namespace lb::LB_THRUST_NS {
 namespace {
 class VectorAdd final : public Variant {
  public:
-  void allocate(const Shape& s) override {
+  void allocate(const Shape& s, const Setup&) override {
     a_ = make_vector(s.n);
     b_ = make_vector(s.n);
     c_ = make_vector(s.n);
   }
-  void upload(const HostProblem& p) override {
-    to_device(p.inputs[0], a_);
-    to_device(p.inputs[1], b_);
-    to_device(p.output, c_);  // the NaN poison
+  void upload(const HostProblem& p, cudaStream_t stream) override {
+    to_device(p.inputs[0], a_, stream);
+    to_device(p.inputs[1], b_, stream);
+    to_device(p.output, c_, stream);  // the NaN poison
   }
-  void run() override { thrust::transform(no_wait, a_.begin(), a_.end(), b_.begin(), c_.begin(), thrust::plus<float>()); }
-  void download(std::span<float> out) override { to_host(c_, out); }
+  void run(cudaStream_t stream) override { thrust::transform(no_wait(stream), a_.begin(), a_.end(), b_.begin(), c_.begin(), thrust::plus<float>()); }
+  void download(std::span<float> out, cudaStream_t stream) override { to_host(c_, out, stream); }
 
  private:
   Vector a_, b_, c_;

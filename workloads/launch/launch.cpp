@@ -16,6 +16,7 @@ class Launch : public Workload {
   Launch(std::string name, std::string summary) : name_(std::move(name)), summary_(std::move(summary)) {}
   std::string name() const override { return name_; }
   std::string summary() const override { return summary_; }
+  Figure figure() const override { return Figure::kLaunchTime; }
   std::vector<Shape> default_sizes() const override { return {{1, 1000, 1}}; }
   std::vector<Shape> edge_sizes() const override { return {{1, 1, 1}, {1, 2, 1}, {1, 17, 1}}; }
   double bytes_moved(const Shape&) const override { return 0.0; }

@@ -22,6 +22,7 @@ class Matmul final : public Workload {
  public:
   std::string name() const override { return "matmul"; }
   std::string summary() const override { return "C = A*B, fp32, row-major, A MxK, B KxN"; }
+  Figure figure() const override { return Figure::kCompute; }
   bool takes_matrix_sizes() const override { return true; }
   std::vector<Shape> default_sizes() const override {
     return {{512, 512, 512}, {1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}};

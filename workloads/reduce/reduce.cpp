@@ -13,6 +13,7 @@ class Reduce final : public Workload {
  public:
   std::string name() const override { return "reduce"; }
   std::string summary() const override { return "s = sum(x), n fp32"; }
+  Figure figure() const override { return Figure::kBandwidth; }
   std::vector<Shape> default_sizes() const override {
     return {{1, 1 << 20, 1}, {1, 1 << 24, 1}, {1, 1 << 28, 1}};
   }

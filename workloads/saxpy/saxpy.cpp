@@ -12,6 +12,7 @@ class Saxpy final : public Workload {
  public:
   std::string name() const override { return "saxpy"; }
   std::string summary() const override { return "y = alpha*x + y, n fp32, in place"; }
+  Figure figure() const override { return Figure::kBandwidth; }
   std::vector<Shape> default_sizes() const override {
     return {{1, 1 << 20, 1}, {1, 1 << 24, 1}, {1, 1 << 28, 1}};
   }

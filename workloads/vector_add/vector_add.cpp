@@ -10,6 +10,7 @@ class VectorAdd final : public Workload {
  public:
   std::string name() const override { return "vector_add"; }
   std::string summary() const override { return "c = a + b, n fp32"; }
+  Figure figure() const override { return Figure::kBandwidth; }
   std::vector<Shape> default_sizes() const override {
     return {{1, 1 << 20, 1}, {1, 1 << 24, 1}, {1, 1 << 28, 1}};
   }

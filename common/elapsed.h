@@ -1,4 +1,5 @@
-// Host wall-clock time since a point, in milliseconds: the one-time costs and end-to-end times.
+// Host wall-clock time since a point, in milliseconds: one-time costs (compiles, captures, context
+// creation) and end-to-end times.
 #pragma once
 #include <chrono>
 

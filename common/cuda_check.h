@@ -1,4 +1,5 @@
-// Errors from CUDA calls become exceptions that name the call, where it was made and CUDA's text.
+// Errors from CUDA runtime calls become exceptions that name the call, where it was made and
+// CUDA's text. Shared by the harness and every layer.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -35,3 +36,7 @@ const char* source_path(const char* file);
     if (lb_status_ != cudaSuccess)                                              \
       ::lb::throw_cuda_error(lb_status_, #call, __FILE__, __LINE__);            \
   } while (0)
+
+// A <<<>>> launch returns nothing: its errors (bad configuration, missing kernel image) are read
+// right after it.
+#define LB_CHECK_LAUNCH() LB_CUDA_CHECK(cudaGetLastError())

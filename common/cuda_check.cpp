@@ -1,4 +1,4 @@
-#include "harness/cuda_error.h"
+#include "common/cuda_check.h"
 
 #include <cstring>
 

@@ -1,4 +1,4 @@
-#include "harness/results_json.h"
+#include "harness/record.h"
 
 #include <unistd.h>
 
@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "harness/host_info.h"
 #include "harness/sizes.h"
 
 namespace lb {
@@ -21,8 +22,8 @@ nlohmann::json case_fields(const CaseResult& r, const nlohmann::json& context) {
   nlohmann::json j = {
       {"workload", c.workload->name()},
       {"layer", c.layer->name},
-      {"status", r.status},
-      {"verified", r.verified},
+      {"status", to_string(r.status)},
+      {"verified", r.verdict.passed},
       {"seed", r.seed},
       {"bytes_moved", c.workload->bytes_moved(c.shape)},
       {"flops", c.workload->flops(c.shape)},
@@ -35,13 +36,13 @@ nlohmann::json case_fields(const CaseResult& r, const nlohmann::json& context) {
     j["n"] = c.shape.n;
   }
   if (!r.message.empty()) j["message"] = r.message;
-  if (r.status == "ok" || r.status == "failed") {
+  if (r.checked) {
     j["max_rel_error"] = number(r.verdict.max_rel_error);
     j["tolerance"] = r.verdict.tolerance;
   }
   if (r.stats.count > 0) {
-    if (const auto launches = c.workload->launches(c.shape); launches > 0)
-      j["us_per_launch"] = r.stats.median_ms * 1e3 / static_cast<double>(launches);
+    if (c.workload->figure() == Figure::kLaunchTime)
+      j["us_per_launch"] = r.stats.median_ms * 1e3 / static_cast<double>(c.workload->launches(c.shape));
     j["gbps"] = r.gbps;
     j["gflops"] = r.gflops;
     j["median_ms"] = r.stats.median_ms;
@@ -63,10 +64,10 @@ nlohmann::json case_fields(const CaseResult& r, const nlohmann::json& context) {
     j["fraction_of_cublas"] = fraction(r.gflops, ceilings.value("sgemm_gflops", nlohmann::json()));
     j["fraction_of_theoretical_fp32"] =
         fraction(r.gflops, device.is_object() ? device.value("theoretical_fp32_gflops", nlohmann::json()) : nullptr);
-    j["cache_mode"] = r.cache_mode;
+    j["cache_mode"] = r.l2_flushed ? "cold" : "hot";
     j["stream_held"] = r.stream_held;
-    j["noise_target_reached"] = r.noise_target_reached;
-    j["stop_reason"] = r.stop_reason;
+    j["noise_target_reached"] = r.noise_target_reached();
+    j["stop_reason"] = to_string(r.stop_reason);
     j["measurement_wall_s"] = r.measurement_wall_s;
     j["prepare_wall_s"] = r.prepare_wall_s;
     j["throttled_samples"] = r.throttled_samples;
@@ -75,10 +76,37 @@ nlohmann::json case_fields(const CaseResult& r, const nlohmann::json& context) {
     j["allocate_ms"] = r.allocate_ms;
     j["first_run_ms"] = r.first_run_ms;
   }
+  nlohmann::json costs = nlohmann::json::array();
+  for (const OneTimeCost& cost : r.one_time_costs.entries()) costs.push_back({{"what", cost.what}, {"ms", cost.ms}});
+  if (!costs.empty()) j["one_time_costs"] = costs;
   return j;
 }
 
 }  // namespace
+
+nlohmann::json run_context(const RunInfo& run, const SuitePlan& plan, const Environment& env,
+                           const LayerSessions& sessions, const nlohmann::json& benchmark_context) {
+  nlohmann::json context = {
+      {"date", run.started_at},
+      {"executable", run.executable},
+      {"library_build_type", "release"},
+      {"layerbench", {{"version", LB_VERSION}, {"schema_version", kSchemaVersion}, {"seed", env.options.seed},
+                      {"command_line", run.command_line}, {"suite_wall_s", run.suite_wall_s}}},
+      {"host", host_json()},
+      {"device", env.device},
+      {"ceilings", env.ceilings},
+      {"measurement", env.measurement},
+      {"layers", nlohmann::json::object()},
+      {"workloads", nlohmann::json::object()},
+  };
+  context["host_name"] = context["host"]["hostname"];
+  if (!plan.unavailable.empty()) context["gpu_unavailable_reason"] = plan.unavailable.begin()->first;
+  for (const Layer* l : plan.layers) context["layers"][l->name] = sessions.record(*l);
+  for (const Workload* w : plan.workloads)
+    context["workloads"][w->name()] = {{"figure", to_string(w->figure())}, {"summary", w->summary()}};
+  context.update(benchmark_context);
+  return context;
+}
 
 nlohmann::json results_json(const nlohmann::json& context, const std::vector<CaseResult>& results) {
   nlohmann::json benchmarks = nlohmann::json::array();
@@ -102,7 +130,11 @@ nlohmann::json results_json(const nlohmann::json& context, const std::vector<Cas
           {"time_unit", benchmark::GetTimeUnitString(run.time_unit)},
       };
       if (run.run_type == benchmark::BenchmarkReporter::Run::RT_Aggregate) b["aggregate_name"] = run.aggregate_name;
-      if (r.status != "ok") {
+      // Google Benchmark's (1.8) fields: a skip is not an error.
+      if (r.status == CaseStatus::kSkipped) {
+        b["skipped"] = true;
+        b["skip_message"] = r.message;
+      } else if (r.status != CaseStatus::kOk) {
         b["error_occurred"] = true;
         b["error_message"] = r.message;
       }

@@ -1,0 +1,22 @@
+// Whether this process can use a GPU, and the device facts layers size their launches by.
+#pragma once
+#include <string>
+
+namespace lb {
+
+// The process's one look at the GPU: device 0 is selected and its primary context created (the
+// context every layer shares), and the time that took is kept. Done once, on the first call,
+// whoever makes it: the primary context exists once per process, so there is nothing to redo.
+struct GpuProbe {
+  std::string unavailable_reason;  // empty when device 0 is usable; else why not, with CUDA's text
+  double context_creation_ms = 0;  // the first CUDA call that created the primary context
+};
+const GpuProbe& gpu_probe();
+
+// gpu_probe().unavailable_reason: what a GPU layer's Layer::unavailable_reason returns.
+std::string gpu_unavailable_reason();
+
+// Multiprocessors of the current device: grid-stride kernels launch a few blocks per SM.
+int sm_count();
+
+}  // namespace lb

@@ -1,0 +1,34 @@
+#include "harness/case.h"
+
+#include <algorithm>
+
+#include "common/median.h"
+
+namespace lb {
+
+std::string Case::name() const { return workload->name() + "/" + layer->name + "/" + workload->size_label(shape); }
+
+const char* to_string(CaseStatus status) {
+  switch (status) {
+    case CaseStatus::kNotRun: return "not run";
+    case CaseStatus::kOk: return "ok";
+    case CaseStatus::kFailed: return "failed";
+    case CaseStatus::kSkipped: return "skipped";
+  }
+  return "?";
+}
+
+SampleStats summarize(const SampleSeries& series) {
+  SampleStats s;
+  s.count = series.count();
+  if (s.count == 0) return s;
+  const auto [min, max] = std::minmax_element(series.samples().begin(), series.samples().end());
+  s.median_ms = median(series.samples());
+  s.min_ms = *min;
+  s.max_ms = *max;
+  s.mean_ms = series.mean_ms();
+  s.rel_stddev = series.rel_stddev();
+  return s;
+}
+
+}  // namespace lb

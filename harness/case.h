@@ -1,0 +1,61 @@
+// One case (a workload, a layer, a size) and what running it produced.
+#pragma once
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/sampling.h"
+#include "variants/variant.h"
+#include "workloads/workload.h"
+
+namespace lb {
+
+struct Case {
+  const Workload* workload = nullptr;
+  const Layer* layer = nullptr;
+  Shape shape;
+  std::string name() const;  // "<workload>/<layer>/<size>", the Google Benchmark name
+};
+
+enum class CaseStatus {
+  kNotRun,   // filtered out (--benchmark_filter), or not reached
+  kOk,       // verified and timed
+  kFailed,   // wrong result, or an error
+  kSkipped,  // could not run here (did not fit in memory); says why
+};
+const char* to_string(CaseStatus status);  // "not run", "ok", "failed", "skipped" (as in the JSON)
+
+struct SampleStats {
+  std::size_t count = 0;
+  double median_ms = 0, mean_ms = 0, min_ms = 0, max_ms = 0, rel_stddev = 0;
+};
+SampleStats summarize(const SampleSeries& series);  // median, min, max added to the series' mean and noise
+
+struct CaseResult {
+  Case spec;
+  CaseStatus status = CaseStatus::kNotRun;
+  std::string message;  // why, when not ok
+  std::uint64_t seed = 0;
+  bool checked = false; // the verified run happened: `verdict` holds its outcome
+  Verdict verdict;      // verdict.passed: the result matched the reference
+  SampleStats stats;
+  bool l2_flushed = false;            // cold: the L2 was flushed before each sample
+  bool stream_held = false;           // the stream was held while each sample was enqueued
+  Stop stop_reason = Stop::kContinue;
+  double prepare_wall_s = 0;          // inputs, allocation, warm-up, verified run and its check
+  double measurement_wall_s = 0;      // wall-clock time of the sampling, flushes included
+  std::size_t throttled_samples = 0;  // discarded: SM clock under 75% of its default
+  double mean_sm_clock_mhz = 0;       // over the kept samples; 0 when the clock was not read
+  double gbps = 0, gflops = 0;
+  double allocate_ms = 0;     // allocate(): device memory and one-time work
+  double first_run_ms = 0;    // the first run(), host clock, launch to completion: lazy loading included
+  double end_to_end_ms = 0;   // the verified run: upload + run + download, host clock
+  CostLog one_time_costs;     // what the layer reported paying once during this case
+  std::vector<benchmark::BenchmarkReporter::Run> runs;  // what Google Benchmark reported
+
+  bool noise_target_reached() const { return stop_reason == Stop::kNoiseReached; }
+};
+
+}  // namespace lb

@@ -1,0 +1,46 @@
+// Step 2 of a run: the measurement environment, opened once before the cases. On a run with GPU
+// layers: the device, the stream every GPU case works on, the ceilings measured on it, and what
+// the harness does around each sample on that stream (L2 flush, stream gate) and after it (SM
+// clock). A CPU-only run has none of these.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "common/stream.h"
+#include "harness/l2_flush.h"
+#include "harness/sampling.h"
+#include "harness/sm_clock.h"
+#include "harness/stream_gate.h"
+
+namespace lb {
+
+// How the cases are measured, from the command line.
+struct MeasureOptions {
+  std::uint64_t seed = 0;  // every case's inputs derive from this and the case's name
+  StoppingRule rule;
+  bool cold = true;        // flush the L2 before each sample of a GPU layer
+};
+
+struct Environment {
+  MeasureOptions options;
+  std::optional<Stream> stream;       // the harness's stream: GPU runs only
+  std::unique_ptr<L2Flusher> flusher;
+  std::unique_ptr<StreamGate> gate;
+  std::unique_ptr<SmClock> sm_clock;  // when NVML can read the SM clock
+  double throttle_mhz = 0;            // samples under this SM clock are discarded
+  nlohmann::json device = nullptr;    // device_json(), null without a GPU
+  nlohmann::json ceilings = nlohmann::json::object();
+  nlohmann::json measurement;         // the settings above, as the results record them
+
+  // The stream GPU variants get; nullptr on a CPU-only run (CPU variants ignore it).
+  cudaStream_t gpu_stream() const { return stream ? stream->get() : nullptr; }
+};
+
+// Measures the ceilings when `with_gpu` (saying so on stderr: it takes a second or two).
+std::unique_ptr<Environment> open_environment(bool with_gpu, const MeasureOptions& options);
+
+}  // namespace lb

@@ -1,0 +1,61 @@
+#include "harness/measure.h"
+
+#include <chrono>
+#include <stdexcept>
+
+#include "common/elapsed.h"
+#include "harness/clocks.h"
+
+namespace lb {
+
+SampleSeries take_samples(CaseResult& r, Variant& variant, const Environment& env, Progress& progress) {
+  const bool gpu = r.spec.layer->on_gpu;
+  const cudaStream_t stream = gpu ? env.gpu_stream() : nullptr;
+  L2Flusher* flusher = gpu && env.options.cold ? env.flusher.get() : nullptr;
+  // Launch-overhead cases measure how fast the host feeds the GPU: holding the stream would
+  // measure the GPU draining a queue instead.
+  StreamGate* gate =
+      gpu && !variant.run_waits() && r.spec.workload->figure() != Figure::kLaunchTime ? env.gate.get() : nullptr;
+  SmClock* sm_clock = gpu ? env.sm_clock.get() : nullptr;
+  const auto clock = make_sample_clock(gpu, stream);
+  SampleSeries series;
+  double clock_sum = 0;
+  r.throttled_samples = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  Stop stop = Stop::kContinue;
+  while (stop == Stop::kContinue) {
+    if (gate) gate->hold(stream);
+    try {
+      if (flusher) flusher->flush(stream);  // same stream, before the start event: not timed
+      clock->start();
+      variant.run(stream);
+      clock->stop();
+    } catch (...) {
+      if (gate) gate->release();  // else the device spins until the gate's timeout
+      throw;
+    }
+    if (gate) gate->release();
+    const double ms = clock->elapsed_ms();
+    if (gate && gate->timed_out())
+      throw std::runtime_error("the stream was held back while run() enqueued, and run() waited for the device; "
+                               "a variant whose run() waits must say so (Variant::run_waits)");
+    bool keep = true;
+    if (sm_clock) {
+      const double mhz = sm_clock->current_mhz();
+      keep = !(mhz > 0 && mhz < env.throttle_mhz);
+      if (keep && mhz > 0) clock_sum += mhz;
+    }
+    if (keep) series.add(ms);
+    else ++r.throttled_samples;
+    stop = check_stop(series, ms_since(t0) / 1e3, env.options.rule);
+    progress.tick();
+  }
+  r.l2_flushed = flusher != nullptr;
+  r.stream_held = gate != nullptr;
+  r.measurement_wall_s = ms_since(t0) / 1e3;
+  r.stop_reason = stop;
+  r.mean_sm_clock_mhz = series.count() > 0 && sm_clock ? clock_sum / series.count() : 0.0;
+  return series;
+}
+
+}  // namespace lb

@@ -1,0 +1,15 @@
+// Step 3b of a case: the timed samples, until the stopping rule says so.
+#pragma once
+#include "harness/case.h"
+#include "harness/environment.h"
+#include "harness/progress.h"
+
+namespace lb {
+
+// Each sample: (where it may) hold the stream, (cold mode) flush the L2, then the harness's clock
+// around one run() on the harness's stream; then (when NVML can) read the SM clock and discard
+// the sample if the GPU was throttled. Fills r's measurement fields and returns the kept samples.
+// Throws what run() throws, and when a held run() waited for the device.
+SampleSeries take_samples(CaseResult& r, Variant& variant, const Environment& env, Progress& progress);
+
+}  // namespace lb
