@@ -22,6 +22,20 @@ def cases(path):
     return data["context"], out
 
 
+def figure(ctx, workload):
+    """The workload's figure as the file records it (schema 2); older files: guessed from the name."""
+    recorded = ctx.get("workloads", {}).get(workload, {}).get("figure")
+    if recorded:
+        return recorded
+    return "us_per_launch" if workload.startswith("launch") else "gflops" if workload == "matmul" else "gbps"
+
+
+def on_gpu(ctx, layer):
+    """Whether the layer runs on the GPU, as the file records it (schema 2); older files: by name."""
+    recorded = ctx.get("layers", {}).get(layer, {}).get("on_gpu")
+    return recorded if recorded is not None else layer not in ("cpu", "thrust-omp")
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__, file=sys.stderr)
@@ -35,17 +49,18 @@ def main():
     worst = 0.0
     for key in sorted(a):
         w, layer, size = key
-        interesting = (size == str(2**28) and w in ("vector_add", "saxpy", "reduce")) or w.startswith("launch") \
-            or (w == "matmul" and size.startswith("4096"))
+        kind = figure(ctx1, w)
+        interesting = (size == str(2**28) and kind == "gbps") or kind == "us_per_launch" \
+            or (kind == "gflops" and size.startswith("4096"))
         if not interesting or key not in b:
             continue
         x, y = a[key], b[key]
         diff = (y["median_ms"] - x["median_ms"]) / x["median_ms"] * 100
-        rate = lambda r: (f'{r["us_per_launch"]:.2f}us' if "us_per_launch" in r else
-                          f'{r["gflops"]:.0f}GF' if w == "matmul" else f'{r["gbps"]:.0f}GB/s')
+        rate = lambda r: (f'{r["us_per_launch"]:.2f}us' if kind == "us_per_launch" else
+                          f'{r["gflops"]:.0f}GF' if kind == "gflops" else f'{r["gbps"]:.0f}GB/s')
         cell = lambda r: f'{rate(r)} {100 * r["rel_stddev"]:.2f}%{"" if r["noise_target_reached"] else "*"}'
         print(f'{"/".join(key):38} {cell(x):>22} {cell(y):>22} {diff:+6.2f}%')
-        if w != "matmul" and not w.startswith("launch") and layer not in ("cpu", "thrust-omp"):
+        if kind == "gbps" and on_gpu(ctx1, layer):
             worst = max(worst, abs(diff))
     print(f"largest difference, GPU memory-bound cases at 2^28: {worst:.2f}% (* = noise target not reached)")
     for name, run in (("run 1", a), ("run 2", b)):
