@@ -126,8 +126,22 @@ TEST_P(OwnStreamTest, VerifiedRunNeverTouchesTheLegacyStream) {
   EXPECT_TRUE(verdict.passed) << verdict.detail;
 }
 
+// allocate() too: with the legacy default stream held, making a variant (its buffers, a Thrust
+// vector's fill, a graph capture, a module from the layer's session) still completes. The variant
+// is made once before, so that lazy module loading, which waits for the whole device, is done.
+class OwnStreamAllocateTest : public GpuVariantTest {};
+TEST_P(OwnStreamAllocateTest, AllocateNeverTouchesTheLegacyStream) {
+  StreamGate gate(2.0);
+  gate.hold(cudaStreamLegacy);
+  auto again = rig_->make(*workload_, shape_);
+  gate.release();
+  LB_CUDA_CHECK(cudaDeviceSynchronize());
+  EXPECT_FALSE(gate.timed_out()) << "allocate() used the legacy default stream";
+}
+
 INSTANTIATE_TEST_SUITE_P(GpuVariants, HeldRunTest, ::testing::ValuesIn(pairs("", /*gpu_only=*/true)), pair_name);
 INSTANTIATE_TEST_SUITE_P(GpuVariants, OwnStreamTest, ::testing::ValuesIn(pairs("", /*gpu_only=*/true)), pair_name);
+INSTANTIATE_TEST_SUITE_P(GpuVariants, OwnStreamAllocateTest, ::testing::ValuesIn(pairs("", /*gpu_only=*/true)), pair_name);
 
 }  // namespace
 }  // namespace lb

@@ -10,9 +10,9 @@ namespace lb::LB_THRUST_NS {
 namespace {
 class LaunchAsync final : public Variant {
  public:
-  void allocate(const Shape& s, const Setup&) override {
+  void allocate(const Shape& s, const Setup& setup) override {
     n_ = s.n;
-    out_ = make_vector(1);
+    out_ = make_vector(1, setup.stream);
   }
   void upload(const HostProblem& p, cudaStream_t stream) override { to_device(p.output, out_, stream); }
   void run(cudaStream_t stream) override {

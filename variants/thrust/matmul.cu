@@ -29,11 +29,11 @@ struct InnerProduct {
 
 class Matmul final : public Variant {
  public:
-  void allocate(const Shape& s, const Setup&) override {
+  void allocate(const Shape& s, const Setup& setup) override {
     shape_ = s;
-    a_ = make_vector(s.m * s.k);
-    b_ = make_vector(s.k * s.n);
-    c_ = make_vector(s.m * s.n);
+    a_ = make_vector(s.m * s.k, setup.stream);
+    b_ = make_vector(s.k * s.n, setup.stream);
+    c_ = make_vector(s.m * s.n, setup.stream);
   }
   void upload(const HostProblem& p, cudaStream_t stream) override {
     to_device(p.inputs[0], a_, stream);

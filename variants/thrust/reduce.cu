@@ -25,7 +25,7 @@ using TemporaryPool =
 
 class Reduce final : public Variant {
  public:
-  void allocate(const Shape& s, const Setup&) override { x_ = make_vector(s.n); }
+  void allocate(const Shape& s, const Setup& setup) override { x_ = make_vector(s.n, setup.stream); }
   void upload(const HostProblem& p, cudaStream_t stream) override {
     to_device(p.inputs[0], x_, stream);
     sum_ = p.output[0];  // the NaN poison: download() reads a value only this run() can replace

@@ -15,9 +15,9 @@ struct AlphaXPlusY {
 
 class Saxpy final : public Variant {
  public:
-  void allocate(const Shape& s, const Setup&) override {
-    x_ = make_vector(s.n);
-    y_ = make_vector(s.n);
+  void allocate(const Shape& s, const Setup& setup) override {
+    x_ = make_vector(s.n, setup.stream);
+    y_ = make_vector(s.n, setup.stream);
   }
   void upload(const HostProblem& p, cudaStream_t stream) override {
     alpha_ = p.alpha;

@@ -44,16 +44,40 @@
 namespace lb::LB_THRUST_NS {
 
 // The runtime layer's DeviceBuffer, Thrust's way: an owning, typed vector in the device system's
-// memory. Unlike cudaMalloc, the constructor also fills it (with 0.0f: one kernel on Thrust's
-// default stream, waited for, or one parallel loop); that happens in allocate(), which is not timed.
+// memory. Unlike cudaMalloc, the constructor also fills it (with 0.0f: one kernel, waited for, or
+// one parallel loop); that happens in allocate(), which is not timed.
+#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+// The fill kernel runs where the vector's allocator says: Thrust asks an allocator for its
+// "system" (a.system(), when it has one) and launches there. The default allocator has none, so
+// the fill would go to the legacy default stream; this one carries the harness's stream.
+template <class T>
+struct OnStream : thrust::device_allocator<T> {
+  using system_type = decltype(thrust::cuda::par.on(cudaStream_t{}));
+  template <class U>
+  struct rebind {
+    using other = OnStream<U>;
+  };
+  explicit OnStream(cudaStream_t stream = nullptr) : policy(thrust::cuda::par.on(stream)) {}
+  template <class U>
+  OnStream(const OnStream<U>& other) : policy(other.policy) {}
+  system_type& system() { return policy; }
+  system_type policy;
+};
+using Vector = thrust::device_vector<float, OnStream<float>>;
+#else
 using Vector = thrust::device_vector<float>;
+#endif
 
 // Thrust reports a failed allocation as thrust::system::detail::bad_alloc, a std::bad_alloc. For
 // the CUDA build that is device memory, so it becomes DeviceOutOfMemory and the harness skips the
 // case; for the OpenMP build it is host memory, which the harness already skips as std::bad_alloc.
-inline Vector make_vector(std::int64_t n) {
+inline Vector make_vector(std::int64_t n, [[maybe_unused]] cudaStream_t stream) {
   try {
+#if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
+    return Vector(static_cast<std::size_t>(n), 0.0f, OnStream<float>(stream));
+#else
     return Vector(static_cast<std::size_t>(n));
+#endif
   } catch (const std::bad_alloc& e) {
 #if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
     throw DeviceOutOfMemory("thrust::device_vector<float>(" + std::to_string(n) + "): " + e.what(),

@@ -12,10 +12,10 @@ namespace lb::LB_THRUST_NS {
 namespace {
 class VectorAdd final : public Variant {
  public:
-  void allocate(const Shape& s, const Setup&) override {
-    a_ = make_vector(s.n);
-    b_ = make_vector(s.n);
-    c_ = make_vector(s.n);
+  void allocate(const Shape& s, const Setup& setup) override {
+    a_ = make_vector(s.n, setup.stream);
+    b_ = make_vector(s.n, setup.stream);
+    c_ = make_vector(s.n, setup.stream);
   }
   void upload(const HostProblem& p, cudaStream_t stream) override {
     to_device(p.inputs[0], a_, stream);
