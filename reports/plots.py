@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
@@ -17,7 +18,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter, NullLocator  # noqa: E402
 
 from . import fmt  # noqa: E402
-from .results import CPU_LAYERS, MATMUL, VECTOR_WORKLOADS, Case, Results, is_launch  # noqa: E402
+from .results import MATMUL, VECTOR_WORKLOADS, Case, Results  # noqa: E402
 
 DPI = 120
 
@@ -374,7 +375,7 @@ def speedup(results: Results, workload: str, out: Path) -> Plot | None:
                 labels.append((xs[-1], v))
             if not xs:
                 continue
-            hatch = "//" if layer in CPU_LAYERS else None
+            hatch = "//" if not results.on_gpu(layer) else None
             ax.bar(xs, heights, width * 0.92, bottom=bottoms, color=color, label=layer, zorder=3,
                    hatch=hatch, edgecolor="white" if hatch else color, linewidth=0.5)
             if key == "device" and any(errs[0] + errs[1]):
@@ -399,7 +400,7 @@ def speedup(results: Results, workload: str, out: Path) -> Plot | None:
     fig.suptitle(f"{workload}: speed-up over the cpu layer — bars above the line are faster, below slower",
                  fontsize=12.5)
     best_dev = max(rows, key=lambda r: r["device"])
-    e2e_rows = [r for r in rows if r["e2e"] and r["layer"] not in CPU_LAYERS]
+    e2e_rows = [r for r in rows if r["e2e"] and results.on_gpu(r["layer"])]
     best_e2e = max(e2e_rows, key=lambda r: r["e2e"]) if e2e_rows else None
     caption = (f"**{workload}** speed-up = time of the `cpu` layer ÷ time of the layer, same size. "
                f"Top: median sample (GPU layers: device time only). Bottom: `end_to_end_ms`, one verified "
@@ -434,12 +435,18 @@ def one_time_items(results: Results) -> list[tuple[str, str, float]]:
     ctx_ms = results.device.get("context_creation_ms") if results.device else None
     if isinstance(ctx_ms, (int, float)):
         items.append(("process", "CUDA context creation (first CUDA call)", float(ctx_ms)))
-    for layer in list(results.layers) + [name for name in (results.ctx("layers") or {}) if name not in results.layers]:
-        costs = results.layer_info(layer).get("one_time_costs")
+    def add(layer: str, costs: Any, where: str = "") -> None:
         if isinstance(costs, list):
             for cost in costs:
                 if isinstance(cost, dict) and isinstance(cost.get("ms"), (int, float)):
-                    items.append((layer, str(cost.get("what", "")), float(cost["ms"])))
+                    items.append((layer, str(cost.get("what", "")) + where, float(cost["ms"])))
+
+    # Paid when the layer's session opened (context.layers), then during a case (schema 2: the
+    # case's own one_time_costs, named after the case).
+    for layer in list(results.layers) + [name for name in (results.ctx("layers") or {}) if name not in results.layers]:
+        add(layer, results.layer_info(layer).get("one_time_costs"))
+    for case in results.cases:
+        add(case.layer, case.entry.get("one_time_costs"), f" ({case.workload} {fmt.size_label(case.size)})")
     return items
 
 
@@ -540,7 +547,7 @@ LAUNCH_WHAT = {
 
 
 def launch_workloads(results: Results) -> list[str]:
-    return [w for w in results.workloads if is_launch(w)]
+    return [w for w in results.workloads if results.is_launch(w)]
 
 
 def us_per_launch(case: Case) -> float | None:
@@ -572,7 +579,7 @@ def launch_overhead(results: Results, out: Path) -> Plot | None:
         if not xs:
             continue
         noisy |= any(rels)
-        hatch = "//" if layer in CPU_LAYERS else None
+        hatch = "//" if not results.on_gpu(layer) else None
         ax.bar(xs, ys, width * 0.92, color=color, label=layer, zorder=3, hatch=hatch,
                edgecolor="white" if hatch else color, linewidth=0.5,
                yerr=_noise_bars(ys, rels), error_kw={"elinewidth": 0.9, "capsize": 2.5, "zorder": 4})
@@ -599,7 +606,7 @@ def launch_overhead(results: Results, out: Path) -> Plot | None:
     if "graph" in layers:
         caption += (" The `graph` layer replays one CUDA graph that holds all n launches, so the CPU side "
                     "of launching is paid once per graph, not once per kernel.")
-    cpu = [layer for layer in layers if layer in CPU_LAYERS]
+    cpu = [layer for layer in layers if not results.on_gpu(layer)]
     if cpu:
         caption += f" Hatched: {', '.join(cpu)}, which runs on the CPU (a parallel loop, not a kernel launch)."
     if noisy:

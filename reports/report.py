@@ -6,7 +6,7 @@ from pathlib import Path
 
 from . import csvout, document, fmt, plots
 from .document import Document, Figure
-from .results import CPU_LAYERS, MATMUL, VECTOR_WORKLOADS, Case, Results, is_launch
+from .results import MATMUL, VECTOR_WORKLOADS, Case, Results
 
 
 def case_name(case: Case) -> str:
@@ -230,16 +230,16 @@ def _findings(doc: Document, r: Results) -> None:
             continue
         size = sizes[-1]
         at = [c for c in r.of(workload, ok_only=True) if c.size == size]
-        gpu = [c for c in at if c.layer not in CPU_LAYERS]
+        gpu = [c for c in at if r.on_gpu(c.layer)]
         cpu = r.find(workload, "cpu", size)
         best = _best(gpu or at, lambda c: c.get("gbps"))
         if not best:
             continue
         text = f"**{workload}** at n = {fmt.size_label(size)}: {best.layer} is fastest at {fmt.rate(best.get('gbps'))} GB/s"
-        if copy and best.layer not in CPU_LAYERS:
+        if copy and r.on_gpu(best.layer):
             text += f" ({fmt.pct(best.get('gbps') / copy, 0)} of the copy ceiling)"
         if cpu and cpu.ok and cpu.get("gbps") and best.layer != "cpu":
-            on_gpu = best.layer not in CPU_LAYERS
+            on_gpu = r.on_gpu(best.layer)
             text += (f", the cpu layer {fmt.rate(cpu.get('gbps'))} GB/s: {fmt.times(cpu.median_ms / best.median_ms)} "
                      f"{'on device time' if on_gpu else 'on the timed run'}")
             e2e, e2e_cpu = best.get("end_to_end_ms"), cpu.get("end_to_end_ms")
@@ -293,7 +293,7 @@ def _findings(doc: Document, r: Results) -> None:
 def _launch_sentence(r: Results) -> str:
     parts = []
     for workload in plots.launch_workloads(r):
-        cases = [c for c in r.of(workload, ok_only=True) if plots.us_per_launch(c) and c.layer not in CPU_LAYERS]
+        cases = [c for c in r.of(workload, ok_only=True) if plots.us_per_launch(c) and r.on_gpu(c.layer)]
         if cases:
             cells = ", ".join(f"{c.layer} {fmt.sig(plots.us_per_launch(c), 2)}" for c in
                               sorted(cases, key=lambda c: r.layers.index(c.layer)))
@@ -363,7 +363,7 @@ def _one_time_section(doc: Document, r: Results, plot_dir: Path) -> None:
     else:
         gpu_small = []
         for layer in r.layers:
-            if layer in CPU_LAYERS:
+            if not r.on_gpu(layer):
                 continue
             cases = [c for c in r.cases if c.layer == layer and c.ok and c.median_ms]
             if cases:
@@ -384,7 +384,7 @@ def _noise_cell(c: Case) -> str:
 
 def _cublas_fraction(r: Results, c: Case) -> float | None:
     frac = c.get("fraction_of_cublas")
-    if frac is None and isinstance(r.cublas_gflops, float) and c.get("gflops") and c.layer not in CPU_LAYERS:
+    if frac is None and isinstance(r.cublas_gflops, float) and c.get("gflops") and r.on_gpu(c.layer):
         frac = c.get("gflops") / r.cublas_gflops
     return frac
 
@@ -398,12 +398,12 @@ def _columns(r: Results, workload: str) -> list[tuple[str, str, object]]:
         return fmt.pct(value, 0) if value is not None else "–"
 
     cols = [("case", "l", lambda c: f"`{case_name(c)}`"),
-            ("launches" if is_launch(workload) else "size", "l", lambda c: fmt.size_label(c.size)),
+            ("launches" if r.is_launch(workload) else "size", "l", lambda c: fmt.size_label(c.size)),
             ("status", "l", status),
             ("median ms", "r", lambda c: fmt.ms(c.median_ms)),
             ("noise", "r", _noise_cell),
             ("samples", "r", lambda c: str(c.samples) if c.samples else "–")]
-    if is_launch(workload):
+    if r.is_launch(workload):
         cols.append(("µs per launch", "r", lambda c: fmt.sig(plots.us_per_launch(c)) if c.ok and c.median_ms else "–"))
     elif workload == MATMUL:
         cols += [("GFLOP/s", "r", lambda c: fmt.rate(c.get("gflops"))),
@@ -437,7 +437,7 @@ def _all_cases(doc: Document, r: Results) -> None:
     known = list(VECTOR_WORKLOADS) + [MATMUL]
     for workload in r.workloads:
         doc.h(2, workload)
-        if workload not in known and not is_launch(workload):
+        if workload not in known and not r.is_launch(workload):
             doc.p(f"`{workload}` is a workload this report does not draw; its cases are listed as the "
                   f"results file holds them.")
         cols = _columns(r, workload)

@@ -1,9 +1,14 @@
-"""Loading and validating a layerbench results file (docs/json-schema.md, schema version 1).
+"""Loading and validating a layerbench results file (docs/json-schema.md, schema versions 1 and 2).
 
 A results file is Google Benchmark's layout (`context`, `benchmarks`) with layerbench's fields
 beside Google Benchmark's. Only `benchmarks` entries with run_type "iteration" are cases;
 aggregate entries (mean, median, stddev, cv with --benchmark_repetitions) are ignored, and the
 repetitions of one case are folded into one case (see `_fold`).
+
+Version 2 records what version 1 left to be guessed from names: whether each layer runs on the
+GPU (context.layers.<layer>.on_gpu) and each workload's figure (context.workloads.<w>.figure:
+gbps, gflops or us_per_launch). Results.on_gpu() and Results.figure() read them, and fall back on
+the names only for version-1 files.
 
 Every problem with the input raises ResultsError, whose text is one line naming the file and
 what is wrong; the command line prints it and exits 2.
@@ -17,19 +22,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSIONS = (1, 2)
 
 # Workloads the report knows how to draw; any other workload is listed in a generic table.
 VECTOR_WORKLOADS = ("vector_add", "saxpy", "reduce")
 MATMUL = "matmul"
 # Layers in the order the harness lists them; unknown layers follow, in the order they ran.
 KNOWN_LAYERS = ("cpu", "thrust-omp", "runtime", "driver", "graph", "thrust")
-CPU_LAYERS = ("cpu", "thrust-omp")
-
-
-def is_launch(workload: str) -> bool:
-    """Launch-overhead workloads (launch_async, launch_sync, ...)."""
-    return "launch" in workload
+# Version-1 files only: they do not record where a layer runs or what a workload's figure is.
+_V1_CPU_LAYERS = ("cpu", "thrust-omp")
+FIGURES = ("gbps", "gflops", "us_per_launch")
 
 
 class ResultsError(Exception):
@@ -81,6 +83,8 @@ class Case:
         status = self.entry.get("status")
         if isinstance(status, str) and status:
             return status
+        if self.entry.get("skipped"):
+            return "skipped"
         return "failed" if self.entry.get("error_occurred") else "ok"
 
     @property
@@ -89,7 +93,7 @@ class Case:
 
     @property
     def message(self) -> str:
-        for name in ("message", "error_message"):
+        for name in ("message", "error_message", "skip_message"):
             text = self.entry.get(name)
             if isinstance(text, str) and text:
                 return text
@@ -206,6 +210,28 @@ class Results:
         info = self.ctx("layers", layer)
         return info if isinstance(info, dict) else {}
 
+    def on_gpu(self, layer: str) -> bool:
+        """Whether the layer runs on the GPU, as the file records it (context.layers.<layer>.on_gpu);
+        version-1 files: every layer but cpu and thrust-omp."""
+        recorded = self.layer_info(layer).get("on_gpu")
+        if isinstance(recorded, bool):
+            return recorded
+        return layer not in _V1_CPU_LAYERS
+
+    def figure(self, workload: str) -> str:
+        """The workload's figure: "gbps", "gflops" or "us_per_launch", as the file records it
+        (context.workloads.<workload>.figure); version-1 files: from the name."""
+        recorded = self.ctx("workloads", workload, "figure")
+        if recorded in FIGURES:
+            return recorded
+        if "launch" in workload:
+            return "us_per_launch"
+        return "gflops" if workload == MATMUL else "gbps"
+
+    def is_launch(self, workload: str) -> bool:
+        """Launch-overhead workloads, whose figure is microseconds per launch."""
+        return self.figure(workload) == "us_per_launch"
+
     # --- cases -------------------------------------------------------------------------------
     @property
     def layers(self) -> list[str]:
@@ -268,9 +294,9 @@ def load(path: str | Path) -> Results:
     version = lb.get("schema_version")
     if version is None:
         raise ResultsError(path, "no context.layerbench.schema_version; cannot tell which layout it has")
-    if version != SCHEMA_VERSION or isinstance(version, bool):
+    if version not in SCHEMA_VERSIONS or isinstance(version, bool):
         raise ResultsError(path, f"unknown layerbench schema version {json.dumps(version)} "
-                                 f"(this tool reads version {SCHEMA_VERSION})")
+                                 f"(this tool reads versions {', '.join(map(str, SCHEMA_VERSIONS))})")
     cases, notes = _cases(path, benchmarks)
     return Results(path=str(path), context=context, cases=cases, notes=notes)
 

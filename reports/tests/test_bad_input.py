@@ -40,11 +40,11 @@ def make_bad(tmp_path: Path, kind: str) -> tuple[Path, str]:
         write_json(path, {"context": {"date": "2026-01-01", "num_cpus": 8},
                           "benchmarks": [{"name": "BM_x", "run_type": "iteration", "real_time": 1.0}]})
         return path, "not written by layerbench"
-    if kind == "schema_2":
+    if kind == "schema_99":
         data = load_json(H200_RUN1)
-        data["context"]["layerbench"]["schema_version"] = 2
+        data["context"]["layerbench"]["schema_version"] = 99
         write_json(path, data)
-        return path, "unknown layerbench schema version 2"
+        return path, "unknown layerbench schema version 99"
     if kind == "no_schema":
         data = load_json(H200_RUN1)
         del data["context"]["layerbench"]["schema_version"]
@@ -64,7 +64,7 @@ def make_bad(tmp_path: Path, kind: str) -> tuple[Path, str]:
 
 
 KINDS = ["missing", "directory", "empty", "truncated", "not_json", "binary", "json_list", "other_tool",
-         "google_benchmark", "schema_2", "no_schema", "benchmarks_not_list", "entry_without_workload"]
+         "google_benchmark", "schema_99", "no_schema", "benchmarks_not_list", "entry_without_workload"]
 
 
 def assert_one_line_error(result, path: Path, phrase: str, command: str) -> None:
@@ -85,13 +85,13 @@ def test_report_bad_input(tmp_path: Path, kind: str):
     assert not out.exists()  # nothing written
 
 
-@pytest.mark.parametrize("kind", ["missing", "truncated", "other_tool", "schema_2"])
+@pytest.mark.parametrize("kind", ["missing", "truncated", "other_tool", "schema_99"])
 def test_csv_bad_input(tmp_path: Path, kind: str):
     path, phrase = make_bad(tmp_path, kind)
     assert_one_line_error(run_cli("csv", path), path, phrase, "csv")
 
 
-@pytest.mark.parametrize("kind", ["missing", "not_json", "google_benchmark", "schema_2"])
+@pytest.mark.parametrize("kind", ["missing", "not_json", "google_benchmark", "schema_99"])
 @pytest.mark.parametrize("side", ["base", "new"])
 def test_compare_bad_input_either_side(tmp_path: Path, kind: str, side: str):
     path, phrase = make_bad(tmp_path, kind)
