@@ -51,6 +51,26 @@ def _num(value: Any) -> float | None:
     return value if math.isfinite(value) else None
 
 
+def _status(entry: dict[str, Any]) -> str:
+    """layerbench's status; without it, Google Benchmark's fields (1.8's `skipped`, then
+    `error_occurred`), so a skip is not read as a failure."""
+    status = entry.get("status")
+    if isinstance(status, str) and status:
+        return status
+    if entry.get("skipped"):
+        return "skipped"
+    return "failed" if entry.get("error_occurred") else "ok"
+
+
+def _message(entry: dict[str, Any]) -> str:
+    """Why the case is not ok: layerbench's message, else Google Benchmark's error or skip text."""
+    for name in ("message", "error_message", "skip_message"):
+        text = entry.get(name)
+        if isinstance(text, str) and text:
+            return text
+    return ""
+
+
 @dataclass
 class Case:
     """One (workload, layer, size), as one benchmarks[] entry (or several folded repetitions)."""
@@ -80,12 +100,7 @@ class Case:
 
     @property
     def status(self) -> str:
-        status = self.entry.get("status")
-        if isinstance(status, str) and status:
-            return status
-        if self.entry.get("skipped"):
-            return "skipped"
-        return "failed" if self.entry.get("error_occurred") else "ok"
+        return _status(self.entry)
 
     @property
     def ok(self) -> bool:
@@ -93,11 +108,7 @@ class Case:
 
     @property
     def message(self) -> str:
-        for name in ("message", "error_message", "skip_message"):
-            text = self.entry.get(name)
-            if isinstance(text, str) and text:
-                return text
-        return ""
+        return _message(self.entry)
 
     @property
     def median_ms(self) -> float | None:
@@ -408,7 +419,7 @@ def _fold(entries: list[dict[str, Any]]) -> dict[str, Any]:
     medians; the noise (rel_stddev) is the larger of the typical spread within a repetition and
     the spread of the medians between repetitions; the other fields come from the repetition whose
     median is the folded median (the lower middle one for an even count)."""
-    ok = [e for e in entries if e.get("status", "ok") == "ok" and _num(e.get("median_ms")) is not None]
+    ok = [e for e in entries if _status(e) == "ok" and _num(e.get("median_ms")) is not None]
     if not ok:
         return dict(entries[-1])
     ok.sort(key=lambda e: _num(e["median_ms"]))
@@ -427,8 +438,8 @@ def _fold(entries: list[dict[str, Any]]) -> dict[str, Any]:
         if _num(folded.get("flops")) is not None:
             folded["gflops"] = _num(folded["flops"]) / (median * 1e6)
     folded["repetitions_folded"] = len(entries)
-    failed = [e for e in entries if e.get("status", "ok") != "ok"]
+    failed = [e for e in entries if _status(e) != "ok"]
     if failed:  # a repetition that failed makes the case failed: never hide it
-        folded["status"] = failed[0].get("status", "failed")
-        folded["message"] = failed[0].get("message") or failed[0].get("error_message") or ""
+        folded["status"] = _status(failed[0])
+        folded["message"] = _message(failed[0])
     return folded

@@ -42,8 +42,14 @@ def test_schema2_report_treats_recorded_cpu_layers_as_cpu(tmp_path: Path):
     out = tmp_path / "report"
     result = run_cli("report", path, "--out", out)
     assert result.returncode == 0, result.stderr
-    # The launch-overhead caption hatches the layers the file says run on the CPU.
-    assert "Hatched: mycpu, which runs on the CPU" in (out / "report.md").read_text()
+    text = (out / "report.md").read_text()
+    # The launch-overhead caption hatches the layers the file says run on the CPU ...
+    assert "Hatched: mycpu, which runs on the CPU" in text
+    # ... and the findings' launch-overhead line, about GPU layers only, leaves them out.
+    (line,) = [x for x in text.splitlines() if x.startswith("- **Launch overhead**")]
+    assert "`ping` runtime 3.0" in line and "mycpu" not in line
+    # ping is read as a launch workload although its name does not say so.
+    assert "| case | launches | status |" in text
 
 
 def test_schema1_files_keep_the_name_based_reading():
@@ -77,3 +83,32 @@ def test_per_case_one_time_costs_are_listed_once(tmp_path: Path):
     assert ("driver", "context retain") in whats
     assert ("driver", f"NVRTC vector_add (compiled) (vector_add {fmt.size_label((1000,))})") in whats
     assert sum(1 for _l, w in whats if w.startswith("NVRTC")) == 1
+
+
+def test_repetition_skipped_in_google_benchmark_18_fields_makes_the_case_skipped(tmp_path: Path):
+    ok = case_entry("vector_add", "runtime", 1000, 0.001)
+    skipped = case_entry("vector_add", "runtime", 1000, 0.001, repetition_index=1)
+    for key in ("status", "median_ms"):
+        del skipped[key]
+    skipped.update(skipped=True, skip_message="does not fit in device memory")
+    r = results_mod.load(results_file(tmp_path / "r.json", [ok, skipped], base=schema2_context()))
+    (case,) = r.cases
+    assert case.repetitions == 2
+    assert case.status == "skipped" and case.message == "does not fit in device memory"
+
+
+def test_per_case_one_time_costs_of_repetitions_are_listed_once(tmp_path: Path):
+    # The harness copies a case's fields, one_time_costs included, into each repetition's entry.
+    costs = [{"what": "graph capture", "ms": 0.5}]
+    path = results_file(tmp_path / "r.json", [
+        case_entry("vector_add", "runtime", 1000, 0.001, repetition_index=i, one_time_costs=costs)
+        for i in range(3)
+    ], base=schema2_context())
+    items = plots.one_time_items(results_mod.load(path))
+    assert [what for layer, what, _ms in items if layer == "runtime"] == [
+        f"graph capture (vector_add {fmt.size_label((1000,))})"]
+    out = tmp_path / "report"
+    result = run_cli("report", path, "--out", out)
+    assert result.returncode == 0, result.stderr
+    text = (out / "report.md").read_text()
+    assert text.count(f"| runtime | graph capture (vector_add {fmt.size_label((1000,))}) |") == 1

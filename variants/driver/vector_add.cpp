@@ -1,7 +1,8 @@
 // vector_add through the driver API. Against the runtime layer, this file must:
 //  - get the kernel itself: load_kernel compiles workloads/vector_add/kernels.cu with NVRTC for
 //    this GPU, loads the module and looks the function up by its extern "C" name;
-//  - pack the arguments: an array of pointers to each argument, in the kernel's parameter order.
+//  - pack the arguments: an array of pointers to each argument, in the kernel's parameter order;
+//  - name the stream in each call, as CUstream (the harness's cudaStream_t is the same handle).
 // Plain C++: no nvcc, no <<<>>>.
 #include "variants/driver/driver_layer.h"
 
