@@ -22,6 +22,8 @@ fi
 # The Python reports tool (matplotlib, pytest; Chromium for one test) has its own step, which
 # never fails the build.
 scripts/install-report-deps.sh
+# The Python layers' adapter (pybind11, NumPy), after the step above, which may create .venv.
+scripts/install-python-deps.sh
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 

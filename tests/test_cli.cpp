@@ -263,4 +263,49 @@ TEST_F(Cli, FailedVerificationIsReportedAndTheRunGoesOn) {
   }
 }
 
+// The Python path on the CPU (NumPy layers of tests/python_layers): through the whole harness --
+// allocate, upload, timed runs, download, verify, JSON -- a wrong result fails verification, a
+// Python exception fails its case with the exception's last line, and the run goes on.
+TEST_F(Cli, PythonVariantsRunThroughTheHarness) {
+  const Outcome listed = run("list", LB_FAULTY_EXE);
+  ASSERT_EQ(listed.code, 0);
+  const auto numpy_line = listed.out.find("py-numpy");
+  ASSERT_NE(numpy_line, std::string::npos) << listed.out;
+  if (listed.out.compare(numpy_line, 30, "py-numpy   unavailable") == 0)
+    GTEST_SKIP() << "Python layers unavailable in this build: " << listed.out.substr(numpy_line, 300);
+  // A layer whose package is missing says which import failed, and why.
+  EXPECT_NE(listed.out.find("No module named 'lb_no_such_module'"), std::string::npos) << listed.out;
+
+  const fs::path out = dir_ / "r.json";
+  const Outcome o = run("run --layer py-numpy,py-wrong --workload vector_add,reduce --size 1000 --min-time 0.01 --out " +
+                            out.string(),
+                        LB_FAULTY_EXE);
+  EXPECT_EQ(o.code, 1) << o.err << o.out;  // py-wrong's cases fail
+  const auto j = nlohmann::json::parse(slurp(out));
+  ASSERT_EQ(j.at("benchmarks").size(), 4u);
+  for (const auto& b : j.at("benchmarks")) {
+    SCOPED_TRACE(b.dump());
+    if (b.at("layer") == "py-numpy") {
+      EXPECT_EQ(b.at("status"), "ok");
+      EXPECT_TRUE(b.at("verified").get<bool>());
+      EXPECT_GE(b.at("samples").get<int>(), 10);
+      if (b.at("workload") == "vector_add")  // a cost the Python variant reported from allocate()
+        EXPECT_EQ(b.at("one_time_costs").at(0).at("what"), "test cost: allocate");
+    } else if (b.at("workload") == "vector_add") {
+      EXPECT_EQ(b.at("status"), "failed");
+      EXPECT_NE(b.at("message").get<std::string>().find("verification failed: element 999"), std::string::npos);
+    } else {
+      EXPECT_EQ(b.at("status"), "failed");
+      EXPECT_NE(b.at("message").get<std::string>().find("run(): ValueError: py-wrong cannot reduce"), std::string::npos);
+    }
+  }
+  const auto& layer = j.at("context").at("layers").at("py-numpy");
+  EXPECT_EQ(layer.at("on_gpu"), false);
+  EXPECT_TRUE(layer.at("python").at("executable").is_string());
+  bool import_cost = false;
+  for (const auto& cost : layer.at("one_time_costs")) import_cost |= cost.at("what") == "import numpy, once per process";
+  EXPECT_TRUE(import_cost) << layer.dump();
+}
+
 }  // namespace
+

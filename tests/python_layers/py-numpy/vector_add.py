@@ -1,0 +1,22 @@
+# A CPU-only Python variant (NumPy), for the tests of the Python path: the adapter, the harness's
+# timing and verification, the JSON. The arrays the harness hands over are views of its buffers.
+import numpy as np
+
+
+class Variant:
+    run_waits = False
+
+    def allocate(self, shape, stream, cost):
+        self.n = shape[1]
+        self.c = np.empty(self.n, dtype=np.float32)
+        cost("test cost: allocate", 0.5)
+
+    def upload(self, problem, stream):
+        self.a, self.b = problem.inputs
+        self.c[:] = problem.output  # the poison
+
+    def run(self, stream):
+        np.add(self.a, self.b, out=self.c)
+
+    def download(self, out, stream):
+        out[:] = self.c

@@ -1,0 +1,237 @@
+// The adapter between the harness and Python variants: one embedded CPython interpreter per
+// process, the layers' imports, and a C++ Variant that calls a Python object's methods.
+#include "variants/python/python_layer.h"
+
+#include <pybind11/embed.h>
+#include <pybind11/numpy.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <stdexcept>
+
+#include "common/elapsed.h"
+#include "common/gpu.h"
+#include "variants/variant.h"
+
+namespace py = pybind11;
+
+namespace lb {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A Python exception as one line, the last line of its traceback: "ValueError: bad size".
+std::string python_error_line(const py::error_already_set& e) {
+  std::string line = e.type() ? py::str(e.type().attr("__name__")).cast<std::string>() : "Python error";
+  if (e.value()) line += ": " + py::str(e.value()).cast<std::string>();
+  return line;
+}
+
+// Runs `call`; a Python exception becomes a std::runtime_error naming `what` and the exception.
+template <class Call>
+auto checked(const std::string& what, Call&& call) {
+  try {
+    return call();
+  } catch (py::error_already_set& e) {
+    throw std::runtime_error(what + ": " + python_error_line(e));
+  }
+}
+
+// The interpreter whose packages the Python layers use, found as `layerbench report` finds it:
+// $LAYERBENCH_PYTHON, else the project's .venv, else python3 on the PATH.
+std::string chosen_python() {
+  if (const char* env = std::getenv("LAYERBENCH_PYTHON"); env && *env) return env;
+  const fs::path venv = fs::path(LB_SOURCE_ROOT) / ".venv" / "bin" / "python3";
+  return fs::exists(venv) ? venv.string() : "python3";
+}
+
+std::string capture_output(const std::string& command) {
+  std::string out;
+  if (FILE* pipe = popen(command.c_str(), "r")) {
+    std::array<char, 4096> buffer{};
+    while (std::fgets(buffer.data(), buffer.size(), pipe)) out += buffer.data();
+    if (pclose(pipe) != 0) out.clear();
+  }
+  return out;
+}
+
+// One interpreter per process (CPython allows one), started on first use and never finalized:
+// libraries that Python layers load (CUDA ones among them) are not torn down before the process's
+// own exit handlers run.
+struct Interpreter {
+  std::string executable;          // the interpreter whose sys.path is used
+  std::string version;             // "3.12"
+  std::string unavailable_reason;  // empty when it started
+  double start_ms = 0;             // start, sys.path set up
+};
+
+const Interpreter& interpreter() {
+  static const Interpreter it = [] {
+    Interpreter i;
+    i.executable = chosen_python();
+    i.version = std::to_string(PY_MAJOR_VERSION) + "." + std::to_string(PY_MINOR_VERSION);
+    const auto t0 = std::chrono::steady_clock::now();
+    // Its search path, one entry a line; this binary embeds the libpython it was built with, so
+    // packages built for another Python version would not load: the versions must agree.
+    const std::string out = capture_output(
+        "'" + i.executable + "' -c 'import sys; print(\"%d.%d\" % sys.version_info[:2]); "
+        "print(*[p for p in sys.path if p], sep=chr(10))' 2>/dev/null");
+    const auto first_newline = out.find('\n');
+    if (out.empty() || first_newline == std::string::npos) {
+      i.unavailable_reason = "cannot run the Python interpreter '" + i.executable + "' (set $LAYERBENCH_PYTHON)";
+      return i;
+    }
+    if (const std::string found = out.substr(0, first_newline); found != i.version) {
+      i.unavailable_reason = "'" + i.executable + "' is Python " + found + ", but layerbench was built with Python " +
+                             i.version + " (rebuild, or set $LAYERBENCH_PYTHON)";
+      return i;
+    }
+    py::initialize_interpreter(/*init_signal_handlers=*/false);  // Ctrl-C stays the harness's
+    py::list path = py::module_::import("sys").attr("path");
+    std::size_t start = first_newline + 1;
+    for (std::size_t end; (end = out.find('\n', start)) != std::string::npos; start = end + 1)
+      if (!path.contains(out.substr(start, end - start))) path.append(out.substr(start, end - start));
+    i.start_ms = ms_since(t0);
+    return i;
+  }();
+  return it;
+}
+
+// Each module imported once per process, as Python itself does; the time of that import is the
+// one-time cost of every layer that needs it.
+struct Import {
+  std::string error;  // empty when it imported
+  double ms = 0;
+};
+const Import& import_once(const std::string& module) {
+  static std::map<std::string, Import> imports;
+  auto [it, inserted] = imports.try_emplace(module);
+  if (inserted) {
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+      py::module_::import(module.c_str());
+    } catch (py::error_already_set& e) {
+      it->second.error = python_error_line(e);
+    }
+    it->second.ms = ms_since(t0);
+  }
+  return it->second;
+}
+
+std::string unavailable_reason(const PythonLayer& layer) {
+  if (const std::string& why = interpreter().unavailable_reason; !why.empty()) return why;
+  for (const std::string& module : layer.modules)
+    if (const Import& i = import_once(module); !i.error.empty())
+      return "import " + module + " failed (" + interpreter().executable + "): " + i.error;
+  return layer.on_gpu ? gpu_unavailable_reason() : std::string();
+}
+
+// What a Python layer keeps for one run: its variant modules, loaded from their files once.
+class PythonSession final : public LayerSession {
+ public:
+  PythonSession(PythonLayer layer, CostLog& costs) : layer_(std::move(layer)) {
+    costs.add("Python interpreter start, once per process (" + interpreter().executable + ")",
+              interpreter().start_ms);
+    for (const std::string& module : layer_.modules)
+      costs.add("import " + module + ", once per process", import_once(module).ms);
+  }
+  py::object variant_class(const std::string& workload) {
+    py::object& module = modules_[workload];
+    if (!module) {
+      const std::string path = (fs::path(LB_SOURCE_ROOT) / layer_.dir / (workload + ".py")).string();
+      module = checked(path, [&] {
+        py::module_ util = py::module_::import("importlib.util");
+        py::object spec = util.attr("spec_from_file_location")("lb_" + layer_.name + "_" + workload, path);
+        py::object loaded = util.attr("module_from_spec")(spec);
+        spec.attr("loader").attr("exec_module")(loaded);
+        return loaded;
+      });
+    }
+    return checked(layer_.dir + "/" + workload + ".py", [&] { return module.attr("Variant"); });
+  }
+  nlohmann::json describe() const override {
+    return {{"python", {{"executable", interpreter().executable}, {"version", interpreter().version}}},
+            {"modules", layer_.modules}};
+  }
+
+ private:
+  PythonLayer layer_;
+  std::map<std::string, py::object> modules_;
+};
+
+// A NumPy array over memory the harness owns: no copy; read-only unless `writable`.
+py::array_t<float> view(std::span<const float> data, bool writable) {
+  static int owner_tag = 0;  // a base object keeps NumPy from copying; this one frees nothing
+  static const py::capsule not_owned(&owner_tag, [](void*) {});
+  py::array_t<float> array({static_cast<py::ssize_t>(data.size())}, {static_cast<py::ssize_t>(sizeof(float))},
+                           const_cast<float*>(data.data()), not_owned);
+  if (!writable) array.attr("setflags")(py::arg("write") = false);
+  return array;
+}
+
+py::int_ handle(cudaStream_t stream) { return py::int_(reinterpret_cast<std::uintptr_t>(stream)); }
+
+// Calls the Python object's methods; every Python exception becomes this case's failure.
+class PythonVariant final : public Variant {
+ public:
+  explicit PythonVariant(std::string workload) : workload_(std::move(workload)) {}
+  ~PythonVariant() override = default;
+  void allocate(const Shape& s, const Setup& setup) override {
+    object_ = checked(workload_ + ": Variant()", [&] { return setup.session_as<PythonSession>().variant_class(workload_)(); });
+    CostLog* costs = setup.costs;
+    const py::cpp_function report([costs](const std::string& what, double ms) { costs->add(what, ms); });
+    call("allocate", py::make_tuple(s.m, s.n, s.k), handle(setup.stream), report);
+    run_waits_ = checked("run_waits", [&] { return py::bool_(object_.attr("run_waits")); });
+  }
+  void upload(const HostProblem& p, cudaStream_t stream) override {
+    py::list inputs;
+    for (const HostBuffer& input : p.inputs) inputs.append(view(input, false));
+    const py::object problem = py::module_::import("types").attr("SimpleNamespace")(
+        py::arg("shape") = py::make_tuple(p.shape.m, p.shape.n, p.shape.k), py::arg("alpha") = p.alpha,
+        py::arg("inputs") = inputs, py::arg("output") = view(p.output, false));
+    call("upload", problem, handle(stream));
+  }
+  void run(cudaStream_t stream) override { call("run", handle(stream)); }
+  void download(std::span<float> out, cudaStream_t stream) override { call("download", view(out, true), handle(stream)); }
+  bool run_waits() const override { return run_waits_; }
+
+ private:
+  template <class... Args>
+  void call(const char* method, Args&&... args) {
+    checked(workload_ + ".py " + method + "()", [&] { object_.attr(method)(std::forward<Args>(args)...); });
+  }
+  std::string workload_;
+  py::object object_;
+  bool run_waits_ = false;
+};
+
+}  // namespace
+
+bool register_python_layer(PythonLayer layer) {
+  const fs::path dir = fs::path(LB_SOURCE_ROOT) / layer.dir;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec))
+    if (entry.path().extension() == ".py" && entry.path().stem().string()[0] != '_') {
+      const std::string workload = entry.path().stem().string();
+      register_variant(layer.name, workload, [workload] { return std::unique_ptr<Variant>(new PythonVariant(workload)); });
+    }
+  return register_layer(Layer{
+      .name = layer.name,
+      .summary = layer.summary,
+      .on_gpu = layer.on_gpu,
+      .rank = layer.rank,
+      .unavailable_reason = [layer] { return unavailable_reason(layer); },
+      .describe = [] { return nlohmann::json{{"language", "Python"}}; },
+      .open_session = [layer](const LayerConfig&, CostLog& costs) -> std::unique_ptr<LayerSession> {
+        return std::make_unique<PythonSession>(layer, costs);
+      },
+  });
+}
+
+}  // namespace lb

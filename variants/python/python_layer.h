@@ -1,0 +1,32 @@
+// Python layers: a layer whose variants are Python files, variants/<layer>/<workload>.py, run by
+// the same harness as the C++ layers through an embedded CPython interpreter. Each file defines a
+// class `Variant` with the four calls every variant makes (allocate, upload, run, download) and
+// `run_waits`; the adapter (python_layer.cpp) calls them with the harness's stream as an integer
+// handle and the host buffers as NumPy views (no copies). docs/architecture.md says where this
+// sits; docs/adding.md how to add a Python layer.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "workloads/workload.h"  // LB_CONCAT
+
+namespace lb {
+
+struct PythonLayer {
+  std::string name;
+  std::string summary;
+  bool on_gpu = false;
+  int rank = 0;
+  std::string dir;                   // relative to the source tree: "variants/<layer>"
+  std::vector<std::string> modules;  // what the layer imports; each import is a one-time cost
+};
+
+// Registers the layer and one variant per <workload>.py in its folder. Unavailable, with the
+// reason, where this build has no embeddable Python, the interpreter cannot start, or one of
+// `modules` does not import (or, for a GPU layer, there is no GPU).
+bool register_python_layer(PythonLayer layer);
+
+}  // namespace lb
+
+#define LB_REGISTER_PYTHON_LAYER(...) \
+  static const bool LB_CONCAT(lb_python_layer_registered_, __LINE__) = ::lb::register_python_layer(__VA_ARGS__)
