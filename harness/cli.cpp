@@ -38,9 +38,9 @@ int list_command() {
   std::printf("\nLayers:\n");
   for (const Layer* l : all_layers()) {
     const std::string reason = l->unavailable_reason();
-    std::printf("  %-10s %-12s %s\n", l->name.c_str(), reason.empty() ? "available" : "unavailable",
+    std::printf("  %-13s %-12s %s\n", l->name.c_str(), reason.empty() ? "available" : "unavailable",
                 l->summary.c_str());
-    if (!reason.empty()) std::printf("  %-10s %-12s why: %s\n", "", "", reason.c_str());
+    if (!reason.empty()) std::printf("  %-13s %-12s why: %s\n", "", "", reason.c_str());
   }
   return 0;
 }

@@ -13,7 +13,7 @@ namespace {
 bool is_launch(const CaseResult& r) { return r.spec.workload->figure() == Figure::kLaunchTime; }
 
 void print_cases(const std::vector<CaseResult>& results, const nlohmann::json& context) {
-  std::printf("\n%-12s %-10s %-15s %11s %7s %10s %10s %6s %11s  %s\n", "workload", "layer", "size", "median ms",
+  std::printf("\n%-12s %-13s %-15s %11s %7s %10s %10s %6s %11s  %s\n", "workload", "layer", "size", "median ms",
               "noise", "GB/s", "GFLOP/s", "%copy", "e2e ms", "status");
   const auto& ceilings = context.value("ceilings", nlohmann::json::object());
   const double copy = ceilings.value("copy_gbps", 0.0);
@@ -24,7 +24,7 @@ void print_cases(const std::vector<CaseResult>& results, const nlohmann::json& c
     const std::string status =
         r.status == CaseStatus::kOk ? "ok" : std::string(to_string(r.status)) + ": " + r.message;
     if (r.stats.count == 0) {
-      std::printf("%-12s %-10s %-15s %11s %7s %10s %10s %6s %11s  %s\n", r.spec.workload->name().c_str(),
+      std::printf("%-12s %-13s %-15s %11s %7s %10s %10s %6s %11s  %s\n", r.spec.workload->name().c_str(),
                   r.spec.layer->name.c_str(), size.c_str(), "-", "-", "-", "-", "-", "-", status.c_str());
       continue;
     }
@@ -32,7 +32,7 @@ void print_cases(const std::vector<CaseResult>& results, const nlohmann::json& c
     if (r.spec.layer->on_gpu && copy > 0) std::snprintf(fraction, sizeof fraction, "%.0f%%", 100.0 * r.gbps / copy);
     std::snprintf(noise, sizeof noise, "%.1f%%%s", 100.0 * r.stats.rel_stddev, r.noise_target_reached() ? "" : "*");
     missed_noise |= !r.noise_target_reached();
-    std::printf("%-12s %-10s %-15s %11.4f %7s %10.1f %10.1f %6s %11.3f  %s\n", r.spec.workload->name().c_str(),
+    std::printf("%-12s %-13s %-15s %11.4f %7s %10.1f %10.1f %6s %11.3f  %s\n", r.spec.workload->name().c_str(),
                 r.spec.layer->name.c_str(), size.c_str(), r.stats.median_ms, noise, r.gbps, r.gflops, fraction,
                 r.end_to_end_ms, status.c_str());
   }
@@ -71,7 +71,7 @@ void print_launch_overhead(const std::vector<CaseResult>& results) {
 void print_one_time_costs(const std::vector<CaseResult>& results, const nlohmann::json& context) {
   std::printf("\nOne-time costs (before the first useful result):\n");
   const auto line = [](const std::string& who, const std::string& what, double ms) {
-    std::printf("  %-10s %-52s %10.3f ms\n", who.c_str(), what.c_str(), ms);
+    std::printf("  %-13s %-52s %10.3f ms\n", who.c_str(), what.c_str(), ms);
   };
   if (context["device"].is_object())
     line("process", "CUDA context creation (first CUDA call)", context["device"]["context_creation_ms"].get<double>());

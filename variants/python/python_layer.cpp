@@ -94,6 +94,7 @@ const Interpreter& interpreter() {
     }
     py::initialize_interpreter(/*init_signal_handlers=*/false);  // Ctrl-C stays the harness's
     py::list path = py::module_::import("sys").attr("path");
+    path.append((fs::path(LB_SOURCE_ROOT) / "variants" / "python").string());  // lb_shared
     std::size_t start = first_newline + 1;
     for (std::size_t end; (end = out.find('\n', start)) != std::string::npos; start = end + 1)
       if (!path.contains(out.substr(start, end - start))) path.append(out.substr(start, end - start));
@@ -136,6 +137,9 @@ std::string unavailable_reason(const PythonLayer& layer) {
 class PythonSession final : public LayerSession {
  public:
   PythonSession(PythonLayer layer, CostLog& costs) : layer_(std::move(layer)) {
+    // The layer's own support module (variants/<layer>/_<name>.py), importable by its variants.
+    py::list path = py::module_::import("sys").attr("path");
+    if (const std::string dir = (fs::path(LB_SOURCE_ROOT) / layer_.dir).string(); !path.contains(dir)) path.append(dir);
     costs.add("Python interpreter start, once per process (" + interpreter().executable + ")",
               interpreter().start_ms);
     for (const std::string& module : layer_.modules)

@@ -1,0 +1,33 @@
+# reduce with cp.RawModule: our two kernels from one module, launched in order on one stream (the
+# stream order is the grid-wide barrier), with the runtime layer's grid.
+import cupy as cp
+import lb_shared
+import numpy as np
+from _cupy_raw_layer import kernel, sm_count
+from lb_cupy import to_device, to_host, wrap
+
+
+class Variant:
+    run_waits = False
+
+    def allocate(self, shape, stream, cost):
+        self.n = shape[1]
+        self.stream = wrap(stream)
+        self.partial = kernel("reduce", "reduce_partial", cost)
+        self.final = kernel("reduce", "reduce_final", cost)
+        self.blocks = lb_shared.grid_stride_blocks(self.n // 4, sm_count())
+        self.x = cp.empty(self.n, dtype=cp.float32)
+        self.partials = cp.empty(self.blocks, dtype=cp.float32)
+        self.sum = cp.empty(1, dtype=cp.float32)
+
+    def upload(self, problem, stream):
+        to_device(problem.inputs[0], self.x, self.stream)
+        to_device(problem.output, self.sum, self.stream)
+
+    def run(self, stream):
+        with self.stream:
+            self.partial((self.blocks,), (lb_shared.BLOCK,), (self.x, np.int64(self.n), self.partials))
+            self.final((1,), (lb_shared.BLOCK,), (self.partials, np.int32(self.blocks), self.sum))
+
+    def download(self, out, stream):
+        to_host(self.sum, out, self.stream)

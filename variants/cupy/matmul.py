@@ -1,0 +1,28 @@
+# matmul with cp.matmul: cuBLAS SGEMM underneath. CuPy uses TF32 tensor cores for float32 only when
+# CUPY_TF32=1; it is unset here (the adapter does not set it), so this is plain fp32, like the
+# harness's cuBLAS ceiling.
+import cupy as cp
+from lb_cupy import to_device, to_host, wrap
+
+
+class Variant:
+    run_waits = False
+
+    def allocate(self, shape, stream, cost):
+        m, n, k = shape
+        self.stream = wrap(stream)
+        self.a = cp.empty((m, k), dtype=cp.float32)
+        self.b = cp.empty((k, n), dtype=cp.float32)
+        self.c = cp.empty((m, n), dtype=cp.float32)
+
+    def upload(self, problem, stream):
+        to_device(problem.inputs[0], self.a, self.stream)
+        to_device(problem.inputs[1], self.b, self.stream)
+        to_device(problem.output, self.c, self.stream)  # the poison
+
+    def run(self, stream):
+        with self.stream:
+            cp.matmul(self.a, self.b, out=self.c)
+
+    def download(self, out, stream):
+        to_host(self.c, out, self.stream)

@@ -1,0 +1,16 @@
+// The Python layers: one registration line each. A layer is the folder of its variant files,
+// variants/<layer>/<workload>.py; what it imports is a one-time cost, and where an import fails
+// the layer is unavailable with the import's error.
+#include "variants/python/python_layer.h"
+
+namespace lb {
+namespace {
+LB_REGISTER_PYTHON_LAYER(PythonLayer{.name = "cupy", .summary = "CuPy as most users write it: cp.add, an ElementwiseKernel, cp.sum, cp.matmul",
+                                     .on_gpu = true, .rank = 40, .dir = "variants/cupy", .modules = {"cupy"}});
+LB_REGISTER_PYTHON_LAYER(PythonLayer{.name = "cupy-raw", .summary = "CuPy's RawModule of our kernel text, our launch shapes",
+                                     .on_gpu = true, .rank = 41, .dir = "variants/cupy-raw", .modules = {"cupy"}});
+LB_REGISTER_PYTHON_LAYER(PythonLayer{.name = "cuda-bindings", .summary = "cuda.bindings: NVRTC and the driver API from Python, our kernel text",
+                                     .on_gpu = true, .rank = 42, .dir = "variants/cuda-bindings",
+                                     .modules = {"cuda.bindings.driver", "cuda.bindings.nvrtc"}});
+}  // namespace
+}  // namespace lb
