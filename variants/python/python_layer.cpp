@@ -15,6 +15,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "common/cuda_check.h"
 #include "common/elapsed.h"
 #include "common/gpu.h"
 #include "variants/variant.h"
@@ -33,12 +34,15 @@ std::string python_error_line(const py::error_already_set& e) {
   return line;
 }
 
-// Runs `call`; a Python exception becomes a std::runtime_error naming `what` and the exception.
+// Runs `call`; a Python exception becomes a std::runtime_error naming `what` and the exception,
+// or, for a MemoryError (CuPy's OutOfMemoryError is one), DeviceOutOfMemory: the harness then
+// skips the case as it does for the C++ layers.
 template <class Call>
 auto checked(const std::string& what, Call&& call) {
   try {
     return call();
   } catch (py::error_already_set& e) {
+    if (e.matches(PyExc_MemoryError)) throw DeviceOutOfMemory(what + ": " + python_error_line(e), cudaErrorMemoryAllocation);
     throw std::runtime_error(what + ": " + python_error_line(e));
   }
 }
@@ -137,6 +141,7 @@ std::string unavailable_reason(const PythonLayer& layer) {
 class PythonSession final : public LayerSession {
  public:
   PythonSession(PythonLayer layer, CostLog& costs) : layer_(std::move(layer)) {
+    if (const std::string why = unavailable_reason(layer_); !why.empty()) throw std::runtime_error(why);
     // The layer's own support module (variants/<layer>/_<name>.py), importable by its variants.
     py::list path = py::module_::import("sys").attr("path");
     if (const std::string dir = (fs::path(LB_SOURCE_ROOT) / layer_.dir).string(); !path.contains(dir)) path.append(dir);
