@@ -16,11 +16,14 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 WORKLOADS = ["vector_add", "saxpy", "reduce", "matmul", "launch"]
-LAYERS = ["cpu", "runtime", "driver", "thrust"]
+LAYERS = ["cpu", "runtime", "driver", "thrust", "cupy", "cupy-raw", "cuda-bindings"]
 BEGIN, END = "<!-- loc:begin -->", "<!-- loc:end -->"
 
 
 def code_lines(path: pathlib.Path) -> int:
+    if path.suffix == ".py":  # comments (#) and docstrings do not count
+        text = re.sub(r'""".*?"""', "", path.read_text(), flags=re.S)
+        return sum(1 for line in text.splitlines() if re.sub(r"#.*", "", line).strip())
     text = re.sub(r"/\*.*?\*/", "", path.read_text(), flags=re.S)
     return sum(1 for line in text.splitlines() if re.sub(r"//.*", "", line).strip())
 
@@ -33,12 +36,15 @@ def table() -> str:
         cells = []
         for l in layers:
             files = sorted((ROOT / "variants" / l).glob(f"{w}.*"))
+            if w == "launch":  # the Python layers keep launch_async and launch_sync in two files
+                files += sorted((ROOT / "variants" / l).glob("launch_*.py"))
             cells.append(str(sum(code_lines(f) for f in files)) if files else "–")
         rows.append(f"| {w} | " + " | ".join(cells) + " |")
     support = []
     for l in layers:
         files = [f for f in (ROOT / "variants" / l).rglob("*")
-                 if f.is_file() and f.suffix in {".h", ".cpp", ".cu"} and f.stem not in WORKLOADS]
+                 if f.is_file() and f.suffix in {".h", ".cpp", ".cu", ".py"} and f.stem not in WORKLOADS
+                 and not f.stem.startswith("launch_")]
         support.append(str(sum(code_lines(f) for f in files)))
     rows.append("| layer support (shared by its workloads) | " + " | ".join(support) + " |")
     kernels = sum(code_lines(ROOT / "workloads" / w / "kernels.cu") for w in WORKLOADS)
@@ -49,7 +55,10 @@ def table() -> str:
     rows.append(f"The kernel text the GPU layers share (workloads/*/kernels.cu) is {kernels} lines, counted in "
                 f"no column; so is common/ ({common} lines: CUDA error checks, DeviceBuffer, streams and events, "
                 "the GPU probe), which the harness and every layer share and the runtime layer's variants use "
-                "directly. Counted by scripts/loc.py: code lines only, no blanks or comments.")
+                "directly. The Python layers also share variants/python/lb_*.py "
+                f"({sum(code_lines(f) for f in sorted((ROOT / 'variants' / 'python').glob('lb_*.py')))} lines: the kernel "
+                "text's path and launch shapes, CuPy's stream and copies) and run through the C++ adapter there. "
+                "Counted by scripts/loc.py: code lines only, no blanks or comments.")
     return "\n".join(rows)
 
 

@@ -1,6 +1,7 @@
-// The runtime and driver layers run the same kernel text with the same launch shapes, so on the
-// same inputs their outputs agree: bit for bit for vector_add and saxpy (one operation per
-// element), and within the workload's tolerance for reduce and matmul. Needs a GPU.
+// The layers that run our kernel text with our launch shapes (driver, and the Python layers
+// cupy-raw and cuda-bindings) agree with the runtime layer on the same inputs: bit for bit for
+// vector_add and saxpy (one operation per element), and within the workload's tolerance for reduce
+// and matmul. Needs a GPU (and, for the Python layers, their packages).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -25,34 +26,54 @@ LayerOutput run_layer(const std::string& layer, const Workload& w, const HostPro
   return {verdict, rig.result()};
 }
 
-class SameKernelText : public ::testing::TestWithParam<std::string> {};
+struct SameText {
+  std::string layer, workload;
+  friend void PrintTo(const SameText& p, std::ostream* os) { *os << p.layer << "/" << p.workload; }
+};
 
-TEST_P(SameKernelText, DriverMatchesRuntime) {
-  for (const char* layer : {"runtime", "driver"})
-    if (const std::string why = find_layer(layer)->unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
-  const Workload& w = *find_workload(GetParam());
+class SameKernelText : public ::testing::TestWithParam<SameText> {};
+
+TEST_P(SameKernelText, MatchesRuntime) {
+  const std::string layer = GetParam().layer;
+  for (const std::string name : {std::string("runtime"), layer}) {
+    const Layer* l = find_layer(name);
+    if (!l) GTEST_SKIP() << name << " is not registered in this build";
+    if (const std::string why = l->unavailable_reason(); !why.empty()) GTEST_SKIP() << name << ": " << why;
+  }
+  const Workload& w = *find_workload(GetParam().workload);
   for (const Shape& s : w.edge_sizes()) {
     const std::uint64_t seed = std::random_device{}();
     SCOPED_TRACE(w.size_label(s) + " seed " + std::to_string(seed));
     const HostProblem p = w.make_problem(s, seed);
-    const LayerOutput runtime = run_layer("runtime", w, p), driver = run_layer("driver", w, p);
-    const Verdict &rv = runtime.verdict, &dv = driver.verdict;
+    const LayerOutput runtime = run_layer("runtime", w, p), other = run_layer(layer, w, p);
+    const Verdict &rv = runtime.verdict, &ov = other.verdict;
     EXPECT_TRUE(rv.passed) << "runtime: " << rv.detail;
-    EXPECT_TRUE(dv.passed) << "driver: " << dv.detail;
+    EXPECT_TRUE(ov.passed) << layer << ": " << ov.detail;
     if (w.name() == "vector_add" || w.name() == "saxpy") {
-      ASSERT_EQ(runtime.result.size(), driver.result.size());
-      EXPECT_EQ(std::memcmp(runtime.result.data(), driver.result.data(), runtime.result.size() * sizeof(float)), 0)
+      ASSERT_EQ(runtime.result.size(), other.result.size());
+      EXPECT_EQ(std::memcmp(runtime.result.data(), other.result.data(), runtime.result.size() * sizeof(float)), 0)
           << "outputs differ in some bit";
     } else {
       // Both within tolerance of the reference puts them within twice the tolerance of each other;
       // the closer bound is checked directly against the reference's scale by verify() above.
-      EXPECT_LE(std::fabs(rv.max_rel_error - dv.max_rel_error), rv.tolerance);
+      EXPECT_LE(std::fabs(rv.max_rel_error - ov.max_rel_error), rv.tolerance);
     }
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Workloads, SameKernelText, ::testing::Values("vector_add", "saxpy", "reduce", "matmul"),
-                         [](const auto& info) { return info.param; });
+std::vector<SameText> same_text_pairs() {
+  std::vector<SameText> pairs;
+  for (const char* layer : {"driver", "cupy-raw", "cuda-bindings"})
+    for (const char* workload : {"vector_add", "saxpy", "reduce", "matmul"}) pairs.push_back({layer, workload});
+  return pairs;
+}
+
+INSTANTIATE_TEST_SUITE_P(Layers, SameKernelText, ::testing::ValuesIn(same_text_pairs()), [](const auto& info) {
+  std::string name = info.param.layer + "_" + info.param.workload;
+  for (char& c : name)
+    if (c == '-') c = '_';
+  return name;
+});
 
 }  // namespace
 }  // namespace lb
