@@ -7,7 +7,7 @@ import time
 import cupy as cp
 import lb_shared
 import numpy as np
-from lb_cupy import to_device, to_host, wrap
+import lb_cupy
 
 _modules = {}
 
@@ -29,28 +29,11 @@ def sm_count() -> int:
     return cp.cuda.Device().attributes["MultiProcessorCount"]
 
 
-class Launch:
-    """Launch overhead through cp.RawKernel: n launches of our launch_probe kernel; with
-    `wait_each_time`, a stream synchronize after each (the round trip)."""
+class Launch(lb_cupy.Launch):
+    """One launch through cp.RawKernel is one call of our launch_probe kernel."""
 
-    def __init__(self, wait_each_time: bool):
-        self.wait_each_time = self.run_waits = wait_each_time
-
-    def allocate(self, shape, stream, cost):
-        self.n = shape[1]
-        self.stream = wrap(stream)
+    def prepare(self, cost) -> None:
         self.probe = kernel("launch", "launch_probe", cost)
-        self.out = cp.empty(1, dtype=cp.float32)
 
-    def upload(self, problem, stream):
-        to_device(problem.output, self.out, self.stream)
-
-    def run(self, stream):
-        with self.stream:
-            for i in range(self.n):
-                self.probe((1,), (1,), (self.out, np.float32(i + 1)))
-                if self.wait_each_time:
-                    self.stream.synchronize()
-
-    def download(self, out, stream):
-        to_host(self.out, out, self.stream)
+    def launch_once(self, value: int) -> None:
+        self.probe((1,), (1,), (self.out, np.float32(value)))

@@ -22,3 +22,37 @@ def to_host(device, out, stream) -> None:
     device.get(stream=stream, out=out.reshape(device.shape))
     stream.synchronize()
 
+
+
+class Launch:
+    """The launch-overhead variants of a CuPy layer: n calls of `launch_once(i)` (the layer's one
+    kernel launch, i = 1..n, the value left in `out`) on the harness's stream; with
+    `wait_each_time`, a stream synchronize after each (the round trip)."""
+
+    def __init__(self, wait_each_time: bool):
+        self.wait_each_time = self.run_waits = wait_each_time
+
+    def prepare(self, cost) -> None:
+        """One-time work before the first launch (a compile); none by default."""
+
+    def launch_once(self, value: int) -> None:
+        raise NotImplementedError
+
+    def allocate(self, shape, stream, cost):
+        self.n = shape[1]
+        self.stream = wrap(stream)
+        self.out = cp.empty(1, dtype=cp.float32)
+        self.prepare(cost)
+
+    def upload(self, problem, stream):
+        to_device(problem.output, self.out, self.stream)
+
+    def run(self, stream):
+        with self.stream:
+            for i in range(1, self.n + 1):
+                self.launch_once(i)
+                if self.wait_each_time:
+                    self.stream.synchronize()
+
+    def download(self, out, stream):
+        to_host(self.out, out, self.stream)
