@@ -42,6 +42,13 @@ int list_command() {
                 l->summary.c_str());
     if (!reason.empty()) std::printf("  %-13s %-12s why: %s\n", "", "", reason.c_str());
   }
+  for (const Layer* l : all_layers())
+    if (const nlohmann::json info = l->describe ? l->describe() : nlohmann::json(); info.contains("python")) {
+      std::printf("\nPython layers: embedded Python %s, with the packages of %s\n",
+                  info["python"]["version"].get<std::string>().c_str(),
+                  info["python"]["executable"].get<std::string>().c_str());
+      break;
+    }
   return 0;
 }
 

@@ -276,6 +276,7 @@ TEST_F(Cli, PythonVariantsRunThroughTheHarness) {
   ASSERT_NE(numpy_line, std::string::npos) << listed.out;
   if (listed.out.compare(numpy_line, 30, "py-numpy   unavailable") == 0)
     GTEST_SKIP() << "Python layers unavailable in this build: " << listed.out.substr(numpy_line, 300);
+  EXPECT_NE(listed.out.find("Python layers: embedded Python "), std::string::npos) << listed.out;
   // A layer whose package is missing says which import failed, and why.
   EXPECT_NE(listed.out.find("No module named 'lb_no_such_module'"), std::string::npos) << listed.out;
 

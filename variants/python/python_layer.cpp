@@ -164,10 +164,7 @@ class PythonSession final : public LayerSession {
     }
     return checked(layer_.dir + "/" + workload + ".py", [&] { return module.attr("Variant"); });
   }
-  nlohmann::json describe() const override {
-    return {{"python", {{"executable", interpreter().executable}, {"version", interpreter().version}}},
-            {"modules", layer_.modules}};
-  }
+  nlohmann::json describe() const override { return {{"modules", layer_.modules}}; }
 
  private:
   PythonLayer layer_;
@@ -236,7 +233,11 @@ bool register_python_layer(PythonLayer layer) {
       .on_gpu = layer.on_gpu,
       .rank = layer.rank,
       .unavailable_reason = [layer] { return unavailable_reason(layer); },
-      .describe = [] { return nlohmann::json{{"language", "Python"}}; },
+      .describe =
+          [] {
+            return nlohmann::json{{"language", "Python"},
+                                  {"python", {{"executable", interpreter().executable}, {"version", interpreter().version}}}};
+          },
       .open_session = [layer](const LayerConfig&, CostLog& costs) -> std::unique_ptr<LayerSession> {
         return std::make_unique<PythonSession>(layer, costs);
       },
