@@ -97,11 +97,16 @@ const Interpreter& interpreter() {
       return i;
     }
     py::initialize_interpreter(/*init_signal_handlers=*/false);  // Ctrl-C stays the harness's
-    py::list path = py::module_::import("sys").attr("path");
-    path.append((fs::path(LB_SOURCE_ROOT) / "variants" / "python").string());  // lb_shared
+    // The chosen interpreter's search path first (a .venv's packages before the base Python's),
+    // then what the embedded one found by itself, then lb_shared's folder.
+    py::list path;
     std::size_t start = first_newline + 1;
     for (std::size_t end; (end = out.find('\n', start)) != std::string::npos; start = end + 1)
-      if (!path.contains(out.substr(start, end - start))) path.append(out.substr(start, end - start));
+      path.append(out.substr(start, end - start));
+    for (const py::handle entry : py::module_::import("sys").attr("path"))
+      if (!path.contains(entry)) path.append(entry);
+    path.append((fs::path(LB_SOURCE_ROOT) / "variants" / "python").string());
+    py::module_::import("sys").attr("path") = path;
     i.start_ms = ms_since(t0);
     return i;
   }();
