@@ -10,6 +10,14 @@
 
 namespace lb {
 
+// cudaMemcpyAsync on `stream`, then waits for the stream: the copy (and, for a download, the work
+// enqueued before it) is done when this returns, as with cudaMemcpy. A plain cudaMemcpy would go
+// through the legacy default stream, which does not wait for the harness's non-blocking stream.
+inline void copy_and_wait(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind, cudaStream_t stream) {
+  LB_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, stream));
+  LB_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
 // cudaMalloc'd memory for `count` elements of T, cudaFree'd by the destructor. Move-only, like
 // the memory it owns. A failed allocation throws DeviceOutOfMemory.
 template <class T>
@@ -35,17 +43,12 @@ class DeviceBuffer {
   T* get() const { return ptr_; }
   std::size_t size() const { return count_; }
 
-  // Copies in the order of `stream` and waits for them: upload() returns once the data is on the
-  // device; download() first waits for the work enqueued on `stream` before it. (A plain
-  // cudaMemcpy would go through the legacy default stream, which does not wait for the
-  // harness's non-blocking stream.)
+  // Copies in the order of `stream`, waited for (copy_and_wait).
   void upload(std::span<const T> host, cudaStream_t stream) {
-    LB_CUDA_CHECK(cudaMemcpyAsync(ptr_, host.data(), host.size_bytes(), cudaMemcpyHostToDevice, stream));
-    LB_CUDA_CHECK(cudaStreamSynchronize(stream));
+    copy_and_wait(ptr_, host.data(), host.size_bytes(), cudaMemcpyHostToDevice, stream);
   }
   void download(std::span<T> host, cudaStream_t stream) const {
-    LB_CUDA_CHECK(cudaMemcpyAsync(host.data(), ptr_, host.size_bytes(), cudaMemcpyDeviceToHost, stream));
-    LB_CUDA_CHECK(cudaStreamSynchronize(stream));
+    copy_and_wait(host.data(), ptr_, host.size_bytes(), cudaMemcpyDeviceToHost, stream);
   }
 
  private:

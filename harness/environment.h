@@ -15,6 +15,7 @@
 #include "harness/sampling.h"
 #include "harness/sm_clock.h"
 #include "harness/stream_gate.h"
+#include "variants/variant.h"
 
 namespace lb {
 
@@ -38,6 +39,8 @@ struct Environment {
 
   // The stream GPU variants get; nullptr on a CPU-only run (CPU variants ignore it).
   cudaStream_t gpu_stream() const { return stream ? stream->get() : nullptr; }
+  // What a case of `layer` works on: the harness's stream for a GPU layer, none for a CPU layer.
+  cudaStream_t stream_for(const Layer& layer) const { return layer.on_gpu ? gpu_stream() : nullptr; }
 };
 
 // Measures the ceilings when `with_gpu` (saying so on stderr: it takes a second or two).

@@ -15,9 +15,7 @@ nlohmann::json LayerSessions::record(const Layer& layer) const {
   const auto found = entries_.find(layer.name);
   if (found == entries_.end()) return j;
   if (found->second.session) j.update(found->second.session->describe());
-  nlohmann::json costs = nlohmann::json::array();
-  for (const OneTimeCost& c : found->second.costs.entries()) costs.push_back({{"what", c.what}, {"ms", c.ms}});
-  if (!costs.empty()) j["one_time_costs"] = costs;
+  if (!found->second.costs.entries().empty()) j["one_time_costs"] = found->second.costs.to_json();
   return j;
 }
 

@@ -10,7 +10,7 @@ namespace lb {
 
 SampleSeries take_samples(CaseResult& r, Variant& variant, const Environment& env, Progress& progress) {
   const bool gpu = r.spec.layer->on_gpu;
-  const cudaStream_t stream = gpu ? env.gpu_stream() : nullptr;
+  const cudaStream_t stream = env.stream_for(*r.spec.layer);
   L2Flusher* flusher = gpu && env.options.cold ? env.flusher.get() : nullptr;
   // Launch-overhead cases measure how fast the host feeds the GPU: holding the stream would
   // measure the GPU draining a queue instead.

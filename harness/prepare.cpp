@@ -36,7 +36,7 @@ std::unique_ptr<Variant> prepare_case(CaseResult& r, CaseInputs& inputs, const E
                                       LayerSessions& sessions) {
   const Case& c = r.spec;
   const bool gpu = c.layer->on_gpu;
-  const cudaStream_t stream = gpu ? env.gpu_stream() : nullptr;
+  const cudaStream_t stream = env.stream_for(*c.layer);
   try {
     const HostProblem& problem = inputs.problem_for(c, env.options.seed);
     r.seed = problem.seed;

@@ -76,9 +76,7 @@ nlohmann::json case_fields(const CaseResult& r, const nlohmann::json& context) {
     j["allocate_ms"] = r.allocate_ms;
     j["first_run_ms"] = r.first_run_ms;
   }
-  nlohmann::json costs = nlohmann::json::array();
-  for (const OneTimeCost& cost : r.one_time_costs.entries()) costs.push_back({{"what", cost.what}, {"ms", cost.ms}});
-  if (!costs.empty()) j["one_time_costs"] = costs;
+  if (!r.one_time_costs.entries().empty()) j["one_time_costs"] = r.one_time_costs.to_json();
   return j;
 }
 

@@ -36,6 +36,12 @@ class CostLog {
  public:
   void add(std::string what, double ms) { entries_.push_back({std::move(what), ms}); }
   const std::vector<OneTimeCost>& entries() const { return entries_; }
+  // [{"what", "ms"}, ...], as the results record one_time_costs.
+  nlohmann::json to_json() const {
+    nlohmann::json list = nlohmann::json::array();
+    for (const OneTimeCost& c : entries_) list.push_back({{"what", c.what}, {"ms", c.ms}});
+    return list;
+  }
 
  private:
   std::vector<OneTimeCost> entries_;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "common/cuda_check.h"
+#include "common/device_buffer.h"  // copy_and_wait
 #include "variants/variant.h"
 
 #if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
@@ -119,18 +120,14 @@ auto waits(cudaStream_t, Pool& pool) {
 // build, where a device_vector is host memory, copies in place.
 inline void to_device(std::span<const float> host, Vector& device, cudaStream_t stream) {
 #if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
-  LB_CUDA_CHECK(cudaMemcpyAsync(thrust::raw_pointer_cast(device.data()), host.data(), host.size_bytes(),
-                                cudaMemcpyHostToDevice, stream));
-  LB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  copy_and_wait(thrust::raw_pointer_cast(device.data()), host.data(), host.size_bytes(), cudaMemcpyHostToDevice, stream);
 #else
   thrust::copy(host.begin(), host.end(), device.begin());
 #endif
 }
 inline void to_host(const Vector& device, std::span<float> host, cudaStream_t stream) {
 #if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_CUDA
-  LB_CUDA_CHECK(cudaMemcpyAsync(host.data(), thrust::raw_pointer_cast(device.data()), host.size_bytes(),
-                                cudaMemcpyDeviceToHost, stream));
-  LB_CUDA_CHECK(cudaStreamSynchronize(stream));
+  copy_and_wait(host.data(), thrust::raw_pointer_cast(device.data()), host.size_bytes(), cudaMemcpyDeviceToHost, stream);
 #else
   thrust::copy(device.begin(), device.end(), host.data());
 #endif
