@@ -42,13 +42,23 @@ int list_command() {
                 l->summary.c_str());
     if (!reason.empty()) std::printf("  %-13s %-12s why: %s\n", "", "", reason.c_str());
   }
-  for (const Layer* l : all_layers())
-    if (const nlohmann::json info = l->describe ? l->describe() : nlohmann::json(); info.contains("python")) {
+  bool python_named = false;
+  for (const Layer* l : all_layers()) {
+    const nlohmann::json info = l->describe ? l->describe() : nlohmann::json();
+    if (!info.contains("python")) continue;
+    if (!python_named)
       std::printf("\nPython layers: embedded Python %s, with the packages of %s\n",
                   info["python"]["version"].get<std::string>().c_str(),
                   info["python"]["executable"].get<std::string>().c_str());
-      break;
-    }
+    python_named = true;
+    // The CUDA libraries each one loaded: two versions of one library in a process is the commonest
+    // way a Python CUDA setup breaks.
+    if (!info.value("libraries", nlohmann::json()).is_object()) continue;
+    for (const auto& [name, lib] : info["libraries"].items())
+      std::printf("  %-13s %-8s %-6s %s\n", l->name.c_str(), name.c_str(), lib.value("version", "").c_str(),
+                  lib.contains("error") ? lib["error"].get<std::string>().c_str()
+                                        : (lib.value("path", "") + (lib.value("found_via", "").empty() ? "" : " (" + lib.value("found_via", "") + ")")).c_str());
+  }
   return 0;
 }
 

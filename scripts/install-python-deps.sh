@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what the Python layers need (pybind11, NumPy, CuPy, cuda-bindings) into the interpreter they use, found as `layerbench report`
+# Installs what the Python layers need (pybind11, NumPy, CuPy, cuda-bindings, cuda-core, cuda-pathfinder) into the interpreter they use, found as `layerbench report`
 # finds it ($LAYERBENCH_PYTHON, else .venv, else python3): variants/python/requirements.txt.
 # Packages go into .venv only (never into a system or user Python); when the interpreter in use is
 # not .venv and lacks them, this says so in one line and goes on: the Python layers are then built
@@ -11,7 +11,7 @@ say() { echo "install-python-deps: $*" >&2; }
 python="${LAYERBENCH_PYTHON:-}"
 [ -z "$python" ] && [ -x .venv/bin/python3 ] && python=.venv/bin/python3
 [ -z "$python" ] && python=python3
-"$python" -c 'import pybind11, numpy, cupy, cuda.bindings' 2>/dev/null && exit 0
+"$python" -c 'import pybind11, numpy, cupy, cuda.bindings, cuda.core, cuda.pathfinder' 2>/dev/null && exit 0
 if [ "$python" = .venv/bin/python3 ]; then
   .venv/bin/python3 -m pip install -q --disable-pip-version-check -r variants/python/requirements.txt ||
     say "pip could not install variants/python/requirements.txt into .venv; the Python layers will be unavailable"

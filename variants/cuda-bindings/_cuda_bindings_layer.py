@@ -24,12 +24,20 @@ def check(result, call: str = "CUDA call"):
 _modules = {}
 
 
+def nvrtc_options(sm: int) -> list[bytes]:
+    return [f"--gpu-architecture=sm_{sm}".encode(), b"--std=c++17", f"-I{lb_shared.INCLUDE_DIR}".encode()]
+
+
+def nvrtc_version() -> str:
+    return "%d.%d" % tuple(check(nvrtc.nvrtcVersion(), "nvrtcVersion"))
+
+
 def compile_cubin(workload: str, sm: int) -> bytes:
     """Our kernel text to CUBIN for sm_<sm>, with NVRTC through cuda.bindings.nvrtc (no GPU needed)."""
     name = f"workloads/{workload}/kernels.cu".encode()
     program = check(nvrtc.nvrtcCreateProgram(lb_shared.kernel_source(workload).encode(), name, 0, [], []),
                     "nvrtcCreateProgram")
-    options = [f"--gpu-architecture=sm_{sm}".encode(), b"--std=c++17", f"-I{lb_shared.INCLUDE_DIR}".encode()]
+    options = nvrtc_options(sm)
     status, = nvrtc.nvrtcCompileProgram(program, len(options), options)
     if status != nvrtc.nvrtcResult.NVRTC_SUCCESS:
         log = b" " * check(nvrtc.nvrtcGetProgramLogSize(program))
@@ -42,20 +50,27 @@ def compile_cubin(workload: str, sm: int) -> bytes:
 
 
 def kernel(workload: str, name: str, cost):
-    """The function `name` of our kernel text, compiled and loaded once per process; the first
-    request reports the compile and the load as one-time costs."""
+    """The function `name` of our kernel text, compiled (or read from our kernel cache) and loaded
+    once per process; the first request reports the compile and the load as one-time costs."""
     if workload not in _modules:
         device = check(driver.cuCtxGetDevice(), "cuCtxGetDevice")
         attribute = driver.CUdevice_attribute
         major = check(driver.cuDeviceGetAttribute(attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device))
         minor = check(driver.cuDeviceGetAttribute(attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device))
+        sm = major * 10 + minor
+        cubin, how, ms = lb_shared.cached_cubin(workload, sm, "cuda.bindings.nvrtc " + nvrtc_version(),
+                                                [o.decode() for o in nvrtc_options(sm)], lambda: compile_cubin(workload, sm))
         t0 = time.perf_counter()
-        cubin = compile_cubin(workload, major * 10 + minor)
-        t1 = time.perf_counter()
         _modules[workload] = check(driver.cuModuleLoadData(cubin), "cuModuleLoadData")
-        cost(f"NVRTC {workload} (cuda.bindings.nvrtc, compiled)", (t1 - t0) * 1e3)
-        cost(f"cuModuleLoadData {workload}", (time.perf_counter() - t1) * 1e3)
+        cost(f"NVRTC {workload} (cuda.bindings.nvrtc, {how})", ms)
+        cost(f"cuModuleLoadData {workload}", (time.perf_counter() - t0) * 1e3)
     return check(driver.cuModuleGetFunction(_modules[workload], name.encode()), "cuModuleGetFunction")
+
+
+def libraries() -> dict:
+    """The CUDA libraries this layer loads: NVRTC (through cuda.pathfinder) and the driver."""
+    return lb_shared.libraries(("nvrtc",), {"nvrtc": nvrtc_version()}) | {
+        "driver": {"version": "%d.%d" % divmod(check(driver.cuDriverGetVersion(), "cuDriverGetVersion") // 10, 100)}}
 
 
 def sm_count() -> int:

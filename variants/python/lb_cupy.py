@@ -23,7 +23,6 @@ def to_host(device, out, stream) -> None:
     stream.synchronize()
 
 
-
 class Launch:
     """The launch-overhead variants of a CuPy layer: n calls of `launch_once(i)` (the layer's one
     kernel launch, i = 1..n, the value left in `out`) on the harness's stream; with
@@ -56,3 +55,13 @@ class Launch:
 
     def download(self, out, stream):
         to_host(self.out, out, self.stream)
+
+
+def libraries() -> dict:
+    """The CUDA runtime and NVRTC that CuPy loaded (CuPy 14 finds both through cuda.pathfinder)."""
+    import lb_shared
+
+    runtime = cp.cuda.runtime.runtimeGetVersion()
+    major, minor = cp.cuda.nvrtc.getVersion()
+    return lb_shared.libraries(("cudart", "nvrtc"), {"cudart": f"{runtime // 1000}.{runtime % 1000 // 10}",
+                                                      "nvrtc": f"{major}.{minor}"})

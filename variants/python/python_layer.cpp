@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <set>
 #include <stdexcept>
 
 #include "common/cuda_check.h"
@@ -142,18 +143,48 @@ std::string unavailable_reason(const PythonLayer& layer) {
   return layer.on_gpu ? gpu_unavailable_reason() : std::string();
 }
 
+// The layer's folder on sys.path, so that its support module (variants/<layer>/_<name>.py) can be
+// imported by its variants and by the adapter.
+void add_layer_path(const PythonLayer& layer) {
+  py::list path = py::module_::import("sys").attr("path");
+  if (const std::string dir = (fs::path(LB_SOURCE_ROOT) / layer.dir).string(); !path.contains(dir)) path.append(dir);
+}
+
+// Which CUDA libraries the layer loaded (versions, paths), from its support module's libraries();
+// null where the layer has none or cannot run here.
+nlohmann::json libraries(const PythonLayer& layer) {
+  if (layer.libraries_from.empty() || !unavailable_reason(layer).empty()) return nullptr;
+  add_layer_path(layer);
+  try {
+    const py::object found = py::module_::import(layer.libraries_from.c_str()).attr("libraries")();
+    return nlohmann::json::parse(py::module_::import("json").attr("dumps")(found).cast<std::string>());
+  } catch (py::error_already_set& e) {
+    return {{"error", python_error_line(e)}};
+  }
+}
+
+// True the first time `what` is asked for in this process: a cost shared by every Python layer
+// (the interpreter's start, an import that several layers make) is recorded once, by the first
+// layer that paid it, so that a report summing one-time costs counts it once.
+bool first_time_in_process(const std::string& what) {
+  static std::set<std::string> paid;
+  return paid.insert(what).second;
+}
+
 // What a Python layer keeps for one run: its variant modules, loaded from their files once.
 class PythonSession final : public LayerSession {
  public:
-  PythonSession(PythonLayer layer, CostLog& costs) : layer_(std::move(layer)) {
+  PythonSession(PythonLayer layer, const LayerConfig& config, CostLog& costs) : layer_(std::move(layer)) {
     if (const std::string why = unavailable_reason(layer_); !why.empty()) throw std::runtime_error(why);
-    // The layer's own support module (variants/<layer>/_<name>.py), importable by its variants.
-    py::list path = py::module_::import("sys").attr("path");
-    if (const std::string dir = (fs::path(LB_SOURCE_ROOT) / layer_.dir).string(); !path.contains(dir)) path.append(dir);
-    costs.add("Python interpreter start, once per process (" + interpreter().executable + ")",
-              interpreter().start_ms);
+    add_layer_path(layer_);
+    checked("lb_shared.configure_cache", [&] {
+      py::module_::import("lb_shared").attr("configure_cache")(config.kernel_cache_enabled, config.kernel_cache_dir);
+    });
+    if (first_time_in_process("interpreter"))
+      costs.add("Python interpreter start, once per process (" + interpreter().executable + ")", interpreter().start_ms);
     for (const std::string& module : layer_.modules)
-      costs.add("import " + module + ", once per process", import_once(module).ms);
+      if (first_time_in_process("import " + module))
+        costs.add("import " + module + ", once per process", import_once(module).ms);
   }
   py::object variant_class(const std::string& workload) {
     py::object& module = modules_[workload];
@@ -239,12 +270,13 @@ bool register_python_layer(PythonLayer layer) {
       .rank = layer.rank,
       .unavailable_reason = [layer] { return unavailable_reason(layer); },
       .describe =
-          [] {
+          [layer] {
             return nlohmann::json{{"language", "Python"},
-                                  {"python", {{"executable", interpreter().executable}, {"version", interpreter().version}}}};
+                                  {"python", {{"executable", interpreter().executable}, {"version", interpreter().version}}},
+                                  {"libraries", libraries(layer)}};
           },
-      .open_session = [layer](const LayerConfig&, CostLog& costs) -> std::unique_ptr<LayerSession> {
-        return std::make_unique<PythonSession>(layer, costs);
+      .open_session = [layer](const LayerConfig& config, CostLog& costs) -> std::unique_ptr<LayerSession> {
+        return std::make_unique<PythonSession>(layer, config, costs);
       },
   });
 }

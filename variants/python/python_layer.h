@@ -19,6 +19,9 @@ struct PythonLayer {
   int rank = 0;
   std::string dir;                   // relative to the source tree: "variants/<layer>"
   std::vector<std::string> modules;  // what the layer imports; each import is a one-time cost
+  // The module (on the layer's or lb_shared's path) whose libraries() says which CUDA libraries
+  // the layer loaded, with versions and paths: `list` and the results show it. Empty: none.
+  std::string libraries_from;
 };
 
 // Registers the layer and one variant per <workload>.py in its folder. Unavailable, with the

@@ -1,0 +1,131 @@
+"""What the cuda-core layer's variants share. cuda.core is NVIDIA's Pythonic layer over the driver
+API: a Device, a Program that compiles C++ with NVRTC, an ObjectCode and its Kernels, Buffers from
+a memory resource, Streams, and one launch() call, where cuda.bindings (the cuda-bindings layer)
+exposes the C functions one for one.
+
+The context: Device.set_current() retains the device's *primary* context and makes it current,
+the same context the harness and the C++ layers use, so no second context is made. The stream:
+Stream.from_handle wraps the harness's stream without owning it."""
+import time
+
+import lb_shared
+import numpy as np
+from cuda.core import Buffer, Device, LaunchConfig, ObjectCode, Program, ProgramOptions, Stream, launch
+from cuda.core import __version__ as CUDA_CORE_VERSION
+from cuda.bindings import nvrtc
+
+_objects = {}  # workload -> ObjectCode, compiled (or read from our cache) once per process
+
+
+def device() -> Device:
+    """The device of the context current on this thread (the harness's), made current for cuda.core."""
+    dev = Device()
+    dev.set_current()
+    return dev
+
+
+def stream(handle: int) -> Stream:
+    return Stream.from_handle(handle)
+
+
+def program_options(workload: str, sm: int) -> dict:
+    """What Program is given: the name NVRTC's log shows, the target, the C++ standard, and the
+    folder our kernel text's #include is relative to."""
+    return dict(name=f"workloads/{workload}/kernels.cu", arch=f"sm_{sm}", std="c++17", include_path=[lb_shared.INCLUDE_DIR])
+
+
+def compile_cubin(workload: str, sm: int) -> bytes:
+    """Our kernel text to CUBIN for sm_<sm> with Program (NVRTC underneath; no GPU needed). A compile
+    error raises with NVRTC's log, which names workloads/<workload>/kernels.cu and the line."""
+    program = Program(lb_shared.kernel_source(workload), "c++", ProgramOptions(**program_options(workload, sm)))
+    return program.compile("cubin").code
+
+
+def kernel(workload: str, name: str, cost):
+    """The Kernel `name` of our kernel text, compiled by Program or read from our on-disk cache,
+    then loaded; the first request for a workload reports both as one-time costs."""
+    if workload not in _objects:
+        cc = device().compute_capability
+        sm = cc.major * 10 + cc.minor
+        options = [f"{k}={v}" for k, v in program_options(workload, sm).items()]
+        cubin, how, ms = lb_shared.cached_cubin(workload, sm, f"cuda.core {CUDA_CORE_VERSION}, NVRTC {nvrtc_version()}",
+                                                options, lambda: compile_cubin(workload, sm))
+        cost(f"Program.compile {workload} (cuda.core, NVRTC, {how})", ms)
+        t0 = time.perf_counter()
+        _objects[workload] = ObjectCode.from_cubin(cubin, name=workload)
+        _objects[workload].get_kernel(name)  # the module loads here, at the first lookup
+        cost(f"module load {workload}", (time.perf_counter() - t0) * 1e3)
+    return _objects[workload].get_kernel(name)
+
+
+def sm_count() -> int:
+    return device().properties.multiprocessor_count
+
+
+def nvrtc_version() -> str:
+    # cuda.core compiles through cuda.bindings.nvrtc, which loads NVRTC through cuda.pathfinder.
+    _status, major, minor = nvrtc.nvrtcVersion()
+    return f"{major}.{minor}"
+
+
+def libraries() -> dict:
+    """The CUDA libraries this layer loads: NVRTC."""
+    return lb_shared.libraries(("nvrtc",), {"nvrtc": nvrtc_version()})
+
+
+def allocate(count: int, s: Stream) -> Buffer:
+    """count floats from the device's memory resource (a stream-ordered pool in cuda.core), on the
+    harness's stream; an out-of-memory error becomes MemoryError, which the harness skips."""
+    try:
+        return device().memory_resource.allocate(max(count, 1) * 4, stream=s)
+    except Exception as e:
+        if "OUT_OF_MEMORY" in str(e):
+            raise MemoryError(str(e)) from e
+        raise
+
+
+def _host(array: np.ndarray) -> Buffer:
+    # cuda.core copies between Buffers; a non-owning Buffer over the harness's host memory lets
+    # the copy go straight from it (cuMemcpyAsync infers the direction from the pointers).
+    return Buffer.from_handle(array.ctypes.data, array.nbytes, owner=array)
+
+
+def upload(host: np.ndarray, buffer: Buffer, s: Stream) -> None:
+    """Host -> device on the harness's stream, done when it returns (as the C++ layers' copies)."""
+    if host.nbytes:
+        buffer.copy_from(_host(host), stream=s)
+    s.sync()
+
+
+def download(buffer: Buffer, host: np.ndarray, s: Stream) -> None:
+    """Device -> host after the work enqueued before it; `host` is the harness's buffer."""
+    if host.nbytes:
+        buffer.copy_to(_host(host), stream=s)
+    s.sync()
+
+
+class Launch:
+    """Launch overhead through cuda.core: n launch() calls of our launch_probe; with
+    `wait_each_time`, a Stream.sync() after each (the round trip)."""
+
+    def __init__(self, wait_each_time: bool):
+        self.wait_each_time = self.run_waits = wait_each_time
+
+    def allocate(self, shape, stream_handle, cost):
+        self.n = shape[1]
+        self.stream = stream(stream_handle)
+        self.probe = kernel("launch", "launch_probe", cost)
+        self.out = allocate(1, self.stream)
+        self.config = LaunchConfig(grid=1, block=1)
+
+    def upload(self, problem, stream_handle):
+        upload(problem.output, self.out, self.stream)
+
+    def run(self, stream_handle):
+        for i in range(1, self.n + 1):
+            launch(self.stream, self.config, self.probe, self.out, np.float32(i))
+            if self.wait_each_time:
+                self.stream.sync()
+
+    def download(self, out, stream_handle):
+        download(self.out, out, self.stream)

@@ -1,0 +1,29 @@
+# matmul through cuda.core: a 2-D grid is a tuple in LaunchConfig.
+import lb_shared
+import numpy as np
+from _cuda_core_layer import allocate, download, kernel, stream, upload
+from cuda.core import LaunchConfig, launch
+
+
+class Variant:
+    run_waits = False
+
+    def allocate(self, shape, stream_handle, cost):
+        self.m, self.n, self.k = shape
+        self.stream = stream(stream_handle)
+        self.kernel = kernel("matmul", "matmul_tiled", cost)
+        self.a, self.b, self.c = (allocate(count, self.stream)
+                                  for count in (self.m * self.k, self.k * self.n, self.m * self.n))
+        self.config = LaunchConfig(grid=lb_shared.matmul_grid(self.m, self.n), block=lb_shared.MM_THREADS)
+
+    def upload(self, problem, stream_handle):
+        upload(problem.inputs[0], self.a, self.stream)
+        upload(problem.inputs[1], self.b, self.stream)
+        upload(problem.output, self.c, self.stream)
+
+    def run(self, stream_handle):
+        launch(self.stream, self.config, self.kernel, self.a, self.b, self.c,
+               np.int32(self.m), np.int32(self.n), np.int32(self.k))
+
+    def download(self, out, stream_handle):
+        download(self.c, out, self.stream)

@@ -1,0 +1,31 @@
+# reduce through cuda.core: two Kernels of one ObjectCode, launched in order on one stream (the
+# stream order is the grid-wide barrier), with the runtime layer's grid.
+import lb_shared
+import numpy as np
+from _cuda_core_layer import allocate, download, kernel, sm_count, stream, upload
+from cuda.core import LaunchConfig, launch
+
+
+class Variant:
+    run_waits = False
+
+    def allocate(self, shape, stream_handle, cost):
+        self.n = shape[1]
+        self.stream = stream(stream_handle)
+        self.partial = kernel("reduce", "reduce_partial", cost)
+        self.final = kernel("reduce", "reduce_final", cost)
+        self.blocks = lb_shared.grid_stride_blocks(self.n // 4, sm_count())
+        self.x, self.partials, self.sum = (allocate(count, self.stream) for count in (self.n, self.blocks, 1))
+
+    def upload(self, problem, stream_handle):
+        upload(problem.inputs[0], self.x, self.stream)
+        upload(problem.output, self.sum, self.stream)
+
+    def run(self, stream_handle):
+        launch(self.stream, LaunchConfig(grid=self.blocks, block=lb_shared.BLOCK), self.partial,
+               self.x, np.int64(self.n), self.partials)
+        launch(self.stream, LaunchConfig(grid=1, block=lb_shared.BLOCK), self.final,
+               self.partials, np.int32(self.blocks), self.sum)
+
+    def download(self, out, stream_handle):
+        download(self.sum, out, self.stream)
