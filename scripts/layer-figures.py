@@ -66,7 +66,7 @@ def main():
     second = costs(*load(sys.argv[2])) if len(sys.argv) == 3 else {}
     print("\nOne-time costs, ms" + (" (this run | the cached run)" if second else ""))
     for (layer, what), ms in first.items():
-        again = second.get((layer, what.replace("compiled", "from cache")), second.get((layer, what)))
+        again = second.get((layer, what.replace("compiled", "cache hit")), second.get((layer, what)))
         print(f"  {layer:14s} {what[:70]:70s} {ms:9.2f}" + (f" | {again:9.2f}" if again is not None else ""))
 
 

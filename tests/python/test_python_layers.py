@@ -71,7 +71,7 @@ def test_the_kernel_cache_compiles_once_then_reads(tmp_path):
     compiler = CountingCompiler()
     first = lb_shared.cached_cubin("saxpy", 90, "test-nvrtc 1.0", ["-a"], compiler)
     second = lb_shared.cached_cubin("saxpy", 90, "test-nvrtc 1.0", ["-a"], compiler)
-    assert (first[:2], second[:2]) == ((compiler.cubin, "compiled"), (compiler.cubin, "from cache"))
+    assert (first[:2], second[:2]) == ((compiler.cubin, "compiled"), (compiler.cubin, "cache hit"))
     assert compiler.calls == 1
 
 
@@ -92,7 +92,7 @@ def test_a_damaged_cache_entry_is_compiled_again_and_rewritten(tmp_path, damage)
     entry.write_bytes(damage(entry.read_bytes()))
     compiler = CountingCompiler()
     assert lb_shared.cached_cubin("saxpy", 90, "test-nvrtc 1.0", [], compiler)[:2] == (compiler.cubin, "compiled")
-    assert lb_shared.cached_cubin("saxpy", 90, "test-nvrtc 1.0", [], compiler)[1] == "from cache"
+    assert lb_shared.cached_cubin("saxpy", 90, "test-nvrtc 1.0", [], compiler)[1] == "cache hit"
 
 
 def test_no_kernel_cache_compiles_every_time(tmp_path):

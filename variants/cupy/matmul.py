@@ -1,6 +1,8 @@
 # matmul with cp.matmul: cuBLAS SGEMM underneath. CuPy uses TF32 tensor cores for float32 only when
-# CUPY_TF32=1; it is unset here (the adapter does not set it), so this is plain fp32, like the
-# harness's cuBLAS ceiling.
+# CUPY_TF32=1; the variant refuses to run with it set, so this is plain fp32, like the harness's
+# cuBLAS ceiling.
+import os
+
 import cupy as cp
 from lb_cupy import to_device, to_host, wrap
 
@@ -9,6 +11,8 @@ class Variant:
     run_waits = False
 
     def allocate(self, shape, stream, cost):
+        if os.environ.get("CUPY_TF32", "0") != "0":
+            raise RuntimeError("CUPY_TF32 is set: cp.matmul would use TF32 tensor cores, not fp32 (unset it)")
         m, n, k = shape
         self.stream = wrap(stream)
         self.a = cp.empty((m, k), dtype=cp.float32)

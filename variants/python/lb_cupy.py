@@ -58,10 +58,11 @@ class Launch:
 
 
 def libraries() -> dict:
-    """The CUDA runtime and NVRTC that CuPy loaded (CuPy 14 finds both through cuda.pathfinder)."""
+    """The CUDA runtime and NVRTC CuPy uses. Its CUDA runtime is linked into CuPy itself, so it has
+    no file of its own; NVRTC is a shared library that CuPy 14 finds through cuda.pathfinder."""
     import lb_shared
 
-    runtime = cp.cuda.runtime.runtimeGetVersion()
+    linked = cp.cuda.runtime.runtimeGetVersion()
     major, minor = cp.cuda.nvrtc.getVersion()
-    return lb_shared.libraries(("cudart", "nvrtc"), {"cudart": f"{runtime // 1000}.{runtime % 1000 // 10}",
-                                                      "nvrtc": f"{major}.{minor}"})
+    return lb_shared.libraries(("nvrtc",), {"nvrtc": f"{major}.{minor}"}) | {
+        "cudart": {"version": f"{linked // 1000}.{linked % 1000 // 10}", "found_via": "linked statically into CuPy"}}

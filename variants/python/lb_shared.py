@@ -81,7 +81,7 @@ def _cache_key(workload: str, compiler: str, options: list[str], sm: int) -> str
 
 
 def cached_cubin(workload: str, sm: int, compiler: str, options: list[str], compile_cubin) -> tuple[bytes, str, float]:
-    """(CUBIN, "compiled" or "from cache", milliseconds): the cached CUBIN of our kernel text for
+    """(CUBIN, "compiled" or "cache hit", milliseconds): the cached CUBIN of our kernel text for
     `workload`, else `compile_cubin()`'s, written to the cache for the next run."""
     t0 = time.perf_counter()
     path = None
@@ -91,7 +91,7 @@ def cached_cubin(workload: str, sm: int, compiler: str, options: list[str], comp
             entry = path.read_bytes()
             head, digest, cubin = entry[:8], entry[8:40], entry[40:]
             if head == _MAGIC and hashlib.sha256(cubin).digest() == digest:
-                return cubin, "from cache", (time.perf_counter() - t0) * 1e3
+                return cubin, "cache hit", (time.perf_counter() - t0) * 1e3
         except OSError:
             pass  # no entry yet, or unreadable: compile
     cubin = compile_cubin()
