@@ -48,8 +48,9 @@ def build(results: Results, out: Path, plot_dir: Path) -> Document:
         shown = str(source)
     if shown.startswith(".."):
         shown = str(source)
+    schema = results.context["layerbench"]["schema_version"]
     doc.p(f"Made by `layerbench report` from [`{Path(shown).name}`]({Path(shown).as_posix()}) "
-          f"(layerbench's JSON results, schema version 1). Times are medians of many samples; "
+          f"(layerbench's JSON results, schema version {schema}). Times are medians of many samples; "
           f"rates are decimal (1 GB/s = 10⁹ bytes/s). See the project's docs/methodology.md for how "
           f"each case was run, timed and verified.")
 

@@ -112,3 +112,9 @@ def test_per_case_one_time_costs_of_repetitions_are_listed_once(tmp_path: Path):
     assert result.returncode == 0, result.stderr
     text = (out / "report.md").read_text()
     assert text.count(f"| runtime | graph capture (vector_add {fmt.size_label((1000,))}) |") == 1
+
+
+def test_the_report_names_the_files_schema_version(tmp_path: Path):
+    path = results_file(tmp_path / "r.json", [case_entry("vector_add", "runtime", 1000, 0.001)], base=schema2_context())
+    run_cli("report", str(path), "--out", str(tmp_path / "out"))
+    assert "schema version 2)" in (tmp_path / "out" / "report.md").read_text()
