@@ -41,6 +41,8 @@ int list_command() {
     std::printf("  %-13s %-12s %s\n", l->name.c_str(), reason.empty() ? "available" : "unavailable",
                 l->summary.c_str());
     if (!reason.empty()) std::printf("  %-13s %-12s why: %s\n", "", "", reason.c_str());
+    for (const auto& [workload, why] : l->not_provided)
+      std::printf("  %-13s %-12s no %s: %s\n", "", "", workload.c_str(), why.c_str());
   }
   bool python_named = false;
   for (const Layer* l : all_layers()) {

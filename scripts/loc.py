@@ -16,7 +16,8 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 WORKLOADS = ["vector_add", "saxpy", "reduce", "matmul", "launch"]
-LAYERS = ["cpu", "runtime", "driver", "thrust", "cupy", "cupy-raw", "cuda-bindings", "cuda-core"]
+LAYERS = ["cpu", "runtime", "driver", "thrust", "cupy", "cupy-raw", "cuda-bindings", "cuda-core", "numba",
+          "numba-vectorize", "pycuda", "cuda-compute", "cython"]
 BEGIN, END = "<!-- loc:begin -->", "<!-- loc:end -->"
 
 

@@ -1,5 +1,6 @@
 // The layers that run our kernel text with our launch shapes (driver, and the Python layers
-// cupy-raw, cuda-bindings and cuda-core) agree with the runtime layer on the same inputs: bit for bit for
+// cupy-raw, cuda-bindings, cuda-core, pycuda, and cython, which calls the runtime layer's nvcc
+// build of the kernels from Python) agree with the runtime layer on the same inputs: bit for bit for
 // vector_add and saxpy (one operation per element), and within the workload's tolerance for reduce
 // and matmul. Needs a GPU (and, for the Python layers, their packages).
 #include <gtest/gtest.h>
@@ -63,7 +64,7 @@ TEST_P(SameKernelText, MatchesRuntime) {
 
 std::vector<SameText> same_text_pairs() {
   std::vector<SameText> pairs;
-  for (const char* layer : {"driver", "cupy-raw", "cuda-bindings", "cuda-core"})
+  for (const char* layer : {"driver", "cupy-raw", "cuda-bindings", "cuda-core", "pycuda", "cython"})
     for (const char* workload : {"vector_add", "saxpy", "reduce", "matmul"}) pairs.push_back({layer, workload});
   return pairs;
 }

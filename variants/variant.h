@@ -14,6 +14,7 @@
 #include <cuda_runtime.h>
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <span>
@@ -99,6 +100,8 @@ struct Layer {
   // Optional: false leaves a size out of the default sweep (asked for with --size, it still runs),
   // for layers that would take minutes there.
   std::function<bool(const Workload&, const Shape&)> in_default_sweep;
+  // Workloads the layer has no natural way to express, each with why (`list` shows them).
+  std::map<std::string, std::string> not_provided;
 };
 
 using VariantFactory = std::function<std::unique_ptr<Variant>()>;

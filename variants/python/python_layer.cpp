@@ -107,6 +107,7 @@ const Interpreter& interpreter() {
     for (const py::handle entry : py::module_::import("sys").attr("path"))
       if (!path.contains(entry)) path.append(entry);
     path.append((fs::path(LB_SOURCE_ROOT) / "variants" / "python").string());
+    path.append(LB_PYTHON_MODULE_DIR);  // extension modules this build made (variants/cython)
     py::module_::import("sys").attr("path") = path;
     i.start_ms = ms_since(t0);
     return i;
@@ -278,6 +279,7 @@ bool register_python_layer(PythonLayer layer) {
       .open_session = [layer](const LayerConfig& config, CostLog& costs) -> std::unique_ptr<LayerSession> {
         return std::make_unique<PythonSession>(layer, config, costs);
       },
+      .not_provided = layer.not_provided,
   });
 }
 

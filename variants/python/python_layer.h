@@ -5,6 +5,7 @@
 // handle and the host buffers as NumPy views (no copies). docs/architecture.md says where this
 // sits; docs/adding.md how to add a Python layer.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,8 @@ struct PythonLayer {
   // The module (on the layer's or lb_shared's path) whose libraries() says which CUDA libraries
   // the layer loaded, with versions and paths: `list` and the results show it. Empty: none.
   std::string libraries_from;
+  // Workloads the library has no natural way to express, each with why (`list` shows them).
+  std::map<std::string, std::string> not_provided;
 };
 
 // Registers the layer and one variant per <workload>.py in its folder. Unavailable, with the

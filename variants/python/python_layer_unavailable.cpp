@@ -14,6 +14,7 @@ bool register_python_layer(PythonLayer layer) {
       .rank = layer.rank,
       .unavailable_reason = [] { return std::string(LB_PYTHON_UNAVAILABLE); },
       .describe = [] { return nlohmann::json{{"language", "Python"}}; },
+      .not_provided = layer.not_provided,
   });
 }
 

@@ -18,5 +18,22 @@ LB_REGISTER_PYTHON_LAYER(PythonLayer{.name = "cuda-bindings", .summary = "cuda.b
 LB_REGISTER_PYTHON_LAYER(PythonLayer{.name = "cuda-core", .summary = "cuda.core: Program, ObjectCode, launch() from Python, our kernel text",
                                      .on_gpu = true, .rank = 43, .dir = "variants/cuda-core", .modules = {"cuda.core"},
                                      .libraries_from = "_cuda_core_layer"});
+LB_REGISTER_PYTHON_LAYER(PythonLayer{.name = "numba", .summary = "Numba: kernels written in Python with @cuda.jit, JIT-compiled at the first call",
+                                     .on_gpu = true, .rank = 44, .dir = "variants/numba", .modules = {"numba.cuda"},
+                                     .libraries_from = "lb_numba"});
+LB_REGISTER_PYTHON_LAYER(PythonLayer{.name = "numba-vectorize", .summary = "Numba's @vectorize(target='cuda') ufuncs and @cuda.reduce",
+                                     .on_gpu = true, .rank = 45, .dir = "variants/numba-vectorize", .modules = {"numba.cuda"},
+                                     .libraries_from = "lb_numba",
+                                     .not_provided = {{"matmul", "a ufunc maps elements to elements: a matrix product has no @vectorize form"}}});
+LB_REGISTER_PYTHON_LAYER(PythonLayer{.name = "pycuda", .summary = "PyCUDA: SourceModule of our kernel text, on the primary context",
+                                     .on_gpu = true, .rank = 46, .dir = "variants/pycuda",
+                                     .modules = {"pycuda.driver", "pycuda.compiler"}, .libraries_from = "_pycuda_layer"});
+LB_REGISTER_PYTHON_LAYER(PythonLayer{.name = "cuda-compute", .summary = "cuda.compute (cuda-cccl): CUB's parallel algorithms from Python",
+                                     .on_gpu = true, .rank = 47, .dir = "variants/cuda-compute", .modules = {"cuda.compute"},
+                                     .libraries_from = "_cuda_compute_layer",
+                                     .not_provided = {{"matmul", "cuda.compute has no matrix product (its algorithms are CUB's: transform, reduce, scan, sort, ...)"}}});
+LB_REGISTER_PYTHON_LAYER(PythonLayer{.name = "cython", .summary = "Cython: an extension module calling our runtime-API kernels through C++ launchers",
+                                     .on_gpu = true, .rank = 48, .dir = "variants/cython", .modules = {"lb_cython"},
+                                     .libraries_from = "_cython_layer"});
 }  // namespace
 }  // namespace lb
