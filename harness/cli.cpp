@@ -38,11 +38,11 @@ int list_command() {
   std::printf("\nLayers:\n");
   for (const Layer* l : all_layers()) {
     const std::string reason = l->unavailable_reason();
-    std::printf("  %-13s %-12s %s\n", l->name.c_str(), reason.empty() ? "available" : "unavailable",
+    std::printf("  %-15s %-12s %s\n", l->name.c_str(), reason.empty() ? "available" : "unavailable",
                 l->summary.c_str());
-    if (!reason.empty()) std::printf("  %-13s %-12s why: %s\n", "", "", reason.c_str());
+    if (!reason.empty()) std::printf("  %-15s %-12s why: %s\n", "", "", reason.c_str());
     for (const auto& [workload, why] : l->not_provided)
-      std::printf("  %-13s %-12s no %s: %s\n", "", "", workload.c_str(), why.c_str());
+      std::printf("  %-15s %-12s no %s: %s\n", "", "", workload.c_str(), why.c_str());
   }
   bool python_named = false;
   for (const Layer* l : all_layers()) {
@@ -57,7 +57,7 @@ int list_command() {
     // way a Python CUDA setup breaks.
     if (!info.value("libraries", nlohmann::json()).is_object()) continue;
     for (const auto& [name, lib] : info["libraries"].items())
-      std::printf("  %-13s %-8s %-6s %s\n", l->name.c_str(), name.c_str(), lib.value("version", "").c_str(),
+      std::printf("  %-15s %-8s %-6s %s\n", l->name.c_str(), name.c_str(), lib.value("version", "").c_str(),
                   lib.contains("error") ? lib["error"].get<std::string>().c_str()
                                         : (lib.value("path", "") + (lib.value("found_via", "").empty() ? "" : " (" + lib.value("found_via", "") + ")")).c_str());
   }

@@ -3,11 +3,21 @@
 # first with empty kernel caches, ours and CuPy's, the second hitting them), each timed as a whole
 # process; the second is left out when the call has used $DEVICE_CHECK_SECOND_RUN_BEFORE_S (450)
 # seconds, so that the call ends inside the device tool's 10-minute limit.
+# Wheels in .whl/ (scripts/collect-wheels.sh; the machine has no package registry) are installed
+# into a target folder first and put on PYTHONPATH, which the build, the tests and layerbench's
+# embedded interpreter all follow (docs/offline-install.md).
 # Logs and results go to $OUT (the device tool's folder) or ./device-out; a short table comes last.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out="${OUT:-device-out}"
 mkdir -p "$out"
+if compgen -G ".whl/*.whl" >/dev/null; then
+  site="${DEVICE_CHECK_SITE:-/tmp/layerbench-site}"
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$site" .whl/*.whl ||
+    { echo "device-check: could not install .whl/ into $site"; exit 1; }
+  export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
+  echo "installed $(ls .whl/*.whl | wc -l) wheels from .whl/ into $site"
+fi
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv | tee "$out/gpu.txt"
 call_start=$(date +%s)
 rm -rf build
