@@ -7,13 +7,24 @@ The adapter (python_layer.cpp) puts this folder on sys.path."""
 from __future__ import annotations
 
 import hashlib
+import importlib
 import os
 import re
 import time
+import warnings
 from pathlib import Path
 
 SOURCE_ROOT = Path(__file__).resolve().parents[2]
 INCLUDE_DIR = str(SOURCE_ROOT)  # kernels.cu includes "workloads/launch_config.h"
+
+
+def import_quietly(module: str) -> None:
+    """Imports a layer's package for the adapter. Warnings printed meanwhile (cuda.compute's
+    "libcuda.so.1 not found" on a machine without a GPU, say) would land among the harness's own
+    stderr lines; a package that cannot work says so by failing, and its layer is unavailable."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        importlib.import_module(module)
 
 
 def kernel_source(workload: str) -> str:

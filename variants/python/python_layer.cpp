@@ -109,6 +109,7 @@ const Interpreter& interpreter() {
     path.append((fs::path(LB_SOURCE_ROOT) / "variants" / "python").string());
     path.append(LB_PYTHON_MODULE_DIR);  // extension modules this build made (variants/cython)
     py::module_::import("sys").attr("path") = path;
+    py::module_::import("lb_shared");  // imports the layers' packages (import_quietly)
     i.start_ms = ms_since(t0);
     return i;
   }();
@@ -127,7 +128,7 @@ const Import& import_once(const std::string& module) {
   if (inserted) {
     const auto t0 = std::chrono::steady_clock::now();
     try {
-      py::module_::import(module.c_str());
+      py::module_::import("lb_shared").attr("import_quietly")(module);
     } catch (py::error_already_set& e) {
       it->second.error = python_error_line(e);
     }
