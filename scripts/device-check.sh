@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One call on a lent GPU machine: a clean build, every test, then the default suite twice (the
-# first with empty kernel caches, ours and CuPy's, the second hitting them), each timed as a whole
+# first with empty kernel caches, ours and the libraries', the second hitting them), each timed as a whole
 # process; the second is left out when the call has used $DEVICE_CHECK_SECOND_RUN_BEFORE_S (450)
 # seconds, so that the call ends inside the device tool's 10-minute limit.
 # Wheels in .whl/ (scripts/collect-wheels.sh; the machine has no package registry) are installed
@@ -25,7 +25,9 @@ scripts/test.sh >"$out/test.log" 2>&1
 echo "tests exit code: $?"
 grep -E "tests passed|\(Failed\)|\(Skipped\)|Not Run" "$out/test.log" | head -40
 build/layerbench list | sed -n '/^Python layers/,$p'
-export LAYERBENCH_KERNEL_CACHE="$(mktemp -d)" CUPY_CACHE_DIR="$(mktemp -d)"
+# Every kernel cache starts empty for suite 1: ours, CuPy's, Numba's and PyCUDA's (under XDG_CACHE_HOME).
+export LAYERBENCH_KERNEL_CACHE="$(mktemp -d)" CUPY_CACHE_DIR="$(mktemp -d)" NUMBA_CACHE_DIR="$(mktemp -d)" \
+  XDG_CACHE_HOME="$(mktemp -d)"
 for run in 1 2; do
   if [ "$run" = 2 ] && [ $(( $(date +%s) - call_start )) -gt "${DEVICE_CHECK_SECOND_RUN_BEFORE_S:-450}" ]; then
     echo "suite 2 left out: the call has run $(( $(date +%s) - call_start )) s"

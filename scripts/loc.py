@@ -22,7 +22,7 @@ BEGIN, END = "<!-- loc:begin -->", "<!-- loc:end -->"
 
 
 def code_lines(path: pathlib.Path) -> int:
-    if path.suffix == ".py":  # comments (#) and docstrings do not count
+    if path.suffix in (".py", ".pyx"):  # comments (#) and docstrings do not count
         text = re.sub(r'""".*?"""', "", path.read_text(), flags=re.S)
         return sum(1 for line in text.splitlines() if re.sub(r"#.*", "", line).strip())
     text = re.sub(r"/\*.*?\*/", "", path.read_text(), flags=re.S)
@@ -44,7 +44,7 @@ def table() -> str:
     support = []
     for l in layers:
         files = [f for f in (ROOT / "variants" / l).rglob("*")
-                 if f.is_file() and f.suffix in {".h", ".cpp", ".cu", ".py"} and f.stem not in WORKLOADS
+                 if f.is_file() and f.suffix in {".h", ".cpp", ".cu", ".py", ".pyx"} and f.stem not in WORKLOADS
                  and not f.stem.startswith("launch_")]
         support.append(str(sum(code_lines(f) for f in files)))
     rows.append("| layer support (shared by its workloads) | " + " | ".join(support) + " |")
@@ -56,7 +56,8 @@ def table() -> str:
     rows.append(f"The kernel text the GPU layers share (workloads/*/kernels.cu) is {kernels} lines, counted in "
                 f"no column; so is common/ ({common} lines: CUDA error checks, DeviceBuffer, streams and events, "
                 "the GPU probe), which the harness and every layer share and the runtime layer's variants use "
-                "directly. The Python layers also share variants/python/lb_*.py "
+                "directly (the cython layer's support row counts its .pyx and its C++ launchers, not its CMake file). "
+                "The Python layers also share variants/python/lb_*.py "
                 f"({sum(code_lines(f) for f in sorted((ROOT / 'variants' / 'python').glob('lb_*.py')))} lines: the kernel "
                 "text's path and launch shapes, our NVRTC cache, which CUDA libraries a layer loaded, CuPy's stream and copies) and run through the C++ adapter there. "
                 "Counted by scripts/loc.py: code lines only, no blanks or comments.")

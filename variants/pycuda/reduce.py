@@ -1,0 +1,35 @@
+# reduce through PyCUDA: two functions of one SourceModule, each prepare()d: the argument format
+# lives on the Function object get_function() returns, one per kernel. Launched in order on
+# PyCUDA's stream (the stream order is the grid-wide barrier), with the runtime layer's grid.
+import lb_shared
+import numpy as np
+from _pycuda_layer import download, floats, kernel, pycuda_context, sm_count, stream_bridge, upload
+
+
+class Variant:
+    run_waits = False
+
+    def allocate(self, shape, stream, cost):
+        self.n = shape[1]
+        with pycuda_context():
+            self.bridge = stream_bridge(cost)
+            self.partial = kernel("reduce", "reduce_partial", ["P", np.int64, "P"], cost)
+            self.final = kernel("reduce", "reduce_final", ["P", np.int32, "P"], cost)
+            self.blocks = lb_shared.grid_stride_blocks(self.n // 4, sm_count())
+            self.x, self.partials, self.sum = floats(self.n), floats(self.blocks), floats(1)
+        self.block = (lb_shared.BLOCK, 1, 1)
+        self.partial_args = (int(self.x), np.int64(self.n), int(self.partials))
+        self.final_args = (int(self.partials), np.int32(self.blocks), int(self.sum))
+
+    def upload(self, problem, stream):
+        upload(problem.inputs[0], self.x, stream)
+        upload(problem.output, self.sum, stream)
+
+    def run(self, stream):
+        s = self.bridge.enter(stream)
+        self.partial.prepared_async_call((self.blocks, 1), self.block, s, *self.partial_args)
+        self.final.prepared_async_call((1, 1), self.block, s, *self.final_args)
+        self.bridge.leave(stream)
+
+    def download(self, out, stream):
+        download(self.sum, out, stream)
