@@ -31,6 +31,13 @@ std::string sizes_text(const Workload& w) {
   return text;
 }
 
+// Where a Python layer's library was found: "path (how)", or why it was not.
+std::string where_found(const nlohmann::json& library) {
+  if (library.contains("error")) return library["error"].get<std::string>();
+  const std::string how = library.value("found_via", "");
+  return library.value("path", "") + (how.empty() ? "" : " (" + how + ")");
+}
+
 int list_command() {
   std::printf("Workloads:\n");
   for (const Workload* w : all_workloads())
@@ -58,8 +65,7 @@ int list_command() {
     if (!info.value("libraries", nlohmann::json()).is_object()) continue;
     for (const auto& [name, lib] : info["libraries"].items())
       std::printf("  %-15s %-8s %-6s %s\n", l->name.c_str(), name.c_str(), lib.value("version", "").c_str(),
-                  lib.contains("error") ? lib["error"].get<std::string>().c_str()
-                                        : (lib.value("path", "") + (lib.value("found_via", "").empty() ? "" : " (" + lib.value("found_via", "") + ")")).c_str());
+                  where_found(lib).c_str());
   }
   return 0;
 }
