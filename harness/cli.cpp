@@ -19,6 +19,7 @@
 #include "harness/run_cases.h"
 #include "harness/sizes.h"
 #include "harness/summary.h"
+#include "lab/lab_command.h"
 
 namespace lb {
 namespace {
@@ -189,6 +190,11 @@ int run_cli(int argc, char** argv) {
     sub->prefix_command();
   }
 
+  // Handed over whole to lab/lab_command.cpp, --help included.
+  CLI::App* lab = app.add_subcommand("lab", "Coursework labs: list, start, check your kernel (see `layerbench lab --help`)");
+  lab->set_help_flag();
+  lab->prefix_command();
+
   RunArgs args;
   CLI::App* run = app.add_subcommand("run", "Run cases (workload x layer x size), verify them and write JSON");
   run->add_option("-w,--workload", args.suite.workloads, "Workloads to run, comma-separated (default: all; see `layerbench list`)")
@@ -237,6 +243,7 @@ int run_cli(int argc, char** argv) {
   }
   try {
     if (app.got_subcommand("list")) return list_command();
+    if (app.got_subcommand(lab)) return lab::run_lab_cli(lab->remaining());
     for (const auto& [name, help] : reports_commands)
       if (app.got_subcommand(name)) return hand_over_to_reports(name, app.get_subcommand(name)->remaining());
     args.benchmark_flags = run->remaining();

@@ -65,6 +65,22 @@ ElementCheck check_elements(std::span<const float> got, Ref ref, Scale scale) {
   return total;
 }
 
+// Every element's reference and scale, tabulated (in parallel) from the same functions a
+// workload's verify() checks with, so the formula exists once.
+template <class Ref, class Scale>
+Reference tabulate_reference(std::int64_t count, Ref ref, Scale scale, double tolerance) {
+  Reference r;
+  r.expected.resize(static_cast<std::size_t>(count));
+  r.scale.resize(static_cast<std::size_t>(count));
+  r.tolerance = tolerance;
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < count; ++i) {
+    r.expected[i] = ref(i);
+    r.scale[i] = scale(i);
+  }
+  return r;
+}
+
 // Turns a check into a verdict with a one-line explanation of the worst element.
 Verdict make_verdict(const ElementCheck& check, double tolerance, const std::string& what);
 

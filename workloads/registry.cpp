@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <stdexcept>
 
 #include "workloads/workload.h"
 
@@ -45,6 +46,10 @@ const char* to_string(Figure figure) {
 std::vector<Shape> Workload::edge_sizes() const {
   if (takes_matrix_sizes()) return {{1, 1, 1}, {17, 33, 65}, {128, 1, 300}, {512, 512, 512}};
   return {{1, 1, 1}, {1, 127, 1}, {1, 128, 1}, {1, 129, 1}, {1, 1000003, 1}};
+}
+
+Reference Workload::reference(const HostProblem&) const {
+  throw std::logic_error(name() + " has no element-wise reference");
 }
 
 std::string Workload::size_label(const Shape& s) const {

@@ -52,6 +52,15 @@ struct Verdict {
   std::string detail;          // one line naming the worst element; empty when passed
 };
 
+// A workload's double-precision reference, element by element, and what its check allows: output
+// element i passes when |got_i - expected[i]| <= tolerance * scale[i] (NaN never passes). The same
+// numbers verify() checks against; feedback on a wrong result (layerbench lab) reads them directly.
+struct Reference {
+  std::vector<double> expected;  // one per output element
+  std::vector<double> scale;     // a bound on the size of the terms that made each element
+  double tolerance = 0.0;
+};
+
 // What a workload's cases are read by: bandwidth (GB/s), compute (GFLOP/s), or the time of one
 // kernel launch (launch-overhead workloads). Recorded in the results, so readers need not guess.
 enum class Figure { kBandwidth, kCompute, kLaunchTime };
@@ -77,6 +86,10 @@ class Workload {
   virtual std::vector<Shape> edge_sizes() const;
   virtual HostProblem make_problem(const Shape& s, std::uint64_t seed) const = 0;
   virtual Verdict verify(const HostProblem& problem, std::span<const float> result) const = 0;
+  // Every output element's reference (all of them, in double: at large matmul sizes that is the
+  // full product, which verify() samples instead). Workloads whose output has no element-wise
+  // reference (the launch workloads) throw std::logic_error.
+  virtual Reference reference(const HostProblem& problem) const;
 
   std::string size_label(const Shape& s) const;  // "268435456" or "4096x4096x4096"
 };

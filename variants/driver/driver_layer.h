@@ -49,6 +49,7 @@ class Session final : public LayerSession {
   // compile and the load are reported to `costs` then.
   CUfunction kernel(const std::string& workload, const char* name, CostLog& costs);
   int sm_count() const { return sm_count_; }
+  int sm() const { return sm_; }  // compute capability as 90 for 9.0: what NVRTC targets
   nlohmann::json describe() const override;
 
  private:

@@ -149,8 +149,9 @@ CompiledKernel compile_cubin(const CompileRequest& request, const KernelCache& c
   if (log_size > 0) LB_NVRTC_CHECK(nvrtcGetProgramLog(program, result.log.data()));
   while (!result.log.empty() && (result.log.back() == '\0' || result.log.back() == '\n')) result.log.pop_back();
   if (compiled != NVRTC_SUCCESS)
-    throw std::runtime_error("NVRTC could not compile " + request.source_path + " for sm_" +
-                             std::to_string(request.sm) + " (" + nvrtcGetErrorString(compiled) + "):\n" + result.log);
+    throw NvrtcCompileError("NVRTC could not compile " + request.source_path + " for sm_" +
+                                std::to_string(request.sm) + " (" + nvrtcGetErrorString(compiled) + "):\n" + result.log,
+                            result.log);
 
   std::size_t cubin_size = 0;
   LB_NVRTC_CHECK(nvrtcGetCUBINSize(program, &cubin_size));

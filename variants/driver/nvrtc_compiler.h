@@ -1,5 +1,6 @@
 // Run-time compilation with NVRTC, and an on-disk cache of what it produced (as CuPy keeps one).
 #pragma once
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,6 +22,17 @@ struct CompiledKernel {
   std::string log;          // NVRTC's log (warnings), empty on a cache hit
 };
 
+// The source did not compile: what() names the file and carries the log; log() is NVRTC's log
+// alone, whose lines read "<source_path>(<line>): error: ...".
+class NvrtcCompileError : public std::runtime_error {
+ public:
+  NvrtcCompileError(const std::string& message, std::string log) : std::runtime_error(message), log_(std::move(log)) {}
+  const std::string& log() const { return log_; }
+
+ private:
+  std::string log_;
+};
+
 // Where compiled kernels are kept. Disabled: every compile runs NVRTC.
 struct KernelCache {
   std::string dir;
@@ -34,8 +46,8 @@ std::vector<std::string> nvrtc_options(int sm);  // what every compile passes to
 
 // Compiles to CUBIN for sm_<sm>, or reads it from the cache. The cache key hashes the source text,
 // headers, options, NVRTC version and target. A cache entry that is truncated, corrupt or
-// unreadable is ignored and rewritten. Throws std::runtime_error naming the source file and
-// carrying NVRTC's log when compilation fails.
+// unreadable is ignored and rewritten. Throws NvrtcCompileError naming the source file and
+// carrying NVRTC's log when compilation fails (std::runtime_error for NVRTC's other failures).
 CompiledKernel compile_cubin(const CompileRequest& request, const KernelCache& cache);
 
 }  // namespace lb::driver

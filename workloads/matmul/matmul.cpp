@@ -46,9 +46,21 @@ class Matmul final : public Workload {
     return p;
   }
 
+  // The full product in double, every element: m*n*k multiply-adds (the labs' check sizes).
+  Reference reference(const HostProblem& p) const override {
+    const Shape s = p.shape;
+    Reference r;
+    r.expected.resize(static_cast<std::size_t>(s.m * s.n));
+    r.scale.resize(r.expected.size());
+    r.tolerance = tolerance(s);
+#pragma omp parallel for schedule(dynamic)
+    for (std::int64_t i = 0; i < s.m; ++i) reference_row(p, i, &r.expected[i * s.n], &r.scale[i * s.n]);
+    return r;
+  }
+
   Verdict verify(const HostProblem& p, std::span<const float> got) const override {
     const Shape s = p.shape;
-    const double tol = 2.0 * std::sqrt(double(s.k)) * kFloatEps;
+    const double tol = tolerance(s);
     ElementCheck elements;
     if (double(s.m) * s.n * s.k <= double(kFullCheckLimit)) {
       std::vector<std::int64_t> rows(s.m);
@@ -69,6 +81,25 @@ class Matmul final : public Workload {
   }
 
  private:
+  static double tolerance(const Shape& s) { return 2.0 * std::sqrt(double(s.k)) * kFloatEps; }
+
+  // Row i of C in double, and the scale of each element (sum_l |A_il| |B_lj|).
+  static void reference_row(const HostProblem& p, std::int64_t i, double* ref, double* scale) {
+    const Shape s = p.shape;
+    const float* A = p.inputs[0].data();
+    const float* B = p.inputs[1].data();
+    std::fill(ref, ref + s.n, 0.0);
+    std::fill(scale, scale + s.n, 0.0);
+    for (std::int64_t l = 0; l < s.k; ++l) {
+      const double a = A[i * s.k + l];
+      const float* b = B + l * s.n;
+      for (std::int64_t j = 0; j < s.n; ++j) {
+        ref[j] += a * b[j];
+        scale[j] += std::fabs(a) * std::fabs(double(b[j]));
+      }
+    }
+  }
+
   static std::vector<std::int64_t> sample(std::int64_t count, std::mt19937_64& rng) {
     std::vector<std::int64_t> picked{0, count - 1};
     std::uniform_int_distribution<std::int64_t> pick(0, count - 1);
@@ -82,8 +113,6 @@ class Matmul final : public Workload {
   static ElementCheck check_rows(const HostProblem& p, std::span<const float> got,
                                  const std::vector<std::int64_t>& rows) {
     const Shape s = p.shape;
-    const float* A = p.inputs[0].data();
-    const float* B = p.inputs[1].data();
     ElementCheck total;
 #pragma omp parallel
     {
@@ -92,16 +121,7 @@ class Matmul final : public Workload {
 #pragma omp for schedule(dynamic)
       for (std::size_t r = 0; r < rows.size(); ++r) {
         const std::int64_t i = rows[r];
-        std::fill(ref.begin(), ref.end(), 0.0);
-        std::fill(scale.begin(), scale.end(), 0.0);
-        for (std::int64_t l = 0; l < s.k; ++l) {
-          const double a = A[i * s.k + l];
-          const float* b = B + l * s.n;
-          for (std::int64_t j = 0; j < s.n; ++j) {
-            ref[j] += a * b[j];
-            scale[j] += std::fabs(a) * std::fabs(double(b[j]));
-          }
-        }
+        reference_row(p, i, ref.data(), scale.data());
         const auto row = check_elements(
             got.subspan(i * s.n, s.n), [&](std::int64_t j) { return ref[j]; },
             [&](std::int64_t j) { return scale[j]; });

@@ -9,6 +9,20 @@ namespace lb {
 namespace {
 
 class Saxpy final : public Workload {
+ private:  // first: the overrides below use their deduced types
+  static constexpr double kTolerance = 2 * kFloatEps;
+  // y is the output's starting contents (problem.output).
+  static auto expected(const HostProblem& p) {
+    return [x = p.inputs[0].data(), y = p.output.data(), alpha = double(p.alpha)](std::int64_t i) {
+      return alpha * x[i] + y[i];
+    };
+  }
+  static auto scale(const HostProblem& p) {
+    return [x = p.inputs[0].data(), y = p.output.data(), alpha = double(p.alpha)](std::int64_t i) {
+      return std::fabs(alpha * x[i]) + std::fabs(double(y[i]));
+    };
+  }
+
  public:
   std::string name() const override { return "saxpy"; }
   std::string summary() const override { return "y = alpha*x + y, n fp32, in place"; }
@@ -31,14 +45,12 @@ class Saxpy final : public Workload {
     return p;
   }
 
+  Reference reference(const HostProblem& p) const override {
+    return tabulate_reference(p.shape.n, expected(p), scale(p), kTolerance);
+  }
+
   Verdict verify(const HostProblem& p, std::span<const float> got) const override {
-    const float* x = p.inputs[0].data();
-    const float* y = p.output.data();
-    const double alpha = p.alpha;
-    const auto check = check_elements(
-        got, [&](std::int64_t i) { return alpha * x[i] + y[i]; },
-        [&](std::int64_t i) { return std::fabs(alpha * x[i]) + std::fabs(double(y[i])); });
-    return make_verdict(check, 2 * kFloatEps, "element");
+    return make_verdict(check_elements(got, expected(p), scale(p)), kTolerance, "element");
   }
 };
 

@@ -7,6 +7,17 @@ namespace lb {
 namespace {
 
 class VectorAdd final : public Workload {
+ private:  // first: the overrides below use their deduced types
+  static constexpr double kTolerance = kFloatEps;
+  static auto expected(const HostProblem& p) {
+    return [a = p.inputs[0].data(), b = p.inputs[1].data()](std::int64_t i) { return double(a[i]) + double(b[i]); };
+  }
+  static auto scale(const HostProblem& p) {
+    return [a = p.inputs[0].data(), b = p.inputs[1].data()](std::int64_t i) {
+      return std::fabs(double(a[i])) + std::fabs(double(b[i]));
+    };
+  }
+
  public:
   std::string name() const override { return "vector_add"; }
   std::string summary() const override { return "c = a + b, n fp32"; }
@@ -29,13 +40,12 @@ class VectorAdd final : public Workload {
     return p;
   }
 
+  Reference reference(const HostProblem& p) const override {
+    return tabulate_reference(p.shape.n, expected(p), scale(p), kTolerance);
+  }
+
   Verdict verify(const HostProblem& p, std::span<const float> got) const override {
-    const float* a = p.inputs[0].data();
-    const float* b = p.inputs[1].data();
-    const auto check = check_elements(
-        got, [&](std::int64_t i) { return double(a[i]) + double(b[i]); },
-        [&](std::int64_t i) { return std::fabs(double(a[i])) + std::fabs(double(b[i])); });
-    return make_verdict(check, kFloatEps, "element");
+    return make_verdict(check_elements(got, expected(p), scale(p)), kTolerance, "element");
   }
 };
 

@@ -1,0 +1,117 @@
+#include "lab/lab_command.h"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+#include <random>
+
+#include "lab/lab_check.h"
+
+namespace lb::lab {
+namespace {
+
+namespace fs = std::filesystem;
+
+int list_labs(const fs::path& labs_dir) {
+  const std::vector<LabSpec> labs = all_labs(labs_dir);
+  if (labs.empty()) {
+    std::printf("No labs in %s\n", labs_dir.c_str());
+    return 0;
+  }
+  std::printf("Labs in %s:\n", labs_dir.c_str());
+  for (const LabSpec& lab : labs)
+    std::printf("  %-20s %-11s %s\n", lab.name.c_str(), lab.workload->name().c_str(), lab.title.c_str());
+  std::printf("\nStart one with `layerbench lab start LAB`, check your kernel with `layerbench lab check LAB FILE`.\n");
+  return 0;
+}
+
+}  // namespace
+
+std::vector<std::string> start_lab(const LabSpec& spec, const fs::path& dest) {
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(spec.dir))
+    if (entry.is_regular_file()) files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  for (const fs::path& f : files)
+    if (fs::exists(dest / f.filename()))
+      throw UsageError((dest / f.filename()).string() + " already exists: not overwriting (start the lab in another folder)");
+  fs::create_directories(dest);
+  std::vector<std::string> copied;
+  for (const fs::path& f : files) {
+    fs::copy_file(f, dest / f.filename());
+    copied.push_back(f.filename().string());
+  }
+  return copied;
+}
+
+int run_lab_cli(const std::vector<std::string>& args) {
+  CLI::App app{"Coursework labs: write one kernel (device code only), check it against the workload's\n"
+               "double-precision reference on the lab's sizes, with feedback on what went wrong.",
+               "layerbench lab"};
+  app.require_subcommand(1);
+  std::string labs_dir = default_labs_dir().string();
+  app.add_option("--labs", labs_dir, "Folder of the labs ($LAYERBENCH_LABS, else the source tree's labs/)")
+      ->capture_default_str();
+
+  app.add_subcommand("list", "List the labs, in order, with their workload and title");
+
+  std::string lab_name, dest, file;
+  CLI::App* start = app.add_subcommand("start", "Copy a lab's files (README.md, the file you edit, lab.json) into DIR");
+  start->add_option("LAB", lab_name, "The lab: its folder name (01-vector-add) or number (1, 01)")->required();
+  start->add_option("DIR", dest, "Where to put them (default: ./<lab>); existing files are never overwritten");
+
+  std::uint64_t seed = std::random_device{}() ^ (std::uint64_t{std::random_device{}()} << 32);
+  CLI::App* check = app.add_subcommand("check", "Compile your kernel for this GPU, run it on the lab's check sizes, verify it");
+  check->add_option("LAB", lab_name, "The lab: its folder name (01-vector-add) or number (1, 01)")->required();
+  check->add_option("FILE", file, "Your kernel file (device code only)")->required();
+  check->add_option("--seed", seed, "")->group("");  // hidden: tests reproduce a run with it
+  check->footer(
+      "Each size gets fresh random inputs. The kernel runs in a child process under the lab's time\n"
+      "limit (time_limit_s in lab.json); this process never touches the GPU.\n"
+      "Exit status: 0 every size passed; 1 a size failed, the file did not compile, or the kernel\n"
+      "timed out or crashed (these are the student's to fix, so they count as a fail); 2 bad input\n"
+      "(unknown lab, missing file, bad lab.json); 3 the check could not run here (no usable GPU).");
+
+  // Internal: the child that `check` starts; one JSON line per size.
+  std::string lab_json;
+  CLI::App* run_check = app.add_subcommand("run-check", "")->group("");
+  run_check->add_option("LAB_JSON", lab_json)->required();
+  run_check->add_option("FILE", file)->required();
+  run_check->add_option("--seed", seed)->required();
+
+  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 reads a vector back to front
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    std::fprintf(stderr, "layerbench lab: error: %s\n", e.what());
+    return kExitBadInput;
+  }
+  try {
+    if (app.got_subcommand(start)) {
+      const LabSpec spec = find_lab(labs_dir, lab_name);
+      const fs::path where = dest.empty() ? fs::path(spec.name) : fs::path(dest);
+      const std::vector<std::string> copied = start_lab(spec, where);
+      std::printf("Started %s (%s) in %s:\n", spec.name.c_str(), spec.title.c_str(), where.c_str());
+      for (const auto& name : copied) std::printf("  %s\n", (where / name).c_str());
+      std::printf("Edit %s, then: layerbench lab check %s %s\n", (where / spec.student_file).c_str(),
+                  spec.name.c_str(), (where / spec.student_file).c_str());
+      return 0;
+    }
+    if (app.got_subcommand(check)) {
+      const LabSpec spec = find_lab(labs_dir, lab_name);
+      return check_submission(spec, file, {default_runner(), seed}, stdout);
+    }
+    if (app.got_subcommand(run_check)) return run_check_child(parse_lab_spec(lab_json), file, seed, stdout);
+    return list_labs(labs_dir);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "layerbench lab: error: %s\n", e.what());
+    return kExitBadInput;
+  } catch (const fs::filesystem_error& e) {
+    std::fprintf(stderr, "layerbench lab: error: %s\n", e.what());
+    return kExitBadInput;
+  }
+}
+
+}  // namespace lb::lab

@@ -1,0 +1,20 @@
+// `layerbench lab ...`: coursework labs (list, start, check). harness/cli.cpp hands over every word
+// after `lab`; --help works at each level.
+#pragma once
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "lab/lab_spec.h"
+
+namespace lb::lab {
+
+// Runs `layerbench lab <args>`; returns the exit status (see `layerbench lab --help`).
+int run_lab_cli(const std::vector<std::string>& args);
+
+// Copies the lab's own files (the regular files directly in its folder: README.md, the student
+// file, lab.json; never labs/solutions/) into `dest`, creating it. Refuses, copying nothing, when
+// any of them already exists there (UsageError naming it). Returns the copied names.
+std::vector<std::string> start_lab(const LabSpec& spec, const std::filesystem::path& dest);
+
+}  // namespace lb::lab

@@ -1,0 +1,149 @@
+#include "lab/lab_kernel.h"
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace lb::lab {
+namespace {
+
+// Input buffers of each workload, in HostProblem::inputs order.
+std::vector<std::int64_t> input_sizes(const std::string& workload, const Shape& s) {
+  if (workload == "vector_add") return {s.n, s.n};
+  if (workload == "matmul") return {s.m * s.k, s.k * s.n};
+  return {s.n};  // saxpy: x; reduce: x
+}
+
+// What the guard zone after the output holds; compared bit for bit.
+constexpr std::uint32_t kGuardBits = 0x7F8ABCDEu;  // a NaN no arithmetic produces
+
+HostBuffer guard_pattern() {
+  HostBuffer guard(static_cast<std::size_t>(StudentKernel::kGuardFloats));
+  for (float& g : guard) std::memcpy(&g, &kGuardBits, sizeof g);
+  return guard;
+}
+
+// The cubin's symbol table holds an extern "C" kernel's name as a whole string.
+bool defines_symbol(const std::string& cubin, const std::string& name) {
+  return cubin.find(std::string(1, '\0') + name + std::string(1, '\0')) != std::string::npos;
+}
+
+}  // namespace
+
+driver::CompiledKernel compile_student_kernel(const LabSpec& spec, const std::filesystem::path& file, int sm,
+                                              const driver::KernelCache& cache) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw UsageError("cannot read " + file.string());
+  std::stringstream text;
+  text << in.rdbuf();
+  driver::CompiledKernel compiled;
+  try {
+    compiled = driver::compile_cubin({file.string(), text.str(), {}, sm}, cache);
+  } catch (const driver::NvrtcCompileError& e) {
+    throw StudentCompileError(e.log());
+  }
+  if (!defines_symbol(compiled.cubin, spec.kernel)) {
+    if (compiled.cubin.find(spec.kernel) != std::string::npos)
+      throw StudentCompileError(file.string() + ": the kernel " + spec.kernel +
+                                " is not extern \"C\": declare it extern \"C\" __global__ so the check finds it by name");
+    throw StudentCompileError(file.string() + ": no kernel named " + spec.kernel + " (expected extern \"C\" __global__ " +
+                              spec.signature + ")");
+  }
+  return compiled;
+}
+
+StudentModule::StudentModule(const std::string& cubin) {
+  LB_CU_CHECK(driver::cu().cuModuleLoadData(&module_, cubin.data()));
+}
+StudentModule::~StudentModule() {
+  if (module_) driver::cu().cuModuleUnload(module_);
+}
+CUfunction StudentModule::function(const std::string& name) const {
+  CUfunction f = nullptr;
+  LB_CU_CHECK(driver::cu().cuModuleGetFunction(&f, module_, name.c_str()));
+  return f;
+}
+
+Grid grid_for(const LaunchShape& launch, const Shape& shape, int sm_count) {
+  auto blocks = [](std::int64_t items, unsigned per_block) {
+    return static_cast<unsigned>(std::max<std::int64_t>(1, (items + per_block - 1) / per_block));
+  };
+  switch (launch.grid) {
+    case GridRule::kCoverN: return {blocks(shape.n, launch.block_x), 1};
+    case GridRule::kGridStride:
+      return {std::min(blocks(shape.n, launch.block_x), static_cast<unsigned>(4 * std::max(1, sm_count))), 1};
+    case GridRule::kCoverMN: return {blocks(shape.n, launch.block_x), blocks(shape.m, launch.block_y)};
+  }
+  return {};
+}
+
+StudentKernel::StudentKernel(const LabSpec& spec, CUfunction kernel, int sm_count)
+    : spec_(spec), kernel_(kernel), sm_count_(sm_count) {}
+
+void StudentKernel::allocate(const Shape& shape, const Setup&) {
+  shape_ = shape;
+  inputs_.clear();
+  for (std::int64_t count : input_sizes(spec_.workload->name(), shape))
+    inputs_.emplace_back(static_cast<std::size_t>(count));
+  output_count_ = spec_.workload->output_elements(shape);
+  output_ = driver::DeviceMemory(static_cast<std::size_t>(output_count_ + kGuardFloats));
+}
+
+void StudentKernel::upload(const HostProblem& p, cudaStream_t stream) {
+  for (std::size_t i = 0; i < inputs_.size(); ++i) inputs_[i].upload(p.inputs[i], stream);
+  alpha_ = p.alpha;
+  if (spec_.output_starts_zero) {
+    const HostBuffer zeros(p.output.size(), 0.0f);
+    output_.upload(zeros, stream);
+  } else {
+    output_.upload(p.output, stream);  // NaN poison, or saxpy's y
+  }
+  const HostBuffer guard = guard_pattern();
+  LB_CU_CHECK(driver::cu().cuMemcpyHtoDAsync(output_.get() + output_count_ * sizeof(float), guard.data(),
+                                             guard.size() * sizeof(float), stream));
+  LB_CU_CHECK(driver::cu().cuStreamSynchronize(stream));
+}
+
+std::int64_t StudentKernel::first_write_past_end(cudaStream_t stream) const {
+  HostBuffer guard(static_cast<std::size_t>(kGuardFloats));
+  LB_CU_CHECK(driver::cu().cuMemcpyDtoHAsync(guard.data(), output_.get() + output_count_ * sizeof(float),
+                                             guard.size() * sizeof(float), stream));
+  LB_CU_CHECK(driver::cu().cuStreamSynchronize(stream));
+  for (std::int64_t i = 0; i < kGuardFloats; ++i) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &guard[i], sizeof bits);
+    if (bits != kGuardBits) return i;
+  }
+  return -1;
+}
+
+void StudentKernel::run(cudaStream_t stream) {
+  // One 8-byte slot per parameter, the value at its start: the driver copies as many bytes as the
+  // kernel's parameter has (8 for pointers and long long, 4 for float and int).
+  std::vector<std::uint64_t> slots(spec_.arguments.size(), 0);
+  std::vector<void*> args;
+  const std::string& w = spec_.workload->name();
+  for (std::size_t i = 0; i < spec_.arguments.size(); ++i) {
+    const std::string& name = spec_.arguments[i];
+    void* slot = &slots[i];
+    auto put = [slot](const auto value) { std::memcpy(slot, &value, sizeof value); };
+    if (name == "a" || name == "x" || name == "A") put(inputs_[0].get());
+    else if (name == "b" || name == "B") put(inputs_[1].get());
+    else if (name == "c" || name == "y" || name == "out" || name == "C") put(output_.get());
+    else if (name == "n" && w != "matmul") put(static_cast<long long>(shape_.n));
+    else if (name == "alpha") put(alpha_);
+    else if (name == "M") put(static_cast<int>(shape_.m));
+    else if (name == "N") put(static_cast<int>(shape_.n));
+    else if (name == "K") put(static_cast<int>(shape_.k));
+    else throw std::logic_error("lab argument '" + name + "' has no binding for " + w);
+    args.push_back(slot);
+  }
+  const Grid grid = grid_for(spec_.launch, shape_, sm_count_);
+  LB_CU_CHECK(driver::cu().cuLaunchKernel(kernel_, grid.x, grid.y, 1, spec_.launch.block_x, spec_.launch.block_y, 1,
+                                          0, stream, args.data(), nullptr));
+}
+
+void StudentKernel::download(std::span<float> out, cudaStream_t stream) { output_.download(out, stream); }
+
+}  // namespace lb::lab

@@ -1,0 +1,80 @@
+// The student's kernel: compiled alone with NVRTC (device code only), loaded with the driver API
+// on the primary context, and wrapped as a Variant so the harness's verified_run (and its timing)
+// runs it like any layer's.
+#pragma once
+#include <cuda.h>
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+
+#include "lab/lab_spec.h"
+#include "variants/driver/driver_layer.h"
+#include "variants/driver/nvrtc_compiler.h"
+
+namespace lb::lab {
+
+// The student's file does not compile, or defines no kernel the lab can call. what() is what the
+// student reads: NVRTC's lines ("<file>(<line>): error: ..."), or which kernel is missing.
+class StudentCompileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The architecture `lab check` compiles for on the host, before any GPU is touched, to report
+// compile errors without one (the check then compiles again, or reads the cache, for the GPU).
+constexpr int kHostCheckSm = 90;
+
+// Compiles `file` alone for sm_<sm> (NVRTC names the program by `file` as given, so its messages
+// name the student's path and line) and checks the cubin defines spec.kernel as extern "C".
+// UsageError when the file cannot be read; StudentCompileError when it does not compile.
+driver::CompiledKernel compile_student_kernel(const LabSpec& spec, const std::filesystem::path& file, int sm,
+                                              const driver::KernelCache& cache);
+
+// A module loaded from a cubin with cuModuleLoadData (on the current context), unloaded on exit.
+class StudentModule {
+ public:
+  explicit StudentModule(const std::string& cubin);
+  ~StudentModule();
+  StudentModule(const StudentModule&) = delete;
+  StudentModule& operator=(const StudentModule&) = delete;
+  CUfunction function(const std::string& name) const;
+
+ private:
+  CUmodule module_ = nullptr;
+};
+
+// Blocks for the lab's launch rule: x and y.
+struct Grid {
+  unsigned x = 1, y = 1;
+};
+Grid grid_for(const LaunchShape& launch, const Shape& shape, int sm_count);
+
+// The student's kernel as a Variant: device buffers for the workload's inputs and output, the
+// output started as the spec says (poison, y for saxpy, or zeros), the kernel's parameters bound
+// by name from the spec's `arguments`, launched with the spec's shape on the harness's stream.
+class StudentKernel final : public Variant {
+ public:
+  StudentKernel(const LabSpec& spec, CUfunction kernel, int sm_count);
+  void allocate(const Shape& shape, const Setup& setup) override;
+  void upload(const HostProblem& problem, cudaStream_t stream) override;
+  void run(cudaStream_t stream) override;
+  void download(std::span<float> out, cudaStream_t stream) override;
+  // The output is followed by a guard zone of kGuardFloats holding a sentinel (uploaded with the
+  // output): a kernel that writes past the end of its output changes it, even where the write would
+  // not fault. -1 when the guard is intact, else the first changed guard element's offset past the end.
+  static constexpr std::int64_t kGuardFloats = 1 << 16;
+  std::int64_t first_write_past_end(cudaStream_t stream) const;
+
+ private:
+  std::int64_t output_count_ = 0;
+  const LabSpec& spec_;
+  CUfunction kernel_;
+  int sm_count_;
+  Shape shape_;
+  float alpha_ = 0;
+  std::vector<driver::DeviceMemory> inputs_;
+  driver::DeviceMemory output_;
+};
+
+}  // namespace lb::lab

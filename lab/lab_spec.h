@@ -1,0 +1,66 @@
+// A coursework lab's spec (labs/<NN-name>/lab.json), parsed and checked, and where labs are found.
+#pragma once
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "harness/sizes.h"
+#include "workloads/workload.h"
+
+namespace lb::lab {
+
+// A lab.json that cannot be used: one line naming the file and the field. Bad input (exit 2).
+class LabSpecError : public UsageError {
+ public:
+  using UsageError::UsageError;
+};
+
+// How the kernel is launched. grid: cover_n = ceil(n / block.x) blocks; grid_stride =
+// min(cover_n, 4 * SM count); cover_mn = (ceil(N / block.x), ceil(M / block.y)).
+enum class GridRule { kCoverN, kGridStride, kCoverMN };
+struct LaunchShape {
+  unsigned block_x = 1, block_y = 1;
+  GridRule grid = GridRule::kCoverN;
+};
+
+// Points for performance: at least `at_least` of the reference layer's speed on `fraction_of`.
+struct Tier {
+  std::string fraction_of;
+  double at_least = 0;
+  int points = 0;
+};
+
+struct LabSpec {
+  std::filesystem::path dir;   // labs/<NN-name>
+  std::string name;            // the folder's name, "01-vector-add"
+  std::string title;
+  int order = 0;
+  const Workload* workload = nullptr;
+  std::string student_file;    // the file the student edits, in `dir`
+  std::string kernel;          // extern "C" __global__ name
+  std::string signature;       // shown to students
+  std::vector<std::string> arguments;  // kernel parameters, from the workload's vocabulary
+  bool output_starts_zero = false;     // else poison (NaN), or y for saxpy
+  LaunchShape launch;
+  std::vector<std::string> check_size_texts;  // as written, for messages
+  std::vector<Shape> check_sizes;
+  std::vector<Shape> benchmark_sizes;
+  int check_points = 0, performance_points = 0;
+  std::vector<Tier> tiers;
+  double time_limit_s = 10;
+};
+
+// The names a kernel parameter may bind to for a workload, e.g. vector_add: a, b, c, n.
+const std::vector<std::string>& argument_vocabulary(const std::string& workload);
+
+// Parses `lab_json` (its folder names the lab). Throws LabSpecError naming the file and the field.
+LabSpec parse_lab_spec(const std::filesystem::path& lab_json);
+
+// The default labs folder: $LAYERBENCH_LABS, else <source tree>/labs.
+std::filesystem::path default_labs_dir();
+// Every lab under `labs_dir` (folders holding a lab.json; solutions/ is not a lab), in `order`.
+std::vector<LabSpec> all_labs(const std::filesystem::path& labs_dir);
+// A lab by its folder name ("01-vector-add") or number ("1", "01"); UsageError when unknown.
+LabSpec find_lab(const std::filesystem::path& labs_dir, const std::string& which);
+
+}  // namespace lb::lab

@@ -1,0 +1,19 @@
+// expect: wrong
+// No __syncthreads() in the shared-memory tree: threads read partial[t + s] before its owner wrote it (a race; wrong on nearly every run).
+#define BLOCK 256
+extern "C" __global__ void lab_reduce(const float* x, long long n, float* out) {
+  __shared__ float partial[BLOCK];
+  const int t = threadIdx.x;
+  float sum = 0.0f;
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long i = (long long)blockIdx.x * blockDim.x + t; i < n; i += stride) sum += x[i];
+  partial[t] = sum;
+  for (int s = BLOCK / 2; s >= 64; s /= 2) {
+    if (t < s) partial[t] += partial[t + s];
+  }
+  if (t < 32) {
+    float v = partial[t] + partial[t + 32];
+    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
+    if (t == 0) atomicAdd(out, v);
+  }
+}

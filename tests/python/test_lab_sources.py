@@ -1,0 +1,258 @@
+"""The coursework labs' sources and specs (labs/, labs/solutions/, tests/labs/planted/), no GPU
+needed: every lab.json has every field of the format in docs/labs.md with a valid vocabulary;
+every skeleton, reference solution and planted mistake compiles with NVRTC alone (no include
+path, as the runner compiles a student's file) for sm_90 and defines the lab's kernel with the
+spec's signature; skeletons have //@@ gaps and are not solutions; nothing under labs/<lab>/ is a
+solution. Whether the solutions are right and the planted files wrong is the runner's GPU test."""
+from __future__ import annotations
+
+import copy
+import json
+import math
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+LABS = ROOT / "labs"
+SOLUTIONS = LABS / "solutions"
+PLANTED = ROOT / "tests" / "labs" / "planted"
+
+# The argument vocabulary of each workload, in the order the runner passes them, with C types.
+VOCABULARY = {
+    "vector_add": {"a": "const float*", "b": "const float*", "c": "float*", "n": "long long"},
+    "saxpy": {"alpha": "float", "x": "const float*", "y": "float*", "n": "long long"},
+    "reduce": {"x": "const float*", "n": "long long", "out": "float*"},
+    "matmul": {"A": "const float*", "B": "const float*", "C": "float*", "M": "int", "N": "int", "K": "int"},
+}
+FIELDS = ["title", "order", "workload", "student_file", "kernel", "signature", "arguments", "output_starts",
+          "launch", "check_sizes", "benchmark_sizes", "points", "tiers", "time_limit_s"]
+GRIDS = {"cover_n": 1, "grid_stride": 1, "cover_mn": 2}  # grid rule -> block dimensions it needs
+SIZE_1D = re.compile(r"^(\d+|2\^\d+)$")
+SIZE_MNK = re.compile(r"^\d+x\d+x\d+$")
+
+
+def lab_dirs() -> list[Path]:
+    return sorted(p for p in LABS.iterdir() if p.is_dir() and p.name != "solutions")
+
+
+LAB_NAMES = [p.name for p in lab_dirs()]
+
+
+def load_spec(lab: str) -> dict:
+    return json.loads((LABS / lab / "lab.json").read_text())
+
+
+def parse_signature(signature: str) -> tuple[str, list[tuple[str, str]]]:
+    """'void k(const float* a, long long n)' -> ('k', [('const float*', 'a'), ('long long', 'n')])."""
+    m = re.fullmatch(r"\s*void\s+(\w+)\s*\((.*)\)\s*", signature)
+    if not m:
+        raise ValueError(f"not a void kernel signature: {signature!r}")
+    params = []
+    for part in filter(None, (p.strip() for p in m.group(2).split(","))):
+        part = re.sub(r"\b__restrict__\b", "", part)
+        pm = re.fullmatch(r"(.*?[\s*])(\w+)", part.strip())
+        if not pm:
+            raise ValueError(f"cannot read parameter {part!r} of {signature!r}")
+        ctype = re.sub(r"\s*\*\s*", "* ", pm.group(1)).strip()
+        params.append((re.sub(r"\s+", " ", ctype), pm.group(2)))
+    return m.group(1), params
+
+
+def spec_errors(spec: dict) -> list[str]:
+    """Everything wrong with one lab.json; empty when it is valid."""
+    errors = [f"missing field {f!r}" for f in FIELDS if f not in spec]
+    if errors:
+        return errors
+    workload = spec["workload"]
+    if workload not in VOCABULARY:
+        return [f"unknown workload {workload!r}"]
+    vocab = VOCABULARY[workload]
+    if not isinstance(spec["order"], int) or spec["order"] < 1:
+        errors.append("order must be a positive integer")
+    if not re.fullmatch(r"[\w.-]+\.cu", spec["student_file"]):
+        errors.append("student_file must be a plain .cu file name")
+    if sorted(spec["arguments"]) != sorted(vocab) or len(spec["arguments"]) != len(vocab):
+        errors.append(f"arguments {spec['arguments']} must be each of {list(vocab)} once")
+    try:
+        name, params = parse_signature(spec["signature"])
+        if name != spec["kernel"]:
+            errors.append(f"signature names {name!r}, kernel is {spec['kernel']!r}")
+        if [p for _, p in params] != spec["arguments"]:
+            errors.append(f"signature's parameters {[p for _, p in params]} differ from arguments")
+        for ctype, p in params:
+            if p in vocab and ctype != vocab[p]:
+                errors.append(f"parameter {p} is {ctype!r}, the {workload} runner passes {vocab[p]!r}")
+    except ValueError as e:
+        errors.append(str(e))
+    if spec["output_starts"] not in ("poison", "zero"):
+        errors.append(f"output_starts {spec['output_starts']!r} is not poison or zero")
+    if spec["output_starts"] == "zero" and workload != "reduce":
+        errors.append("output_starts zero is for reduce only")
+    launch = spec["launch"]
+    grid, block = launch.get("grid"), launch.get("block")
+    if grid not in GRIDS:
+        errors.append(f"launch.grid {grid!r} is not one of {list(GRIDS)}")
+    elif not (isinstance(block, list) and len(block) == GRIDS[grid] and all(isinstance(b, int) and b > 0 for b in block)):
+        errors.append(f"launch.block {block!r} must be {GRIDS[grid]} positive integer(s) for grid {grid}")
+    elif (grid == "cover_mn") != (workload == "matmul"):
+        errors.append("grid cover_mn is matmul's, and matmul's only")
+    elif math.prod(block) > 1024:
+        errors.append("a block has at most 1024 threads")
+    size = SIZE_MNK if workload == "matmul" else SIZE_1D
+    for key in ("check_sizes", "benchmark_sizes"):
+        if not spec[key] or not all(isinstance(s, str) and size.match(s) for s in spec[key]):
+            errors.append(f"{key} {spec[key]} are not {'MxNxK' if workload == 'matmul' else 'n or 2^k'} strings")
+    points = spec["points"]
+    if set(points) != {"check", "performance"} or sum(points.values()) != 100:
+        errors.append(f"points {points} must be check + performance = 100")
+    tiers = spec["tiers"]
+    fractions = [t.get("at_least") for t in tiers]
+    if not tiers or any(t.get("fraction_of") != "runtime" for t in tiers):
+        errors.append("every tier is a fraction_of the runtime layer")
+    elif not all(isinstance(f, (int, float)) and 0 < f <= 1 for f in fractions) or fractions != sorted(fractions, reverse=True):
+        errors.append(f"tier fractions {fractions} must be in (0, 1], best first")
+    elif max(t["points"] for t in tiers) != points.get("performance"):
+        errors.append("the top tier must be worth all the performance points")
+    if not (isinstance(spec["time_limit_s"], (int, float)) and 0 < spec["time_limit_s"] <= 60):
+        errors.append("time_limit_s must be in (0, 60]")
+    return errors
+
+
+def strip_comments(source: str) -> str:
+    source = re.sub(r"/\*.*?\*/", "", source, flags=re.S)
+    return "\n".join(line.split("//")[0].rstrip() for line in source.splitlines() if line.split("//")[0].strip())
+
+
+def declared_params(source: str, kernel: str) -> list[tuple[str, str]]:
+    """The parameter list of `extern "C" __global__ void <kernel>(...)` in a source."""
+    m = re.search(r'extern\s+"C"\s+__global__\s+(?:__launch_bounds__\([^)]*\)\s*)?void\s+' + re.escape(kernel)
+                  + r"\s*\(([^)]*)\)", strip_comments(source))
+    assert m, f'no extern "C" __global__ void {kernel}(...) definition'
+    return parse_signature(f"void {kernel}({m.group(1)})")[1]
+
+
+def nvrtc_compile(source: str, name: str, sm: int = 90) -> bytes:
+    """NVRTC alone, as the runner compiles a student's file: no include path, no host headers."""
+    nvrtc = pytest.importorskip("cuda.bindings.nvrtc", reason="cuda-bindings is not installed (variants/python/requirements.txt)")
+    status, program = nvrtc.nvrtcCreateProgram(source.encode(), name.encode(), 0, [], [])
+    assert status == nvrtc.nvrtcResult.NVRTC_SUCCESS
+    try:
+        options = [f"--gpu-architecture=sm_{sm}".encode(), b"--std=c++17"]
+        status, = nvrtc.nvrtcCompileProgram(program, len(options), options)
+        if status != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            _, size = nvrtc.nvrtcGetProgramLogSize(program)
+            log = b" " * size
+            nvrtc.nvrtcGetProgramLog(program, log)
+            raise RuntimeError(f"NVRTC could not compile {name}: {log.decode(errors='replace').strip()}")
+        _, size = nvrtc.nvrtcGetCUBINSize(program)
+        cubin = b" " * size
+        nvrtc.nvrtcGetCUBIN(program, cubin)
+        return cubin
+    finally:
+        nvrtc.nvrtcDestroyProgram(program)
+
+
+def sources() -> list[tuple[str, str, Path]]:
+    """(lab, role, path) of every source the runner compiles."""
+    out = []
+    for lab in LAB_NAMES:
+        student = load_spec(lab)["student_file"]
+        out.append((lab, "skeleton", LABS / lab / student))
+        out.append((lab, "solution", SOLUTIONS / lab / student))
+        out += [(lab, "planted", p) for p in sorted((PLANTED / lab).glob("*.cu"))]
+    return out
+
+
+SOURCES = sources()
+
+
+def test_the_four_labs_exist_in_order():
+    assert LAB_NAMES[:4] == ["01-vector-add", "02-saxpy-grid-stride", "03-reduce", "04-tiled-matmul"]
+    assert [load_spec(lab)["order"] for lab in LAB_NAMES] == list(range(1, len(LAB_NAMES) + 1))
+
+
+@pytest.mark.parametrize("lab", LAB_NAMES)
+def test_lab_json_is_valid(lab):
+    assert spec_errors(load_spec(lab)) == []
+
+
+@pytest.mark.parametrize("lab", LAB_NAMES)
+def test_lab_folder_has_readme_skeleton_solution_and_planted_mistakes(lab):
+    spec = load_spec(lab)
+    assert (LABS / lab / "README.md").is_file()
+    readme = (LABS / lab / "README.md").read_text()
+    assert f"layerbench lab check {lab}" in readme and spec["kernel"] in readme
+    assert (LABS / lab / spec["student_file"]).is_file()
+    assert (SOLUTIONS / lab / spec["student_file"]).is_file()
+    assert len(list((PLANTED / lab).glob("*.cu"))) >= 1
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda s: s.pop("tiers"), "missing field 'tiers'"),
+    (lambda s: s.update(workload="transpose"), "unknown workload"),
+    (lambda s: s.update(arguments=["a", "b", "c"]), "must be each of"),
+    (lambda s: s.update(signature=s["signature"].replace("long long n", "int n")), "parameter n is 'int'"),
+    (lambda s: s.update(kernel="other"), "signature names"),
+    (lambda s: s.update(output_starts="zero"), "zero is for reduce only"),
+    (lambda s: s["launch"].update(grid="cover_mn"), "launch.block"),
+    (lambda s: s.update(check_sizes=["17x33x65"]), "check_sizes"),
+    (lambda s: s.update(points={"check": 60, "performance": 50}), "points"),
+    (lambda s: s["tiers"].reverse(), "best first"),
+])
+def test_the_spec_check_rejects_a_bad_spec(mutate, message):
+    spec = copy.deepcopy(load_spec("01-vector-add"))
+    mutate(spec)
+    assert any(message in e for e in spec_errors(spec)), spec_errors(spec)
+
+
+@pytest.mark.parametrize("lab, role, path", SOURCES, ids=[f"{lab}/{role}/{p.name}" for lab, role, p in SOURCES])
+def test_source_compiles_with_nvrtc_alone_and_defines_the_kernel(lab, role, path):
+    spec = load_spec(lab)
+    source = path.read_text()
+    assert "#include" not in strip_comments(source), "the runner compiles with NVRTC alone: no includes"
+    cubin = nvrtc_compile(source, f"{lab}/{path.name}")
+    assert cubin[:4] == b"\x7fELF"
+    assert spec["kernel"].encode() + b"\0" in cubin  # extern "C": the symbol is the plain name
+    assert declared_params(source, spec["kernel"]) == parse_signature(spec["signature"])[1]
+
+
+def test_a_compile_error_is_reported():
+    with pytest.raises(RuntimeError, match="NVRTC could not compile broken.cu"):
+        nvrtc_compile('extern "C" __global__ void broken( {', "broken.cu")
+
+
+def test_a_host_include_does_not_compile_with_nvrtc_alone():
+    with pytest.raises(RuntimeError, match="NVRTC could not compile"):
+        nvrtc_compile('#include <cstdio>\nextern "C" __global__ void k() {}', "host.cu")
+
+
+@pytest.mark.parametrize("lab", LAB_NAMES)
+def test_skeleton_has_gaps_and_is_not_the_solution(lab):
+    spec = load_spec(lab)
+    skeleton = (LABS / lab / spec["student_file"]).read_text()
+    solution = (SOLUTIONS / lab / spec["student_file"]).read_text()
+    assert "//@@" in skeleton
+    assert "//@@" not in solution
+    # The kernel body without comments: a skeleton's must be (much) shorter than the solution's.
+    assert len(strip_comments(skeleton)) < len(strip_comments(solution))
+
+
+@pytest.mark.parametrize("lab", LAB_NAMES)
+def test_no_file_in_the_lab_folder_is_a_solution(lab):
+    solutions = {strip_comments(p.read_text()) for p in (SOLUTIONS / lab).iterdir() if p.is_file()}
+    for p in (LABS / lab).rglob("*"):
+        if p.is_file() and p.suffix in (".cu", ".cuh", ".h"):
+            assert strip_comments(p.read_text()) not in solutions, f"{p} is a solution"
+            assert p.suffix != ".cu" or p.name == load_spec(lab)["student_file"], f"{p}: one .cu per lab folder"
+
+
+@pytest.mark.parametrize("lab, role, path", [s for s in SOURCES if s[1] == "planted"],
+                         ids=[f"{lab}/{p.name}" for lab, role, p in SOURCES if role == "planted"])
+def test_planted_mistake_says_what_to_expect_and_differs_from_the_solution(lab, role, path):
+    lines = path.read_text().splitlines()
+    assert re.fullmatch(r"// expect: \S.{0,40}", lines[0]), "first line: // expect: <short substring>"
+    assert lines[1].startswith("// ") and len(lines[1]) > 10, "second line: what the mistake is"
+    solution = (SOLUTIONS / lab / load_spec(lab)["student_file"]).read_text()
+    assert strip_comments(path.read_text()) != strip_comments(solution)

@@ -1,0 +1,425 @@
+// `layerbench lab`: spec parsing, listing and starting labs, compile errors, feedback on wrong
+// results, the watchdog (CPU, no GPU needed), and each lab's solution, skeleton and planted wrong
+// submissions through `lab check` (GPU; skipped, with the reason, without one).
+// Planted files (tests/labs/planted/<lab>/*.cu) start with "// expect: <substring of the feedback>".
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "common/gpu.h"
+#include "lab/feedback.h"
+#include "lab/lab_command.h"
+#include "lab/lab_kernel.h"
+#include "lab/lab_spec.h"
+#include "lab/watchdog.h"
+#include "workloads/problem.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace lb;
+using namespace lb::lab;
+
+const fs::path kRoot = LB_SOURCE_ROOT;
+const fs::path kLabs = kRoot / "labs";
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+void write(const fs::path& p, const std::string& text) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p) << text;
+}
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+class Lab : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("layerbench_lab_" + std::to_string(getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  struct Outcome {
+    int code = -1;
+    std::string out, err;
+  };
+  Outcome run(const std::string& args, const std::string& env = "") const {
+    const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
+    const std::string command = "cd " + dir_.string() + " && " + env + " " + LB_EXE + " " + args + " >" +
+                                out.string() + " 2>" + err.string();
+    const int status = std::system(command.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+  }
+  // A copy of lab 01 in dir_/labs with some fields replaced, for the CLI's own tests.
+  fs::path fixture_labs(double time_limit_s = 10) const {
+    const fs::path labs = dir_ / "labs";
+    fs::create_directories(labs);
+    fs::copy(kLabs / "01-vector-add", labs / "01-vector-add", fs::copy_options::recursive);
+    std::string json = slurp(labs / "01-vector-add" / "lab.json");
+    const auto at = json.find("\"time_limit_s\"");
+    json = json.substr(0, at) + "\"time_limit_s\": " + std::to_string(time_limit_s) + "\n}\n";
+    write(labs / "01-vector-add" / "lab.json", json);
+    write(labs / "solutions" / "01-vector-add" / "vector_add.cu", "// the solution\n");
+    return labs;
+  }
+  fs::path dir_;
+};
+
+// --- specs ------------------------------------------------------------------------------------
+
+TEST(LabSpec, EveryLabInTheTreeParses) {
+  if (!fs::exists(kLabs)) GTEST_SKIP() << "no labs/ folder in this tree";
+  int count = 0;
+  for (const auto& entry : fs::directory_iterator(kLabs)) {
+    if (!fs::exists(entry.path() / "lab.json")) continue;
+    ++count;
+    const LabSpec spec = parse_lab_spec(entry.path() / "lab.json");
+    EXPECT_EQ(spec.name, entry.path().filename().string());
+    EXPECT_TRUE(fs::exists(spec.dir / spec.student_file)) << spec.name;
+    EXPECT_TRUE(fs::exists(spec.dir / "README.md")) << spec.name;
+    EXPECT_EQ(spec.check_sizes.size(), spec.check_size_texts.size());
+    EXPECT_FALSE(spec.benchmark_sizes.empty());
+  }
+  const std::vector<LabSpec> labs = all_labs(kLabs);
+  EXPECT_EQ(static_cast<int>(labs.size()), count);
+  for (std::size_t i = 1; i < labs.size(); ++i) EXPECT_LE(labs[i - 1].order, labs[i].order);
+  if (!labs.empty()) EXPECT_EQ(find_lab(kLabs, "1").name, labs[0].name);
+}
+
+TEST_F(Lab, BadSpecsGiveOneLineNamingFileAndField) {
+  const std::string good = slurp(kLabs / "01-vector-add" / "lab.json");
+  const std::vector<std::pair<std::pair<std::string, std::string>, std::string>> cases = {
+      {{"\"title\": \"Vector add: your first kernel\",", ""}, "'title'"},
+      {{"\"workload\": \"vector_add\"", "\"workload\": \"fft\""}, "'workload'"},
+      {{"[\"a\", \"b\", \"c\", \"n\"]", "[\"a\", \"b\", \"q\", \"n\"]"}, "'arguments[2]'"},
+      {{"\"grid\": \"cover_n\"", "\"grid\": \"lots\""}, "'launch.grid'"},
+      {{"\"block\": [256]", "\"block\": [2048]"}, "'launch.block[0]'"},
+      {{"\"1000003\"", "\"ten\""}, "'check_sizes[5]'"},
+      {{"\"output_starts\": \"poison\"", "\"output_starts\": \"ones\""}, "'output_starts'"},
+      {{"\"time_limit_s\": 10", "\"time_limit_s\": \"10\""}, "'time_limit_s'"},
+      {{"\"order\": 1,", "\"order\": 1"}, "not valid JSON"},
+  };
+  for (const auto& [edit, field] : cases) {
+    std::string text = good;
+    const auto at = text.find(edit.first);
+    ASSERT_NE(at, std::string::npos) << edit.first;
+    text.replace(at, edit.first.size(), edit.second);
+    const fs::path file = dir_ / "bad" / "lab.json";
+    write(file, text);
+    try {
+      parse_lab_spec(file);
+      ADD_FAILURE() << "accepted a spec with a bad " << field;
+    } catch (const LabSpecError& e) {
+      const std::string message = e.what();
+      EXPECT_TRUE(has(message, file.string())) << message;
+      EXPECT_TRUE(has(message, field)) << message;
+      EXPECT_FALSE(has(message, "\n")) << message;
+    }
+  }
+}
+
+// --- list, start ------------------------------------------------------------------------------
+
+TEST_F(Lab, HelpAtEachLevel) {
+  EXPECT_TRUE(has(run("--help").out, "lab"));
+  const Outcome lab = run("lab --help");
+  EXPECT_EQ(lab.code, 0);
+  for (const char* sub : {"list", "start", "check"}) EXPECT_TRUE(has(lab.out, sub)) << lab.out;
+  EXPECT_FALSE(has(lab.out, "run-check")) << "the internal subcommand is hidden";
+  const Outcome check = run("lab check --help");
+  EXPECT_EQ(check.code, 0);
+  EXPECT_TRUE(has(check.out, "Exit status")) << check.out;
+  EXPECT_EQ(run("lab start --help").code, 0);
+  EXPECT_EQ(run("lab").code, 2);
+}
+
+TEST_F(Lab, ListShowsLabsInOrder) {
+  const Outcome o = run("lab list");
+  EXPECT_EQ(o.code, 0) << o.err;
+  std::size_t last = 0;
+  for (const LabSpec& spec : all_labs(kLabs)) {
+    const std::size_t at = o.out.find(spec.name);
+    ASSERT_NE(at, std::string::npos) << spec.name << "\n" << o.out;
+    EXPECT_GT(at, last);
+    last = at;
+    EXPECT_TRUE(has(o.out, spec.title)) << spec.title;
+  }
+  EXPECT_FALSE(has(o.out, "solutions"));
+}
+
+TEST_F(Lab, StartCopiesTheLabNeverSolutionsAndRefusesToOverwrite) {
+  const fs::path labs = fixture_labs();
+  const Outcome o = run("lab --labs " + labs.string() + " start 01 mine");
+  ASSERT_EQ(o.code, 0) << o.err;
+  std::set<std::string> copied;
+  for (const auto& entry : fs::recursive_directory_iterator(dir_ / "mine")) copied.insert(entry.path().filename());
+  EXPECT_EQ(copied, (std::set<std::string>{"README.md", "lab.json", "vector_add.cu"}));
+  EXPECT_EQ(slurp(dir_ / "mine" / "vector_add.cu"), slurp(labs / "01-vector-add" / "vector_add.cu"));
+  EXPECT_NE(slurp(dir_ / "mine" / "vector_add.cu"), "// the solution\n");
+
+  const Outcome again = run("lab --labs " + labs.string() + " start 1 mine");
+  EXPECT_EQ(again.code, 2);
+  EXPECT_TRUE(has(again.err, "already exists")) << again.err;
+  EXPECT_EQ(std::count(again.err.begin(), again.err.end(), '\n'), 1) << again.err;
+
+  // The default folder is ./<lab>, and the real tree's labs never bring their solutions along.
+  ASSERT_EQ(run("lab start 01-vector-add").code, 0);
+  for (const auto& entry : fs::recursive_directory_iterator(dir_ / "01-vector-add"))
+    for (const auto& solution : fs::recursive_directory_iterator(kLabs / "solutions"))
+      if (solution.is_regular_file())
+        EXPECT_NE(slurp(entry.path()), slurp(solution.path())) << entry.path() << " is a solution";
+
+  const Outcome unknown = run("lab start 99");
+  EXPECT_EQ(unknown.code, 2);
+  EXPECT_TRUE(has(unknown.err, "unknown lab '99'")) << unknown.err;
+  EXPECT_EQ(run("lab start solutions").code, 2);
+}
+
+// --- compile ----------------------------------------------------------------------------------
+
+TEST_F(Lab, SyntaxErrorNamesTheStudentsFileAndLine) {
+  const LabSpec spec = find_lab(kLabs, "1");
+  write(dir_ / "bad.cu", "extern \"C\" __global__ void lab_vector_add(const float* a, const float* b, float* c,\n"
+                         "                                          long long n) {\n"
+                         "  c[0] = a[0] + b[0]\n"
+                         "}\n");
+  const driver::KernelCache no_cache{"", false};
+  try {
+    compile_student_kernel(spec, dir_ / "bad.cu", kHostCheckSm, no_cache);
+    ADD_FAILURE() << "compiled";
+  } catch (const StudentCompileError& e) {
+    EXPECT_TRUE(has(e.what(), (dir_ / "bad.cu").string() + "(4): error")) << e.what();
+  }
+  // Through the command: exit 1, NVRTC's line with the path as the student typed it; no GPU needed.
+  const Outcome o = run("lab check 1 bad.cu");
+  EXPECT_EQ(o.code, 1) << o.out << o.err;
+  EXPECT_TRUE(has(o.out, "bad.cu(4): error")) << o.out;
+  EXPECT_TRUE(has(o.out, "does not compile")) << o.out;
+  EXPECT_FALSE(has(o.out, "kernels.cu")) << o.out;
+
+  write(dir_ / "host.cu", "#include <vector>\nextern \"C\" __global__ void lab_vector_add() {}\n");
+  EXPECT_TRUE(has(run("lab check 1 host.cu").out, "host.cu(1)"));
+
+  write(dir_ / "renamed.cu", "extern \"C\" __global__ void vadd(float* c) { c[0] = 1; }\n");
+  EXPECT_THROW(compile_student_kernel(spec, dir_ / "renamed.cu", kHostCheckSm, no_cache), StudentCompileError);
+  write(dir_ / "mangled.cu", "__global__ void lab_vector_add(float* c) { c[0] = 1; }\n");
+  try {
+    compile_student_kernel(spec, dir_ / "mangled.cu", kHostCheckSm, no_cache);
+    ADD_FAILURE() << "compiled";
+  } catch (const StudentCompileError& e) {
+    EXPECT_TRUE(has(e.what(), "extern \"C\"")) << e.what();
+  }
+  EXPECT_EQ(run("lab check 1 missing.cu").code, 2);
+  EXPECT_EQ(run("lab check 42 bad.cu").code, 2);
+}
+
+TEST(LabCompile, EverySkeletonSolutionAndPlantedFileCompiles) {
+  const driver::KernelCache no_cache{"", false};
+  for (const LabSpec& spec : all_labs(kLabs)) {
+    EXPECT_NO_THROW(compile_student_kernel(spec, spec.dir / spec.student_file, kHostCheckSm, no_cache)) << spec.name;
+    const fs::path solution = kLabs / "solutions" / spec.name / spec.student_file;
+    if (fs::exists(solution)) EXPECT_NO_THROW(compile_student_kernel(spec, solution, kHostCheckSm, no_cache));
+    const fs::path planted = kRoot / "tests" / "labs" / "planted" / spec.name;
+    if (!fs::exists(planted)) continue;
+    for (const auto& entry : fs::directory_iterator(planted))
+      EXPECT_NO_THROW(compile_student_kernel(spec, entry.path(), kHostCheckSm, no_cache)) << entry.path();
+  }
+}
+
+// --- feedback on synthetic results -------------------------------------------------------------
+
+struct Synthetic {
+  const Workload* workload;
+  HostProblem problem;
+  Reference reference;
+  HostBuffer got;  // the right answer, rounded to float; tests break it
+};
+Synthetic synthetic(const std::string& workload, Shape shape) {
+  Synthetic s{find_workload(workload), {}, {}, {}};
+  s.problem = s.workload->make_problem(shape, 1234);
+  s.reference = s.workload->reference(s.problem);
+  for (double e : s.reference.expected) s.got.push_back(static_cast<float>(e));
+  return s;
+}
+std::string explain(const Synthetic& s) {
+  return explain_result(*s.workload, s.problem.shape, s.got, s.problem.output, s.reference);
+}
+
+TEST(LabFeedback, RightAnswerHasNoFeedbackAndVerifyAgrees) {
+  for (const auto& [w, shape] : std::vector<std::pair<std::string, Shape>>{
+           {"vector_add", {1, 1001, 1}}, {"saxpy", {1, 1001, 1}}, {"reduce", {1, 1001, 1}}, {"matmul", {5, 7, 9}}}) {
+    const Synthetic s = synthetic(w, shape);
+    EXPECT_EQ(explain(s), "") << w;
+    EXPECT_TRUE(s.workload->verify(s.problem, s.got).passed) << w;
+  }
+}
+
+TEST(LabFeedback, UnwrittenTailIsAGridThatDoesNotCoverN) {
+  Synthetic s = synthetic("vector_add", {1, 1000003, 1});
+  for (std::size_t i = 1000000; i < s.got.size(); ++i) s.got[i] = NAN;
+  const std::string text = explain(s);
+  EXPECT_TRUE(has(text, "element 1000000 is NaN, expected ")) << text;
+  EXPECT_TRUE(has(text, "elements from 1000000 on were never written (still the poison): does your grid cover n?"))
+      << text;
+  EXPECT_FALSE(s.workload->verify(s.problem, s.got).passed);
+}
+
+TEST(LabFeedback, SaxpyUnwrittenElementsKeepY) {
+  Synthetic s = synthetic("saxpy", {1, 5000, 1});
+  for (std::size_t i = 4096; i < s.got.size(); ++i) s.got[i] = s.problem.output[i];
+  EXPECT_TRUE(has(explain(s), "elements from 4096 on were never written (still their starting values)")) << explain(s);
+}
+
+TEST(LabFeedback, OnlyTheLastNMod4ElementsWrong) {
+  Synthetic s = synthetic("vector_add", {1, 1003, 1});
+  for (std::size_t i = 1000; i < 1003; ++i) s.got[i] += 1.0f;
+  EXPECT_TRUE(has(explain(s), "only the last n % 4 = 3 elements are wrong")) << explain(s);
+}
+
+TEST(LabFeedback, ScatteredWrongAndNaN) {
+  Synthetic s = synthetic("vector_add", {1, 1000, 1});
+  s.got[10] += 1.0f;
+  s.got[500] += 1.0f;
+  const std::string text = explain(s);
+  EXPECT_TRUE(has(text, "element 10 is ")) << text;
+  EXPECT_TRUE(has(text, "2 of 1000 elements are wrong")) << text;
+  Synthetic y = synthetic("saxpy", {1, 100, 1});
+  y.got[3] = NAN;
+  EXPECT_TRUE(has(explain(y), "element 3 is NaN")) << explain(y);
+  EXPECT_TRUE(has(explain(y), "NaN where no poison was left")) << explain(y);
+}
+
+TEST(LabFeedback, AOneElementOutputIsAnElementNotASum) {
+  Synthetic s = synthetic("vector_add", {1, 1, 1});
+  s.got[0] = NAN;
+  EXPECT_TRUE(has(explain(s), "element 0 is NaN, expected ")) << explain(s);
+  EXPECT_FALSE(has(explain(s), "sum")) << explain(s);
+}
+
+TEST(LabFeedback, ReduceSumAsAPercentage) {
+  Synthetic s = synthetic("reduce", {1, 100000, 1});
+  s.got[0] = static_cast<float>(0.5 * s.reference.expected[0]);
+  EXPECT_TRUE(has(explain(s), "wrong sum: got ")) << explain(s);
+  EXPECT_TRUE(has(explain(s), "the sum is about 50% of the expected one")) << explain(s);
+  s.got[0] = NAN;
+  EXPECT_TRUE(has(explain(s), "never written")) << explain(s);
+}
+
+TEST(LabFeedback, MatmulNamesRowAndColumnAndUncoveredColumns) {
+  Synthetic s = synthetic("matmul", {20, 40, 8});
+  for (std::int64_t i = 0; i < 20; ++i)
+    for (std::int64_t j = 32; j < 40; ++j) s.got[i * 40 + j] = NAN;
+  const std::string text = explain(s);
+  EXPECT_TRUE(has(text, "element 32 (row 0, column 32) is NaN")) << text;
+  EXPECT_TRUE(has(text, "columns from 32 on were never written")) << text;
+  EXPECT_TRUE(has(text, "cover N")) << text;
+  Synthetic r = synthetic("matmul", {20, 40, 8});
+  for (std::size_t i = 16 * 40; i < r.got.size(); ++i) r.got[i] = NAN;
+  EXPECT_TRUE(has(explain(r), "rows from 16 on were never written")) << explain(r);
+}
+
+TEST(LabFeedback, WrongOnlyWhereSizeIsNotAMultipleOfTheBlock) {
+  const auto n = [](std::int64_t v) { return Shape{1, v, 1}; };
+  EXPECT_TRUE(has(hint_across_sizes({{n(256), true}, {n(257), false}, {n(512), true}, {n(1), false}}, false, 256, 1),
+                  "not a multiple of the block size (256)"));
+  EXPECT_EQ(hint_across_sizes({{n(256), false}, {n(257), false}}, false, 256, 1), "");
+  EXPECT_EQ(hint_across_sizes({{n(256), true}, {n(257), true}}, false, 256, 1), "");
+  EXPECT_EQ(hint_across_sizes({{n(257), false}}, false, 256, 1), "") << "no multiple passed: no evidence";
+}
+
+// --- watchdog ---------------------------------------------------------------------------------
+
+TEST(LabWatchdog, StopsAChildThatHangs) {
+  const ChildOutcome o = run_with_time_limit({"sh", "-c", "echo started; sleep 30"}, 0.5);
+  EXPECT_TRUE(o.timed_out);
+  EXPECT_LT(o.elapsed_s, 5.0);
+  EXPECT_EQ(o.out, "started\n");
+}
+
+TEST(LabWatchdog, CollectsOutputExitStatusAndSignal) {
+  const ChildOutcome o = run_with_time_limit({"sh", "-c", "echo out; echo err >&2; exit 3"}, 10);
+  EXPECT_FALSE(o.timed_out);
+  EXPECT_TRUE(o.exited);
+  EXPECT_EQ(o.exit_code, 3);
+  EXPECT_EQ(o.out, "out\n");
+  EXPECT_EQ(o.err, "err\n");
+  const ChildOutcome crash = run_with_time_limit({"sh", "-c", "kill -SEGV $$"}, 10);
+  EXPECT_FALSE(crash.exited);
+  EXPECT_EQ(crash.signal, SIGSEGV);
+  EXPECT_THROW(run_with_time_limit({"/no/such/program"}, 1), std::runtime_error);
+}
+
+// `lab check` with a stand-in child (LAYERBENCH_LAB_RUNNER): a hang is stopped at the lab's time
+// limit and reported on the size it was running; a crash is reported as one.
+TEST_F(Lab, CheckReportsAHangingAndACrashingChild) {
+  const fs::path labs = fixture_labs(/*time_limit_s=*/1);
+  write(dir_ / "hang.sh", "#!/bin/sh\necho '{\"size\": \"1\", \"passed\": true}'\nsleep 30\n");
+  write(dir_ / "crash.sh", "#!/bin/sh\nkill -SEGV $$\n");
+  fs::permissions(dir_ / "hang.sh", fs::perms::owner_all);
+  fs::permissions(dir_ / "crash.sh", fs::perms::owner_all);
+  const std::string solution = (kLabs / "solutions" / "01-vector-add" / "vector_add.cu").string();
+  const auto started = std::chrono::steady_clock::now();
+  const Outcome hang = run("lab --labs " + labs.string() + " check 1 " + solution, "LAYERBENCH_LAB_RUNNER=" + (dir_ / "hang.sh").string());
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), 10.0);
+  EXPECT_EQ(hang.code, 1) << hang.out << hang.err;
+  EXPECT_TRUE(has(hang.out, "  PASS  n = 1\n")) << hang.out;
+  EXPECT_TRUE(has(hang.out, "  FAIL  n = 127: stopped after 1 s: the kernel did not finish (an infinite loop?)")) << hang.out;
+  EXPECT_TRUE(has(hang.out, "  SKIP  n = 255")) << hang.out;
+  EXPECT_TRUE(has(hang.out, "FAIL: 1 of 7 sizes passed")) << hang.out;
+
+  const Outcome crash = run("lab --labs " + labs.string() + " check 1 " + solution, "LAYERBENCH_LAB_RUNNER=" + (dir_ / "crash.sh").string());
+  EXPECT_EQ(crash.code, 1);
+  EXPECT_TRUE(has(crash.out, "FAIL  n = 1: the check crashed (signal 11")) << crash.out;
+}
+
+TEST_F(Lab, CheckWithoutAGpuSaysSoAndExits3) {
+  if (gpu_unavailable_reason().empty()) GTEST_SKIP() << "a GPU is present: the GPU tests below run instead";
+  const Outcome o = run("lab check 1 " + (kLabs / "solutions" / "01-vector-add" / "vector_add.cu").string());
+  EXPECT_EQ(o.code, 3) << o.out << o.err;
+  EXPECT_TRUE(has(o.out, "cannot run the check here: no usable GPU")) << o.out;
+  EXPECT_EQ(std::count(o.out.begin(), o.out.end(), '\n'), 1) << o.out;
+}
+
+// --- on a GPU: solutions pass, skeletons and planted files fail with their expected cause ------
+
+TEST_F(Lab, SolutionsPassSkeletonsFailOnTheGpu) {
+  if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "no GPU: " << why;
+  for (const LabSpec& spec : all_labs(kLabs)) {
+    const fs::path solution = kLabs / "solutions" / spec.name / spec.student_file;
+    const Outcome pass = run("lab check " + spec.name + " " + solution.string());
+    EXPECT_EQ(pass.code, 0) << spec.name << "\n" << pass.out << pass.err;
+    const Outcome skeleton = run("lab check " + spec.name + " " + (spec.dir / spec.student_file).string());
+    EXPECT_EQ(skeleton.code, 1) << spec.name << "\n" << skeleton.out << skeleton.err;
+  }
+}
+
+TEST_F(Lab, PlantedSubmissionsFailWithTheirCauseOnTheGpu) {
+  if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "no GPU: " << why;
+  for (const LabSpec& spec : all_labs(kLabs)) {
+    const fs::path planted = kRoot / "tests" / "labs" / "planted" / spec.name;
+    if (!fs::exists(planted)) continue;
+    for (const auto& entry : fs::directory_iterator(planted)) {
+      std::ifstream in(entry.path());
+      std::string first;
+      std::getline(in, first);
+      const std::string marker = "// expect: ";
+      const Outcome o = run("lab check " + spec.name + " " + entry.path().string());
+      EXPECT_EQ(o.code, 1) << entry.path() << "\n" << o.out << o.err;
+      if (first.rfind(marker, 0) == 0)
+        EXPECT_TRUE(has(o.out, first.substr(marker.size()))) << entry.path() << " expects '" << first << "'\n" << o.out;
+    }
+  }
+}
+
+}  // namespace
