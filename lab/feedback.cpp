@@ -70,7 +70,7 @@ std::string cause(const Shape& shape, bool matrix, const Wrong& w, std::int64_t 
            "): does your grid cover n?";
   }
   const std::int64_t tail = total % 4;
-  if (!matrix && tail != 0 && first == total - tail && suffix)
+  if (!matrix && tail != 0 && first == total - tail && suffix && wrong < total)
     return "only the last n % 4 = " + std::to_string(tail) +
            " elements are wrong: if your kernel takes 4 elements at a time, what happens to those left over?";
   if (w.all_unwritten)

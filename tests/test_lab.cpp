@@ -305,6 +305,9 @@ TEST(LabFeedback, AOneElementOutputIsAnElementNotASum) {
   s.got[0] = NAN;
   EXPECT_TRUE(has(explain(s), "element 0 is NaN, expected ")) << explain(s);
   EXPECT_FALSE(has(explain(s), "sum")) << explain(s);
+  // Every element wrong is not "the last n % 4" (n = 1 or 3 has no float4 part to blame).
+  EXPECT_TRUE(has(explain(s), "1 of 1 elements were never written")) << explain(s);
+  EXPECT_FALSE(has(explain(s), "n % 4")) << explain(s);
 }
 
 TEST(LabFeedback, ReduceSumAsAPercentage) {
