@@ -65,6 +65,10 @@ CUfunction StudentModule::function(const std::string& name) const {
   return f;
 }
 
+HostBuffer starting_output(const LabSpec& spec, const HostProblem& problem) {
+  return spec.output_starts_zero ? HostBuffer(problem.output.size(), 0.0f) : problem.output;
+}
+
 Grid grid_for(const LaunchShape& launch, const Shape& shape, int sm_count) {
   auto blocks = [](std::int64_t items, unsigned per_block) {
     return static_cast<unsigned>(std::max<std::int64_t>(1, (items + per_block - 1) / per_block));
@@ -93,12 +97,8 @@ void StudentKernel::allocate(const Shape& shape, const Setup&) {
 void StudentKernel::upload(const HostProblem& p, cudaStream_t stream) {
   for (std::size_t i = 0; i < inputs_.size(); ++i) inputs_[i].upload(p.inputs[i], stream);
   alpha_ = p.alpha;
-  if (spec_.output_starts_zero) {
-    const HostBuffer zeros(p.output.size(), 0.0f);
-    output_.upload(zeros, stream);
-  } else {
-    output_.upload(p.output, stream);  // NaN poison, or saxpy's y
-  }
+  if (spec_.output_starts_zero) output_.upload(starting_output(spec_, p), stream);
+  else output_.upload(p.output, stream);  // NaN poison, or saxpy's y: uploaded without a copy
   const HostBuffer guard = guard_pattern();
   LB_CU_CHECK(driver::cu().cuMemcpyHtoDAsync(output_.get() + output_count_ * sizeof(float), guard.data(),
                                              guard.size() * sizeof(float), stream));

@@ -65,8 +65,8 @@ int run_check_child(const LabSpec& spec, const std::filesystem::path& file, std:
                            std::to_string(workload.output_elements(shape)) +
                            " elements) — does every thread check its index against the size before it touches memory?";
       } else if (!run.verdict.passed) {
-        const HostBuffer start = spec.output_starts_zero ? HostBuffer(problem.output.size(), 0.0f) : problem.output;
-        const std::string feedback = explain_result(workload, shape, result, start, workload.reference(problem));
+        const std::string feedback =
+            explain_result(workload, shape, result, starting_output(spec, problem), workload.reference(problem));
         line["feedback"] = feedback.empty() ? run.verdict.detail : feedback;
       }
       emit(out, line);

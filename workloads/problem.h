@@ -38,6 +38,13 @@ inline void merge_into(ElementCheck& total, const ElementCheck& other) {
   if (other.worst >= 0 && (total.worst < 0 || other.max_rel_error > total.max_rel_error)) total = other;
 }
 
+// |got - expected| relative to scale (a bound on the size of the terms that made the element, so
+// cancellation cannot make a correct result look wrong); NaN counts as infinite error.
+inline double relative_error(float got, double expected, double scale) {
+  const double err = std::fabs(static_cast<double>(got) - expected) / scale;
+  return std::isnan(err) ? std::numeric_limits<double>::infinity() : err;
+}
+
 // Compares got[i] with ref(i) relative to scale(i) (a bound on the size of the terms that made the
 // element, so cancellation cannot make a correct result look wrong). NaN counts as infinite error.
 template <class Ref, class Scale>
@@ -50,8 +57,7 @@ ElementCheck check_elements(std::span<const float> got, Ref ref, Scale scale) {
 #pragma omp for schedule(static) nowait
     for (std::int64_t i = 0; i < count; ++i) {
       const double expected = ref(i);
-      double err = std::fabs(static_cast<double>(got[i]) - expected) / scale(i);
-      if (std::isnan(err)) err = std::numeric_limits<double>::infinity();
+      const double err = relative_error(got[i], expected, scale(i));
       if (local.worst < 0 || err > local.max_rel_error) {
         local.max_rel_error = err;
         local.worst = i;
