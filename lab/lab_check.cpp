@@ -1,13 +1,11 @@
 #include "lab/lab_check.h"
 
 #include <filesystem>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "lab/feedback.h"
-#include "lab/lab_kernel.h"
-#include "lab/watchdog.h"
+#include "lab/student_program.h"
 
 namespace lb::lab {
 namespace {
@@ -77,58 +75,69 @@ std::vector<std::string> default_runner() {
   return {fs::read_symlink("/proc/self/exe").string()};
 }
 
-int check_submission(const LabSpec& spec, const fs::path& file, const CheckOptions& options, std::FILE* out) {
+ChildReport run_child_process(const LabSpec& spec, const fs::path& file, ChildMode mode, const CheckOptions& options,
+                              double time_limit_s) {
   if (!fs::is_regular_file(file)) throw UsageError("no such file: " + file.string());
+  ChildReport report;
   try {
-    compile_student_kernel(spec, file, kHostCheckSm, {driver::KernelCache::default_dir(), true});
+    precheck_student_file(spec, file);
   } catch (const StudentCompileError& e) {
-    print_compile_error(out, file, e.what());
-    return kExitFailed;
+    report.compile_error = e.what();
+    return report;
   }
-
   std::vector<std::string> argv = options.runner;
-  for (const std::string& word :
-       {std::string("lab"), std::string("run-check"), (spec.dir / "lab.json").string(), file.string(),
-        std::string("--seed"), std::to_string(options.seed)})
+  const char* mode_name = mode == ChildMode::kGrade ? "grade" : mode == ChildMode::kProfile ? "profile" : "check";
+  for (const std::string& word : {std::string("lab"), std::string("run-child"), (spec.dir / "lab.json").string(),
+                                  file.string(), std::string("--seed"), std::to_string(options.seed),
+                                  std::string("--mode"), std::string(mode_name)})
     argv.push_back(word);
-  std::fflush(out);
-  const ChildOutcome child = run_with_time_limit(argv, spec.time_limit_s);
+  if (options.line_info) argv.push_back("--line-info");
+  report.child = run_with_time_limit(argv, time_limit_s);
+  report.time_limit_s = time_limit_s;
 
-  std::map<std::string, json> by_size;
-  std::istringstream lines(child.out);
+  std::istringstream lines(report.child.out);
   for (std::string line; std::getline(lines, line);) {
     const json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (!j.is_object()) continue;
     const std::string event = j.value("event", "");
-    if (event == "no_gpu") {
-      std::fprintf(out, "cannot run the check here: no usable GPU (%s)\n", j.value("reason", "").c_str());
-      return kExitCannotRun;
-    }
-    if (event == "compile_error") {
-      print_compile_error(out, file, j.value("message", ""));
-      return kExitFailed;
-    }
-    if (j.contains("size")) by_size[j["size"].get<std::string>()] = j;
+    if (event == "no_gpu") report.no_gpu = j.value("reason", "");
+    else if (event == "compile_error") report.compile_error = j.value("message", "");
+    else if (event == "environment") report.environment = j;
+    else if (j.contains("size")) report.by_size[j["size"].get<std::string>()] = j;
+    else if (j.contains("benchmark")) report.benchmarks.push_back(j);
+    else if (j.contains("profiled")) report.profiled = j;
+    else if (j.contains("cuda_error")) report.error = cuda_error_text(j["cuda_error"].get<std::string>());
+    else if (j.contains("error")) report.error = j["error"].get<std::string>();
   }
+  return report;
+}
 
+int print_check_report(const LabSpec& spec, const fs::path& file, const ChildReport& report, std::FILE* out) {
+  if (!report.no_gpu.empty()) {
+    std::fprintf(out, "cannot run the check here: no usable GPU (%s)\n", report.no_gpu.c_str());
+    return kExitCannotRun;
+  }
+  if (!report.compile_error.empty()) {
+    print_compile_error(out, file, report.compile_error);
+    return kExitFailed;
+  }
   std::fprintf(out, "%s: %s\n", spec.name.c_str(), spec.title.c_str());
   std::vector<SizeOutcome> outcomes;
   std::size_t passed = 0;
   bool stopped = false;
   for (std::size_t i = 0; i < spec.check_sizes.size(); ++i) {
     const std::string label = size_label(spec, i);
-    const auto found = by_size.find(spec.check_size_texts[i]);
+    const auto found = report.by_size.find(spec.check_size_texts[i]);
     if (stopped) {
       std::fprintf(out, "  SKIP  %s: not run\n", label.c_str());
-    } else if (found != by_size.end() && found->second.contains("passed")) {
-      const bool ok = found->second["passed"].get<bool>();
+    } else if (found != report.by_size.end()) {
+      const bool ok = found->second.value("passed", false);
       passed += ok;
       outcomes.push_back({spec.check_sizes[i], ok});
       if (ok) std::fprintf(out, "  PASS  %s\n", label.c_str());
       else std::fprintf(out, "  FAIL  %s: %s\n", label.c_str(), found->second.value("feedback", "").c_str());
     } else {
-      const std::string why = found != by_size.end() ? cuda_error_text(found->second.value("cuda_error", ""))
-                                                     : why_child_stopped(child, spec.time_limit_s);
+      const std::string why = !report.error.empty() ? report.error : why_child_stopped(report.child, report.time_limit_s);
       std::fprintf(out, "  FAIL  %s: %s\n", label.c_str(), why.c_str());
       stopped = true;
     }
@@ -140,6 +149,18 @@ int check_submission(const LabSpec& spec, const fs::path& file, const CheckOptio
   if (passed == total) std::fprintf(out, "PASS: all %zu sizes passed\n", total);
   else std::fprintf(out, "FAIL: %zu of %zu sizes passed\n", passed, total);
   return passed == total ? kExitPassed : kExitFailed;
+}
+
+std::size_t ChildReport::sizes_passed() const {
+  std::size_t passed = 0;
+  for (const auto& [size, line] : by_size) passed += line.value("passed", false);
+  return passed;
+}
+
+int check_submission(const LabSpec& spec, const fs::path& file, const CheckOptions& options, std::FILE* out) {
+  std::fflush(out);
+  const ChildReport report = run_child_process(spec, file, ChildMode::kCheck, options, spec.time_limit_s);
+  return print_check_report(spec, file, report, out);
 }
 
 }  // namespace lb::lab

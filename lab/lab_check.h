@@ -2,13 +2,21 @@
 // process under a time limit, verified, and reported size by size.
 //
 // The parent (check_submission) never touches the GPU: it compiles the file on the host for
-// sm_90 to report compile errors, then starts `<runner> lab run-check LAB_JSON FILE --seed S`
-// and reads the child's JSON lines. The child (run_check_child) does the GPU work:
+// sm_90 (a Python lab: checks its rules) to report compile errors, then starts
+// `<runner> lab run-child LAB_JSON FILE --seed S --mode M` and reads the child's JSON lines.
+// The child (run_child) does the GPU work:
 //   {"event": "no_gpu", "reason": "..."}                       then exit 3
 //   {"event": "compile_error", "message": "..."}               then exit 1
-//   {"size": "257", "passed": true}                            one per size, in order
+//   {"size": "257", "passed": true}                            one per check size, in order
 //   {"size": "257", "passed": false, "feedback": "element ..."}
-//   {"size": "257", "cuda_error": "an illegal memory access ... (CUDA_ERROR_ILLEGAL_ADDRESS)"}  then exit 1
+//   {"cuda_error": "an illegal memory access ... (CUDA_ERROR_ILLEGAL_ADDRESS)"}  then exit 1
+//   {"error": "..."}                                           any other failure, then exit 1
+// grade mode, once every check size passed:
+//   {"event": "environment", "gpu": "...", "ceilings": {"copy_gbps": ..., "sgemm_gflops": ...}}
+//   {"benchmark": "2^26", "student": {figures}, "runtime": {figures}}   one per benchmark size
+//   {"benchmark": "2^26", "error": "..."} or {..., "runtime_error": "..."}
+// profile mode: {"profiled": "2^26", "passed": true} after one verified run at the first
+// benchmark size (the launch a profiler wrapped around the child records).
 #pragma once
 #include <cstdint>
 #include <cstdio>
@@ -16,7 +24,11 @@
 #include <string>
 #include <vector>
 
+#include <map>
+#include <nlohmann/json.hpp>
+
 #include "lab/lab_spec.h"
+#include "lab/watchdog.h"
 
 namespace lb::lab {
 
@@ -27,20 +39,52 @@ constexpr int kExitBadInput = 2;    // unknown lab, missing file, bad lab.json
 constexpr int kExitCannotRun = 3;   // no usable GPU here
 
 struct CheckOptions {
-  std::vector<std::string> runner;  // the command that runs `lab run-check ...`: layerbench itself
+  std::vector<std::string> runner;  // the command that runs `lab run-child ...`: layerbench itself
   std::uint64_t seed = 0;           // the inputs' seed (fresh each check, never shown)
+  bool line_info = false;           // compile the student's file with source lines
 };
 
 // The runner check_submission uses by default: this executable, or $LAYERBENCH_LAB_RUNNER (a
 // command, split on spaces; for tests, which stand in a child that hangs).
 std::vector<std::string> default_runner();
 
+enum class ChildMode { kCheck, kGrade, kProfile };
+
+// What the child said, line by line (above), and how it ended.
+struct ChildReport {
+  std::string no_gpu;         // why the check cannot run here; empty when it could
+  std::string compile_error;  // the file did not compile (found before or by the child)
+  std::map<std::string, nlohmann::json> by_size;  // check size as written -> its line
+  std::string error;          // what stopped the child (a CUDA error, with a hint), if it said
+  nlohmann::json environment;                     // grade: the GPU and its ceilings
+  std::vector<nlohmann::json> benchmarks;         // grade: one per benchmark size reached
+  nlohmann::json profiled;                        // profile: the profiled run's line
+  ChildOutcome child;
+  double time_limit_s = 0;
+  std::size_t sizes_passed() const;
+};
+
+// Checks the file on the host (precheck_student_file), then runs the child in `mode` under
+// `time_limit_s`. UsageError when `file` is missing.
+ChildReport run_child_process(const LabSpec& spec, const std::filesystem::path& file, ChildMode mode,
+                              const CheckOptions& options, double time_limit_s);
+
+// The check's lines ("  PASS  n = 257", "  FAIL  n = ...: why", a hint, a summary) to `out`;
+// returns check_submission's exit status.
+int print_check_report(const LabSpec& spec, const std::filesystem::path& file, const ChildReport& report,
+                       std::FILE* out);
+
 // Checks `file` against `spec`, printing per size "  PASS  n = 257" or "  FAIL  n = ...: why" and a
 // summary to `out`. Returns an exit status above.
 int check_submission(const LabSpec& spec, const std::filesystem::path& file, const CheckOptions& options,
                      std::FILE* out);
 
-// The child: runs `file` on every check size, one JSON line each to `out`. Returns its exit status.
-int run_check_child(const LabSpec& spec, const std::filesystem::path& file, std::uint64_t seed, std::FILE* out);
+struct ChildRequest {
+  ChildMode mode = ChildMode::kCheck;
+  std::uint64_t seed = 0;
+  bool line_info = false;  // compile with source lines (for compute-sanitizer and ncu)
+};
+// The child: the lines above to `out`. Returns its exit status.
+int run_child(const LabSpec& spec, const std::filesystem::path& file, const ChildRequest& request, std::FILE* out);
 
 }  // namespace lb::lab

@@ -73,12 +73,15 @@ int run_lab_cli(const std::vector<std::string>& args) {
       "timed out or crashed (these are the student's to fix, so they count as a fail); 2 bad input\n"
       "(unknown lab, missing file, bad lab.json); 3 the check could not run here (no usable GPU).");
 
-  // Internal: the child that `check` starts; one JSON line per size.
-  std::string lab_json;
-  CLI::App* run_check = app.add_subcommand("run-check", "")->group("");
-  run_check->add_option("LAB_JSON", lab_json)->required();
-  run_check->add_option("FILE", file)->required();
-  run_check->add_option("--seed", seed)->required();
+  // Internal: the child that `check`, `grade` and `profile` start (lab_check.h).
+  std::string lab_json, mode = "check";
+  bool line_info = false;
+  CLI::App* run_child_command = app.add_subcommand("run-child", "")->group("");
+  run_child_command->add_option("LAB_JSON", lab_json)->required();
+  run_child_command->add_option("FILE", file)->required();
+  run_child_command->add_option("--seed", seed)->required();
+  run_child_command->add_option("--mode", mode)->check(CLI::IsMember({"check", "grade", "profile"}));
+  run_child_command->add_flag("--line-info", line_info);
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 reads a vector back to front
   try {
@@ -103,7 +106,11 @@ int run_lab_cli(const std::vector<std::string>& args) {
       const LabSpec spec = find_lab(labs_dir, lab_name);
       return check_submission(spec, file, {default_runner(), seed}, stdout);
     }
-    if (app.got_subcommand(run_check)) return run_check_child(parse_lab_spec(lab_json), file, seed, stdout);
+    if (app.got_subcommand(run_child_command)) {
+      const ChildMode child_mode =
+          mode == "grade" ? ChildMode::kGrade : mode == "profile" ? ChildMode::kProfile : ChildMode::kCheck;
+      return run_child(parse_lab_spec(lab_json), file, {child_mode, seed, line_info}, stdout);
+    }
     return list_labs(labs_dir);
   } catch (const UsageError& e) {
     std::fprintf(stderr, "layerbench lab: error: %s\n", e.what());

@@ -32,14 +32,16 @@ bool defines_symbol(const std::string& cubin, const std::string& name) {
 }  // namespace
 
 driver::CompiledKernel compile_student_kernel(const LabSpec& spec, const std::filesystem::path& file, int sm,
-                                              const driver::KernelCache& cache) {
+                                              const driver::KernelCache& cache, const StudentBuild& build) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw UsageError("cannot read " + file.string());
   std::stringstream text;
   text << in.rdbuf();
   driver::CompiledKernel compiled;
   try {
-    compiled = driver::compile_cubin({file.string(), text.str(), {}, sm}, cache);
+    std::vector<std::string> options;
+    if (build.line_info) options.push_back("--generate-line-info");
+    compiled = driver::compile_cubin({file.string(), text.str(), {}, sm, options}, cache);
   } catch (const driver::NvrtcCompileError& e) {
     throw StudentCompileError(e.log());
   }
@@ -139,6 +141,8 @@ void StudentKernel::run(cudaStream_t stream) {
     else throw std::logic_error("lab argument '" + name + "' has no binding for " + w);
     args.push_back(slot);
   }
+  if (spec_.output_starts_zero)
+    LB_CU_CHECK(driver::cu().cuMemsetD32Async(output_.get(), 0, static_cast<std::size_t>(output_count_), stream));
   const Grid grid = grid_for(spec_.launch, shape_, sm_count_);
   LB_CU_CHECK(driver::cu().cuLaunchKernel(kernel_, grid.x, grid.y, 1, spec_.launch.block_x, spec_.launch.block_y, 1,
                                           0, stream, args.data(), nullptr));

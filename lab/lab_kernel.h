@@ -1,25 +1,18 @@
-// The student's kernel: compiled alone with NVRTC (device code only), loaded with the driver API
-// on the primary context, and wrapped as a Variant so the harness's verified_run (and its timing)
-// runs it like any layer's.
+// A CUDA C++ lab's kernel: compiled alone with NVRTC (device code only), loaded with the driver
+// API on the primary context, and wrapped as a StudentVariant so the harness's verified_run (and
+// its timing) runs it like any layer's.
 #pragma once
 #include <cuda.h>
 
 #include <filesystem>
-#include <stdexcept>
 #include <string>
 
 #include "lab/lab_spec.h"
+#include "lab/student_program.h"
 #include "variants/driver/driver_layer.h"
 #include "variants/driver/nvrtc_compiler.h"
 
 namespace lb::lab {
-
-// The student's file does not compile, or defines no kernel the lab can call. what() is what the
-// student reads: NVRTC's lines ("<file>(<line>): error: ..."), or which kernel is missing.
-class StudentCompileError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 // The architecture `lab check` compiles for on the host, before any GPU is touched, to report
 // compile errors without one (the check then compiles again, or reads the cache, for the GPU).
@@ -29,7 +22,7 @@ constexpr int kHostCheckSm = 90;
 // name the student's path and line) and checks the cubin defines spec.kernel as extern "C".
 // UsageError when the file cannot be read; StudentCompileError when it does not compile.
 driver::CompiledKernel compile_student_kernel(const LabSpec& spec, const std::filesystem::path& file, int sm,
-                                              const driver::KernelCache& cache);
+                                              const driver::KernelCache& cache, const StudentBuild& build = {});
 
 // A module loaded from a cubin with cuModuleLoadData (on the current context), unloaded on exit.
 class StudentModule {
@@ -54,21 +47,19 @@ struct Grid {
 };
 Grid grid_for(const LaunchShape& launch, const Shape& shape, int sm_count);
 
-// The student's kernel as a Variant: device buffers for the workload's inputs and output, the
-// output started as the spec says (poison, y for saxpy, or zeros), the kernel's parameters bound
+// The student's kernel as a variant: device buffers for the workload's inputs and output, the
+// output started as the spec says (poison, y for saxpy, or zeros: then zeroed again before every
+// launch, so that each timed run adds into zero as the first did), the kernel's parameters bound
 // by name from the spec's `arguments`, launched with the spec's shape on the harness's stream.
-class StudentKernel final : public Variant {
+class StudentKernel final : public StudentVariant {
  public:
   StudentKernel(const LabSpec& spec, CUfunction kernel, int sm_count);
   void allocate(const Shape& shape, const Setup& setup) override;
   void upload(const HostProblem& problem, cudaStream_t stream) override;
   void run(cudaStream_t stream) override;
   void download(std::span<float> out, cudaStream_t stream) override;
-  // The output is followed by a guard zone of kGuardFloats holding a sentinel (uploaded with the
-  // output): a kernel that writes past the end of its output changes it, even where the write would
-  // not fault. -1 when the guard is intact, else the first changed guard element's offset past the end.
-  static constexpr std::int64_t kGuardFloats = 1 << 16;
-  std::int64_t first_write_past_end(cudaStream_t stream) const;
+  static constexpr std::int64_t kGuardFloats = 1 << 16;  // after the output, uploaded with it
+  std::int64_t first_write_past_end(cudaStream_t stream) const override;
 
  private:
   std::int64_t output_count_ = 0;

@@ -106,7 +106,8 @@ std::vector<std::string> nvrtc_options(int sm) {
 }
 
 CompiledKernel compile_cubin(const CompileRequest& request, const KernelCache& cache) {
-  const std::vector<std::string> options = nvrtc_options(request.sm);
+  std::vector<std::string> options = nvrtc_options(request.sm);
+  options.insert(options.end(), request.extra_options.begin(), request.extra_options.end());
   std::ostringstream key_text;
   key_text << "nvrtc " << nvrtc_version() << "\nsm " << request.sm << "\n";
   for (const auto& o : options) key_text << "option " << o << "\n";

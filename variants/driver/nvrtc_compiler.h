@@ -12,6 +12,7 @@ struct CompileRequest {
   std::string source_text;
   std::vector<std::pair<std::string, std::string>> headers;  // include name, text
   int sm = 90;                                                // target: sm_<sm> machine code
+  std::vector<std::string> extra_options;                     // after nvrtc_options(sm), e.g. -lineinfo
 };
 
 struct CompiledKernel {

@@ -1,0 +1,19 @@
+// A Python lab's submission: a file of Numba @cuda.jit kernels (and nothing that runs on the host),
+// checked against the lab's rules and launched by the lab's runner, never by the student's code.
+#pragma once
+#include <filesystem>
+#include <memory>
+
+#include "lab/student_program.h"
+
+namespace lb::lab {
+
+// The file parses and follows the rules (see docs/labs.md); throws StudentCompileError naming the
+// file and line of the first problem, UsageError when it cannot be read.
+void precheck_python_file(const LabSpec& spec, const std::filesystem::path& file);
+
+// The file's kernel, compiled by Numba for this GPU, as a program the harness runs.
+std::unique_ptr<StudentProgram> load_python_program(const LabSpec& spec, const std::filesystem::path& file,
+                                                    driver::Session& session, const StudentBuild& build);
+
+}  // namespace lb::lab

@@ -1,0 +1,42 @@
+#include "lab/student_program.h"
+
+#include "lab/lab_kernel.h"
+#include "lab/python_student.h"
+
+namespace lb::lab {
+namespace {
+
+// A CUDA C++ submission: one module, one kernel, a StudentKernel per size.
+class CudaProgram final : public StudentProgram {
+ public:
+  CudaProgram(const LabSpec& spec, const std::string& cubin, int sm_count)
+      : spec_(spec), module_(cubin), kernel_(module_.function(spec.kernel)), sm_count_(sm_count) {}
+  std::unique_ptr<StudentVariant> make_variant() override {
+    return std::make_unique<StudentKernel>(spec_, kernel_, sm_count_);
+  }
+
+ private:
+  const LabSpec& spec_;
+  StudentModule module_;
+  CUfunction kernel_;
+  int sm_count_;
+};
+
+}  // namespace
+
+bool is_python_lab(const LabSpec& spec) { return spec.student_file.ends_with(".py"); }
+
+void precheck_student_file(const LabSpec& spec, const std::filesystem::path& file) {
+  if (is_python_lab(spec)) return precheck_python_file(spec, file);
+  compile_student_kernel(spec, file, kHostCheckSm, {driver::KernelCache::default_dir(), true});
+}
+
+std::unique_ptr<StudentProgram> load_student_program(const LabSpec& spec, const std::filesystem::path& file,
+                                                     driver::Session& session, const StudentBuild& build) {
+  if (is_python_lab(spec)) return load_python_program(spec, file, session, build);
+  const driver::CompiledKernel compiled =
+      compile_student_kernel(spec, file, session.sm(), {driver::KernelCache::default_dir(), true}, build);
+  return std::make_unique<CudaProgram>(spec, compiled.cubin, session.sm_count());
+}
+
+}  // namespace lb::lab

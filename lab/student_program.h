@@ -1,0 +1,61 @@
+// The student's submission as the child process loads it: a CUDA C++ file compiled alone with
+// NVRTC (lab_kernel.h), or a Python file of Numba kernels (python_student.h). Either way it becomes
+// variants that the harness's verified_run and timing run like any layer's; the checking and the
+// timing stay the harness's code.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <stdexcept>
+
+#include "lab/lab_spec.h"
+#include "variants/variant.h"
+
+namespace lb::driver {
+class Session;
+}
+
+namespace lb::lab {
+
+// The student's file does not compile, or breaks the lab's rules, or defines no kernel the lab can
+// call. what() is what the student reads: the compiler's lines ("<file>(<line>): error: ..."), or
+// which kernel is missing.
+class StudentCompileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// One instance of the student's kernel, with its buffers, for one size.
+class StudentVariant : public Variant {
+ public:
+  // The output is followed by a guard zone holding a sentinel: a kernel that writes past the end
+  // of its output changes it, even where the write would not fault. -1 when the guard is intact,
+  // else the first changed guard element's offset past the end.
+  virtual std::int64_t first_write_past_end(cudaStream_t stream) const = 0;
+};
+
+// The loaded submission (a module, a Python kernel object): makes a variant per size.
+class StudentProgram {
+ public:
+  virtual ~StudentProgram() = default;
+  virtual std::unique_ptr<StudentVariant> make_variant() = 0;
+};
+
+// How the submission is built.
+struct StudentBuild {
+  bool line_info = false;  // keep source lines in the machine code (for compute-sanitizer and ncu)
+};
+
+// True when the lab's student file is Python (Numba kernels), else CUDA C++.
+bool is_python_lab(const LabSpec& spec);
+
+// In the parent, before any GPU is touched: the file compiles (CUDA C++: for sm_90) or follows the
+// Python lab's rules, so that errors are reported without a GPU. Throws StudentCompileError (what()
+// is what the student reads, naming the file and line), UsageError when the file cannot be read.
+void precheck_student_file(const LabSpec& spec, const std::filesystem::path& file);
+
+// In the child: the submission compiled for this GPU and loaded. Throws StudentCompileError.
+std::unique_ptr<StudentProgram> load_student_program(const LabSpec& spec, const std::filesystem::path& file,
+                                                     driver::Session& session, const StudentBuild& build);
+
+}  // namespace lb::lab
