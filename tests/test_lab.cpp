@@ -9,10 +9,12 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "common/gpu.h"
 #include "lab/feedback.h"
+#include "lab/grading.h"
 #include "lab/lab_command.h"
 #include "lab/lab_kernel.h"
 #include "lab/lab_spec.h"
@@ -227,6 +229,7 @@ TEST_F(Lab, SyntaxErrorNamesTheStudentsFileAndLine) {
 TEST(LabCompile, EverySkeletonSolutionAndPlantedFileCompiles) {
   const driver::KernelCache no_cache{"", false};
   for (const LabSpec& spec : all_labs(kLabs)) {
+    if (is_python_lab(spec)) continue;  // tests/test_lab_python.cpp
     EXPECT_NO_THROW(compile_student_kernel(spec, spec.dir / spec.student_file, kHostCheckSm, no_cache)) << spec.name;
     const fs::path solution = kLabs / "solutions" / spec.name / spec.student_file;
     if (fs::exists(solution)) EXPECT_NO_THROW(compile_student_kernel(spec, solution, kHostCheckSm, no_cache));
@@ -394,6 +397,129 @@ TEST_F(Lab, CheckWithoutAGpuSaysSoAndExits3) {
   EXPECT_EQ(std::count(o.out.begin(), o.out.end(), '\n'), 1) << o.out;
 }
 
+// --- grading arithmetic, on synthetic timings ---------------------------------------------------
+
+Timing timed(double ms, double gbps = 0) { return Timing{ms, 0.001, gbps, 0, 50}; }
+
+TEST(LabGrading, CheckPointsAreTheShareOfSizesPassed) {
+  const LabSpec spec = find_lab(kLabs, "1");  // check 60, performance 40, tiers 0.85 / 0.6 / 0.3
+  EXPECT_EQ(check_points(spec, 7, 7), 60);
+  EXPECT_EQ(check_points(spec, 0, 7), 0);
+  EXPECT_DOUBLE_EQ(check_points(spec, 5, 7), 42.9);  // 60 * 5/7 = 42.857, to one decimal
+}
+
+TEST(LabGrading, GeometricMeanAndTiers) {
+  EXPECT_NEAR(geometric_mean({0.5, 2.0}), 1.0, 1e-12);
+  EXPECT_NEAR(geometric_mean({0.9}), 0.9, 1e-12);
+  EXPECT_EQ(geometric_mean({}), 0.0);
+  EXPECT_EQ(geometric_mean({1.0, 0.0}), 0.0);
+  const LabSpec spec = find_lab(kLabs, "1");
+  ASSERT_NE(tier_for(spec, 0.85), nullptr);
+  EXPECT_EQ(tier_for(spec, 0.85)->points, 40);   // at the bound: reached
+  EXPECT_EQ(tier_for(spec, 0.8499)->points, 25);
+  EXPECT_EQ(tier_for(spec, 0.3)->points, 10);
+  EXPECT_EQ(tier_for(spec, 0.29), nullptr);
+}
+
+TEST(LabGrading, SpeedIsTheGeometricMeanOfOursOverYours) {
+  LabSpec spec = find_lab(kLabs, "1");
+  const Shape size = spec.benchmark_sizes.front();
+  spec.benchmark_sizes = {size, size};
+  // 0.5 at one size, 1.25 at the other: a mean of 0.79, tier 0.6 (25 points), not the 0.875 an
+  // arithmetic mean would give (tier 0.85).
+  const Grade g = grade_submission(spec, "a.cu", 7, 7,
+                                   {{"A", timed(2.0, 1500), timed(1.0), ""}, {"B", timed(0.8, 3000), timed(1.0), ""}},
+                                   {"copy bandwidth", "GB/s", 3000});
+  EXPECT_EQ(g.outcome, GradeOutcome::kGraded);
+  ASSERT_TRUE(g.speed);
+  EXPECT_NEAR(*g.speed, std::sqrt(0.5 * 1.25), 1e-12);
+  EXPECT_NEAR(*g.ceiling_fraction, std::sqrt(0.5 * 1.0), 1e-12);
+  EXPECT_EQ(g.performance_points, 25);
+  EXPECT_EQ(g.points(), 85);
+  const std::string all = [&] { std::string t; for (const auto& l : g.feedback) t += l + "\n"; return t; }();
+  EXPECT_TRUE(has(all, "your kernel runs at 0.79 of the speed of ours (the runtime layer), 71% of the GPU's copy bandwidth"))
+      << all;
+  EXPECT_TRUE(has(all, "the next tier, at least 0.85 of ours, is worth 40")) << all;
+
+  const nlohmann::json j = grade_json(spec, g);
+  EXPECT_EQ(j["points"], 85);
+  EXPECT_EQ(j["performance"]["tier_at_least"], 0.6);
+  EXPECT_EQ(j["performance"]["benchmarks"].size(), 2u);
+  EXPECT_EQ(j["check"]["points"], 60);
+  const std::string row = csv_row(spec, g);
+  EXPECT_TRUE(row.starts_with("a.cu,01-vector-add,graded,85,100,7,7,60,0.7906,0.7071,0.6,25,")) << row;
+  const std::string header = csv_header();
+  const std::string before_feedback = row.substr(0, row.find('"'));
+  EXPECT_EQ(std::count(header.begin(), header.end(), ','), std::count(before_feedback.begin(), before_feedback.end(), ','))
+      << "the feedback, last, is quoted (it has commas): " << row;
+  EXPECT_TRUE(row.ends_with("kernel)\"\n")) << row;
+}
+
+TEST(LabGrading, NoPerformancePointsUnlessEverySizePassedAndWasTimed) {
+  const LabSpec spec = find_lab(kLabs, "1");
+  const Grade failed = grade_submission(spec, "a.cu", 6, 7, {}, {});
+  EXPECT_EQ(failed.outcome, GradeOutcome::kCheckFailed);
+  EXPECT_DOUBLE_EQ(failed.points(), 51.4);
+  EXPECT_FALSE(failed.speed);
+
+  const Grade wrong_when_big = grade_submission(spec, "a.cu", 7, 7, {{"67108864", std::nullopt, std::nullopt, "element 5 is 0"}}, {});
+  EXPECT_EQ(wrong_when_big.outcome, GradeOutcome::kGraded);
+  EXPECT_EQ(wrong_when_big.performance_points, 0);
+  EXPECT_EQ(wrong_when_big.points(), 60);
+  EXPECT_FALSE(wrong_when_big.speed);
+  EXPECT_TRUE(has(wrong_when_big.feedback.front(), "at 67108864: element 5 is 0")) << wrong_when_big.feedback.front();
+
+  const Grade slow = grade_submission(spec, "a.cu", 7, 7, {{"67108864", timed(10.0), timed(1.0), ""}}, {});
+  EXPECT_EQ(slow.performance_points, 0);
+  EXPECT_EQ(slow.tier, nullptr);
+  EXPECT_FALSE(slow.ceiling_fraction) << "no ceiling measured: no fraction claimed";
+}
+
+// `lab grade` with a stand-in child that answers as the real one does: the parent's parsing, the
+// grade it prints, the JSON, CSV and markdown files, several submissions in one call.
+TEST_F(Lab, GradeWritesJsonCsvAndMarkdownForEverySubmission) {
+  const fs::path labs = fixture_labs();
+  std::string script = "#!/bin/sh\n";
+  for (const char* size : {"1", "127", "255", "256", "257", "1000003", "2^24"})
+    script += std::string("echo '{\"size\": \"") + size + "\", \"passed\": true}'\n";
+  script +=
+      "echo '{\"event\": \"environment\", \"gpu\": \"Test GPU\", \"ceilings\": {\"copy_gbps\": 3000.0}}'\n"
+      "echo '{\"benchmark\": \"67108864\", \"student\": {\"median_ms\": 0.3, \"gbps\": 2684.4, \"samples\": 40}, "
+      "\"runtime\": {\"median_ms\": 0.27, \"gbps\": 2982.6, \"samples\": 40}}'\n";
+  write(dir_ / "child.sh", script);
+  fs::permissions(dir_ / "child.sh", fs::perms::owner_all);
+  const std::string solution = (kLabs / "solutions" / "01-vector-add" / "vector_add.cu").string();
+  const std::string skeleton = (kLabs / "01-vector-add" / "vector_add.cu").string();
+  write(dir_ / "broken.cu", "extern \"C\" __global__ void lab_vector_add(const float* a, const float* b, float* c, long long n) {\n  c[0] = a[0] +;\n}\n");
+  const Outcome o = run("lab --labs " + labs.string() + " grade 1 " + solution + " " + (dir_ / "broken.cu").string() +
+                            " --json g.json --csv g.csv --markdown g.md",
+                        "LAYERBENCH_LAB_RUNNER=" + (dir_ / "child.sh").string());
+  EXPECT_EQ(o.code, 1) << "one submission did not compile\n" << o.out << o.err;
+  EXPECT_TRUE(has(o.out, "GRADE " + solution + ": 100 / 100  (check 60 / 60, performance 40 / 40)")) << o.out;
+  EXPECT_TRUE(has(o.out, "n = 67108864: yours 0.3000 ms, ours 0.2700 ms: 0.90 of ours")) << o.out;
+  EXPECT_TRUE(has(o.out, "broken.cu(2): error")) << o.out;
+  EXPECT_TRUE(has(o.out, "broken.cu: 0 / 100  (check 0 / 60)")) << o.out;
+
+  const nlohmann::json j = nlohmann::json::parse(slurp(dir_ / "g.json"));
+  EXPECT_EQ(j["gpu"], "Test GPU");
+  ASSERT_EQ(j["submissions"].size(), 2u);
+  EXPECT_EQ(j["submissions"][0]["points"], 100);
+  EXPECT_NEAR(j["submissions"][0]["performance"]["speed_vs_runtime"].get<double>(), 0.9, 1e-9);
+  EXPECT_NEAR(j["submissions"][0]["performance"]["fraction_of_ceiling"].get<double>(), 2684.4 / 3000, 1e-9);
+  EXPECT_EQ(j["submissions"][1]["outcome"], "did not compile");
+  const std::string csv = slurp(dir_ / "g.csv");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3) << csv;
+  EXPECT_TRUE(has(csv, solution + ",01-vector-add,graded,100,100,7,7,60,0.9000,0.8948,0.85,40,")) << csv;
+  const std::string md = slurp(dir_ / "g.md");
+  EXPECT_TRUE(has(md, "Graded ") && has(md, " on Test GPU; the GPU's copy bandwidth, measured in the same run: 3000 GB/s")) << md;
+  EXPECT_TRUE(has(md, "| 67108864 | 0.3000 | 0.2700 | 2684 | 2983 | 0.90 | 89% |")) << md;
+
+  const Outcome missing = run("lab --labs " + labs.string() + " grade 1 " + solution + " no_such.cu");
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_TRUE(has(missing.err, "no such file: no_such.cu")) << missing.err;
+  (void)skeleton;
+}
+
 // --- on a GPU: solutions pass, skeletons and planted files fail with their expected cause ------
 
 TEST_F(Lab, SolutionsPassSkeletonsFailOnTheGpu) {
@@ -404,6 +530,24 @@ TEST_F(Lab, SolutionsPassSkeletonsFailOnTheGpu) {
     EXPECT_EQ(pass.code, 0) << spec.name << "\n" << pass.out << pass.err;
     const Outcome skeleton = run("lab check " + spec.name + " " + (spec.dir / spec.student_file).string());
     EXPECT_EQ(skeleton.code, 1) << spec.name << "\n" << skeleton.out << skeleton.err;
+  }
+}
+
+// Each solution passes every size and is timed at every benchmark size; whether it reaches the top
+// tier is a figure for the closing note (`lab grade` on the device), not a timed test.
+TEST_F(Lab, GradeTimesEverySolutionOnTheGpu) {
+  if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "no GPU: " << why;
+  for (const LabSpec& spec : all_labs(kLabs)) {
+    const fs::path solution = kLabs / "solutions" / spec.name / spec.student_file;
+    const Outcome o = run("lab grade " + spec.name + " " + solution.string() + " --json grade.json");
+    EXPECT_EQ(o.code, 0) << spec.name << "\n" << o.out << o.err;
+    const nlohmann::json j = nlohmann::json::parse(slurp(dir_ / "grade.json"));
+    const nlohmann::json& g = j["submissions"][0];
+    EXPECT_EQ(g["outcome"], "graded") << g.dump(2);
+    EXPECT_EQ(g["check"]["points"], spec.check_points) << g.dump(2);
+    EXPECT_GT(g["performance"]["speed_vs_runtime"].get<double>(), 0.0) << g.dump(2);
+    EXPECT_EQ(g["performance"]["benchmarks"].size(), spec.benchmark_sizes.size()) << g.dump(2);
+    std::printf("%s: %s\n", spec.name.c_str(), o.out.substr(o.out.find("GRADE")).c_str());
   }
 }
 

@@ -1,0 +1,200 @@
+#include "lab/grading.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+namespace lb::lab {
+namespace {
+
+std::string format(const char* fmt, double value) {
+  char text[64];
+  std::snprintf(text, sizeof text, fmt, value);
+  return text;
+}
+
+double round1(double x) { return std::round(x * 10.0) / 10.0; }
+
+// The figure a workload is judged by: GB/s for the memory-bound ones, GFLOP/s for matmul.
+bool by_flops(const LabSpec& spec) { return spec.workload->figure() == Figure::kCompute; }
+double rate(const LabSpec& spec, const Timing& t) { return by_flops(spec) ? t.gflops : t.gbps; }
+const char* rate_unit(const LabSpec& spec) { return by_flops(spec) ? "GFLOP/s" : "GB/s"; }
+
+std::string tier_text(const Tier& tier) { return format("at least %.2f of ours", tier.at_least); }
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+nlohmann::json timing_json(const std::optional<Timing>& t) {
+  if (!t) return nullptr;
+  return {{"median_ms", t->median_ms}, {"noise", t->noise}, {"samples", t->samples}, {"gbps", t->gbps},
+          {"gflops", t->gflops}};
+}
+
+}  // namespace
+
+const char* to_string(GradeOutcome outcome) {
+  switch (outcome) {
+    case GradeOutcome::kGraded: return "graded";
+    case GradeOutcome::kCheckFailed: return "check failed";
+    case GradeOutcome::kDidNotCompile: return "did not compile";
+    case GradeOutcome::kCouldNotRun: return "could not run";
+  }
+  return "?";
+}
+
+double geometric_mean(const std::vector<double>& values) {
+  if (values.empty()) return 0.0;
+  double log_sum = 0;
+  for (double v : values) {
+    if (!(v > 0)) return 0.0;
+    log_sum += std::log(v);
+  }
+  return std::exp(log_sum / static_cast<double>(values.size()));
+}
+
+double check_points(const LabSpec& spec, std::size_t passed, std::size_t total) {
+  return total == 0 ? 0.0 : round1(spec.check_points * static_cast<double>(passed) / static_cast<double>(total));
+}
+
+const Tier* tier_for(const LabSpec& spec, double speed) {
+  for (const Tier& tier : spec.tiers)
+    if (speed >= tier.at_least) return &tier;
+  return nullptr;
+}
+
+Grade grade_submission(const LabSpec& spec, std::string file, std::size_t passed, std::size_t total,
+                       std::vector<BenchmarkResult> benchmarks, const Ceiling& ceiling) {
+  Grade g;
+  g.file = std::move(file);
+  g.sizes_passed = passed;
+  g.sizes_total = total;
+  g.check_points = check_points(spec, passed, total);
+  g.benchmarks = std::move(benchmarks);
+  if (passed < total) {
+    g.outcome = GradeOutcome::kCheckFailed;
+    g.feedback.push_back(std::to_string(total - passed) + " of " + std::to_string(total) +
+                         " check sizes failed: the performance part is graded only for a kernel that passes them all");
+    return g;
+  }
+  g.outcome = GradeOutcome::kGraded;
+  std::vector<double> speeds, fractions;
+  for (const BenchmarkResult& b : g.benchmarks) {
+    if (!b.error.empty()) {
+      g.feedback.push_back("at " + b.size + ": " + b.error);
+    } else if (!b.student || !b.runtime) {
+      g.feedback.push_back("at " + b.size + ": not timed (ours could not run)");
+    } else {
+      speeds.push_back(b.speed());
+      if (ceiling.value > 0) fractions.push_back(rate(spec, *b.student) / ceiling.value);
+    }
+  }
+  if (speeds.size() != spec.benchmark_sizes.size()) {
+    g.feedback.push_back("no performance points: not every benchmark size was timed");
+    return g;
+  }
+  g.speed = geometric_mean(speeds);
+  if (fractions.size() == speeds.size()) g.ceiling_fraction = geometric_mean(fractions);
+  g.tier = tier_for(spec, *g.speed);
+  g.performance_points = g.tier ? g.tier->points : 0;
+  std::string line = "your kernel runs at " + format("%.2f", *g.speed) + " of the speed of ours (the runtime layer)";
+  if (g.ceiling_fraction)
+    line += format(", %.0f%%", 100.0 * *g.ceiling_fraction) + " of the GPU's " + ceiling.what;
+  g.feedback.push_back(line);
+  const Tier* better = nullptr;  // the tier just above the one reached
+  for (const Tier& tier : spec.tiers)
+    if (&tier != g.tier && tier.at_least > *g.speed) better = &tier;
+  if (g.tier)
+    g.feedback.push_back("tier " + tier_text(*g.tier) + ": " + std::to_string(g.tier->points) + " of " +
+                         std::to_string(spec.performance_points) + " performance points");
+  else
+    g.feedback.push_back("below every tier: 0 of " + std::to_string(spec.performance_points) + " performance points");
+  if (better)
+    g.feedback.push_back("the next tier, " + tier_text(*better) + ", is worth " + std::to_string(better->points) +
+                         " (`layerbench lab profile` shows what limits your kernel)");
+  return g;
+}
+
+nlohmann::json grade_json(const LabSpec& spec, const Grade& g) {
+  nlohmann::json benchmarks = nlohmann::json::array();
+  for (const BenchmarkResult& b : g.benchmarks) {
+    nlohmann::json j = {{"size", b.size}, {"student", timing_json(b.student)}, {"runtime", timing_json(b.runtime)}};
+    if (b.student && b.runtime) j["speed"] = b.speed();
+    if (!b.error.empty()) j["error"] = b.error;
+    benchmarks.push_back(j);
+  }
+  return {{"file", g.file},
+          {"lab", spec.name},
+          {"outcome", to_string(g.outcome)},
+          {"points", g.points()},
+          {"max_points", spec.check_points + spec.performance_points},
+          {"check",
+           {{"sizes_passed", g.sizes_passed},
+            {"sizes", g.sizes_total},
+            {"points", g.check_points},
+            {"max_points", spec.check_points}}},
+          {"performance",
+           {{"speed_vs_runtime", g.speed ? nlohmann::json(*g.speed) : nlohmann::json(nullptr)},
+            {"fraction_of_ceiling", g.ceiling_fraction ? nlohmann::json(*g.ceiling_fraction) : nlohmann::json(nullptr)},
+            {"tier_at_least", g.tier ? nlohmann::json(g.tier->at_least) : nlohmann::json(nullptr)},
+            {"points", g.performance_points},
+            {"max_points", spec.performance_points},
+            {"benchmarks", benchmarks}}},
+          {"feedback", g.feedback}};
+}
+
+std::string grade_markdown(const LabSpec& spec, const Grade& g, const Ceiling& ceiling) {
+  std::ostringstream md;
+  md << "## " << g.file << "\n\n";
+  md << "**" << format("%g", g.points()) << " / " << spec.check_points + spec.performance_points << "** ("
+     << to_string(g.outcome) << ")\n\n";
+  md << "| part | result | points |\n|---|---|---|\n";
+  md << "| check | " << g.sizes_passed << " of " << g.sizes_total << " sizes passed | " << format("%g", g.check_points)
+     << " / " << spec.check_points << " |\n";
+  md << "| performance | "
+     << (g.speed ? format("%.2f", *g.speed) + " of ours" + (g.tier ? ", tier " + tier_text(*g.tier) : ", below every tier")
+                 : std::string("not graded"))
+     << " | " << format("%g", g.performance_points) << " / " << spec.performance_points << " |\n\n";
+  bool any_timed = false;
+  for (const BenchmarkResult& b : g.benchmarks) any_timed = any_timed || (b.student && b.runtime);
+  if (any_timed) {
+    md << "| size | yours ms | ours ms | yours " << rate_unit(spec) << " | ours " << rate_unit(spec) << " | speed";
+    if (ceiling.value > 0) md << " | yours / " << ceiling.what;
+    md << " |\n|---|---|---|---|---|---|" << (ceiling.value > 0 ? "---|" : "") << "\n";
+    for (const BenchmarkResult& b : g.benchmarks) {
+      if (!b.student || !b.runtime) continue;
+      md << "| " << b.size << " | " << format("%.4f", b.student->median_ms) << " | " << format("%.4f", b.runtime->median_ms)
+         << " | " << format("%.0f", rate(spec, *b.student)) << " | " << format("%.0f", rate(spec, *b.runtime)) << " | "
+         << format("%.2f", b.speed());
+      if (ceiling.value > 0) md << " | " << format("%.0f%%", 100.0 * rate(spec, *b.student) / ceiling.value);
+      md << " |\n";
+    }
+    md << "\n";
+  }
+  for (const std::string& line : g.feedback) md << "- " << line << "\n";
+  return md.str();
+}
+
+std::string csv_header() {
+  return "file,lab,outcome,points,max_points,sizes_passed,sizes,check_points,speed_vs_runtime,fraction_of_ceiling,"
+         "tier_at_least,performance_points,feedback\n";
+}
+
+std::string csv_row(const LabSpec& spec, const Grade& g) {
+  auto number = [](const std::optional<double>& v) { return v ? format("%.4f", *v) : std::string(); };
+  std::string feedback;
+  for (const std::string& line : g.feedback) feedback += (feedback.empty() ? "" : " | ") + line;
+  std::ostringstream row;
+  row << csv_field(g.file) << "," << spec.name << "," << to_string(g.outcome) << "," << format("%g", g.points()) << ","
+      << spec.check_points + spec.performance_points << "," << g.sizes_passed << "," << g.sizes_total << ","
+      << format("%g", g.check_points) << "," << number(g.speed) << "," << number(g.ceiling_fraction) << ","
+      << (g.tier ? format("%g", g.tier->at_least) : std::string()) << "," << format("%g", g.performance_points) << ","
+      << csv_field(feedback) << "\n";
+  return row.str();
+}
+
+}  // namespace lb::lab

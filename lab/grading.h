@@ -1,0 +1,72 @@
+// The arithmetic of a lab's grade, from what the check and the timed runs measured: pure functions,
+// tested on synthetic timings without a GPU (tests/test_lab.cpp).
+#pragma once
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lab/lab_spec.h"
+
+namespace lb::lab {
+
+// One timed kernel at one size, as the harness measured it.
+struct Timing {
+  double median_ms = 0, noise = 0, gbps = 0, gflops = 0;
+  std::size_t samples = 0;
+};
+
+// One benchmark size: the student's kernel and ours (the runtime layer), or why not.
+struct BenchmarkResult {
+  std::string size;
+  std::optional<Timing> student, runtime;
+  std::string error;  // the student's kernel was wrong or failed at this size
+  double speed() const { return student && runtime ? runtime->median_ms / student->median_ms : 0.0; }
+};
+
+// The GPU's ceiling for the lab's figure, measured in the same run.
+struct Ceiling {
+  std::string what;   // "copy bandwidth", "cuBLAS SGEMM"
+  std::string unit;   // "GB/s", "GFLOP/s"
+  double value = 0;   // 0 when not measured
+};
+
+enum class GradeOutcome { kGraded, kCheckFailed, kDidNotCompile, kCouldNotRun };
+const char* to_string(GradeOutcome outcome);  // "graded", "check failed", "did not compile", "could not run"
+
+struct Grade {
+  std::string file;
+  GradeOutcome outcome = GradeOutcome::kCouldNotRun;
+  std::size_t sizes_passed = 0, sizes_total = 0;
+  double check_points = 0;
+  std::optional<double> speed;             // geometric mean over benchmark sizes of ours / yours (time)
+  std::optional<double> ceiling_fraction;  // geometric mean of your rate / the ceiling
+  const Tier* tier = nullptr;              // the tier reached; nullptr below every tier
+  double performance_points = 0;
+  std::vector<BenchmarkResult> benchmarks;
+  std::vector<std::string> feedback;       // what the student reads, one line each
+  double points() const { return check_points + performance_points; }
+};
+
+double geometric_mean(const std::vector<double>& values);  // 0 for none or any value <= 0
+
+// The check's points: its share for the sizes that passed, to one decimal.
+double check_points(const LabSpec& spec, std::size_t passed, std::size_t total);
+
+// The first (best) tier `speed` reaches, or nullptr.
+const Tier* tier_for(const LabSpec& spec, double speed);
+
+// The grade of a submission whose check ran: performance points only when every size passed and
+// every benchmark size was timed, from the geometric mean of the speeds; feedback says where the
+// kernel stands and what the next tier needs.
+Grade grade_submission(const LabSpec& spec, std::string file, std::size_t passed, std::size_t total,
+                       std::vector<BenchmarkResult> benchmarks, const Ceiling& ceiling);
+
+// The grade as JSON (one submission), as a markdown section, and as CSV.
+nlohmann::json grade_json(const LabSpec& spec, const Grade& grade);
+std::string grade_markdown(const LabSpec& spec, const Grade& grade, const Ceiling& ceiling);
+std::string csv_header();
+std::string csv_row(const LabSpec& spec, const Grade& grade);
+
+}  // namespace lb::lab

@@ -1,0 +1,155 @@
+#include "lab/lab_grade.h"
+
+#include <chrono>
+#include <ctime>
+#include <sstream>
+
+#include "harness/record.h"
+#include "lab/grading.h"
+
+namespace lb::lab {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// The child's time: the lab's limit for the check, then per benchmark size the student's and our
+// timed runs (each capped at 3 s by the stopping rule) with their inputs and checks, and the
+// ceilings measured once.
+double grade_time_limit(const LabSpec& spec) {
+  return spec.time_limit_s + 30.0 + 30.0 * static_cast<double>(spec.benchmark_sizes.size());
+}
+
+Ceiling ceiling_of(const LabSpec& spec, const json& environment) {
+  const json ceilings = environment.is_object() ? environment.value("ceilings", json::object()) : json::object();
+  if (spec.workload->figure() == Figure::kCompute)
+    return {"cuBLAS SGEMM", "GFLOP/s", ceilings.value("sgemm_gflops", 0.0)};
+  return {"copy bandwidth", "GB/s", ceilings.value("copy_gbps", 0.0)};
+}
+
+std::optional<Timing> timing(const json& line, const char* who) {
+  if (!line.contains(who) || !line[who].is_object()) return std::nullopt;
+  const json& t = line[who];
+  return Timing{t.value("median_ms", 0.0), t.value("noise", 0.0), t.value("gbps", 0.0), t.value("gflops", 0.0),
+                t.value("samples", std::size_t{0})};
+}
+
+Grade grade_of(const LabSpec& spec, const fs::path& file, const ChildReport& report, const Ceiling& ceiling) {
+  if (!report.compile_error.empty()) {
+    Grade g;
+    g.file = file.string();
+    g.outcome = GradeOutcome::kDidNotCompile;
+    g.sizes_total = spec.check_sizes.size();
+    std::istringstream lines(report.compile_error);
+    for (std::string line; std::getline(lines, line) && g.feedback.size() < 3;)
+      if (!line.empty()) g.feedback.push_back(line);
+    return g;
+  }
+  std::vector<BenchmarkResult> benchmarks;
+  for (const json& line : report.benchmarks) {
+    BenchmarkResult b{line.value("benchmark", ""), timing(line, "student"), timing(line, "runtime"),
+                      line.value("error", "")};
+    if (b.error.empty() && line.contains("runtime_error")) b.error = "ours failed: " + line.value("runtime_error", "");
+    benchmarks.push_back(std::move(b));
+  }
+  Grade g = grade_submission(spec, file.string(), report.sizes_passed(), spec.check_sizes.size(),
+                             std::move(benchmarks), ceiling);
+  for (std::size_t i = 0; i < spec.check_sizes.size(); ++i) {
+    const auto found = report.by_size.find(spec.check_size_texts[i]);
+    if (found != report.by_size.end() && !found->second.value("passed", false)) {
+      g.feedback.push_back("n = " + spec.check_size_texts[i] + ": " + found->second.value("feedback", ""));
+      break;  // the first failure; the check's lines above have them all
+    }
+  }
+  if (!report.error.empty()) g.feedback.push_back(report.error);
+  else if (report.child.timed_out) g.feedback.push_back("stopped at the time limit: the kernel did not finish");
+  return g;
+}
+
+std::string utc_now() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return text;
+}
+
+void print_grade(const LabSpec& spec, const Grade& g, std::FILE* out) {
+  std::fprintf(out, "GRADE %s: %g / %d  (check %g / %d", g.file.c_str(), g.points(),
+               spec.check_points + spec.performance_points, g.check_points, spec.check_points);
+  if (g.outcome == GradeOutcome::kGraded) std::fprintf(out, ", performance %g / %d", g.performance_points, spec.performance_points);
+  std::fprintf(out, ")\n");
+  for (const BenchmarkResult& b : g.benchmarks)
+    if (b.student && b.runtime)
+      std::fprintf(out, "  n = %s: yours %.4f ms, ours %.4f ms: %.2f of ours\n", b.size.c_str(), b.student->median_ms,
+                   b.runtime->median_ms, b.speed());
+  for (const std::string& line : g.feedback) std::fprintf(out, "  %s\n", line.c_str());
+}
+
+// Everything graded so far, in each format asked for: rewritten whole after every submission, so
+// an interrupted batch keeps what it measured.
+void write_outputs(const LabSpec& spec, const std::vector<Grade>& grades, const json& environment,
+                   const std::string& started, const GradeOptions& options) {
+  const Ceiling ceiling = ceiling_of(spec, environment);
+  if (!options.json_path.empty()) {
+    json submissions = json::array();
+    for (const Grade& g : grades) submissions.push_back(grade_json(spec, g));
+    const json doc = {{"lab", spec.name},
+                      {"title", spec.title},
+                      {"graded_at", started},
+                      {"gpu", environment.value("gpu", json(nullptr))},
+                      {"ceiling", {{"what", ceiling.what}, {"unit", ceiling.unit}, {"value", ceiling.value}}},
+                      {"submissions", submissions}};
+    write_file_atomically(options.json_path, doc.dump(2) + "\n");
+  }
+  if (!options.csv_path.empty()) {
+    std::string csv = csv_header();
+    for (const Grade& g : grades) csv += csv_row(spec, g);
+    write_file_atomically(options.csv_path, csv);
+  }
+  if (!options.markdown_path.empty()) {
+    std::string md = "# " + spec.name + ": " + spec.title + "\n\nGraded " + started;
+    if (environment.contains("gpu")) md += " on " + environment["gpu"].get<std::string>();
+    if (ceiling.value > 0)
+      md += "; the GPU's " + ceiling.what + ", measured in the same run: " + std::to_string(std::lround(ceiling.value)) +
+            " " + ceiling.unit;
+    md += ".\n\n";
+    for (const Grade& g : grades) md += grade_markdown(spec, g, ceiling) + "\n";
+    write_file_atomically(options.markdown_path, md);
+  }
+}
+
+}  // namespace
+
+int grade_submissions(const LabSpec& spec, const std::vector<fs::path>& files, const GradeOptions& options,
+                      std::FILE* out) {
+  for (const fs::path& file : files)
+    if (!fs::is_regular_file(file)) throw UsageError("no such file: " + file.string());
+  for (const std::string* path : {&options.json_path, &options.csv_path, &options.markdown_path})
+    if (!path->empty()) check_writable(*path);
+  const std::string started = utc_now();
+  std::vector<Grade> grades;
+  json environment = json::object();
+  bool all_passed = true;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (files.size() > 1) std::fprintf(out, "\n[%zu/%zu] %s\n", i + 1, files.size(), files[i].c_str());
+    std::fflush(out);
+    const ChildReport report = run_child_process(spec, files[i], ChildMode::kGrade, options.check, grade_time_limit(spec));
+    const int status = print_check_report(spec, files[i], report, out);
+    if (status == kExitCannotRun) return kExitCannotRun;  // the same for every submission: stop here
+    if (report.environment.is_object()) environment = report.environment;
+    grades.push_back(grade_of(spec, files[i], report, ceiling_of(spec, report.environment)));
+    all_passed = all_passed && status == kExitPassed;
+    print_grade(spec, grades.back(), out);
+    write_outputs(spec, grades, environment, started, options);
+  }
+  if (files.size() > 1) {
+    std::fprintf(out, "\n%-40s %8s  %s\n", "submission", "points", "outcome");
+    for (const Grade& g : grades)
+      std::fprintf(out, "%-40s %8g  %s\n", g.file.c_str(), g.points(), to_string(g.outcome));
+  }
+  for (const std::string* path : {&options.json_path, &options.csv_path, &options.markdown_path})
+    if (!path->empty()) std::fprintf(out, "wrote %s\n", path->c_str());
+  return all_passed ? kExitPassed : kExitFailed;
+}
+
+}  // namespace lb::lab
