@@ -1,14 +1,31 @@
+// A Python lab's submission (docs/labs.md, "Python labs"): the rules check in the parent and the
+// child, the kernel compiled by Numba in the child. The Python and pybind11 side lives in
+// python_student_embedded.cpp, built with the Python layers (where pybind11 is found).
 #include "lab/python_student.h"
 
-namespace lb::lab {
+#include <fstream>
 
-void precheck_python_file(const LabSpec&, const std::filesystem::path& file) {
-  throw StudentCompileError(file.string() + ": Python labs are not supported by this build yet");
+#include "lab/python_student_embedded.h"
+#include "variants/driver/driver_layer.h"
+
+namespace lb::lab {
+namespace {
+
+void require_readable(const std::filesystem::path& file) {
+  if (!std::ifstream(file)) throw UsageError("cannot read " + file.string());
 }
 
-std::unique_ptr<StudentProgram> load_python_program(const LabSpec&, const std::filesystem::path& file,
-                                                    driver::Session&, const StudentBuild&) {
-  throw StudentCompileError(file.string() + ": Python labs are not supported by this build yet");
+}  // namespace
+
+void precheck_python_file(const LabSpec& spec, const std::filesystem::path& file) {
+  require_readable(file);
+  check_python_lab_rules(spec, file);
+}
+
+std::unique_ptr<StudentProgram> load_python_program(const LabSpec& spec, const std::filesystem::path& file,
+                                                    driver::Session& session, const StudentBuild& build) {
+  require_readable(file);
+  return load_python_lab_kernels(spec, file, session.sm_count(), build);
 }
 
 }  // namespace lb::lab

@@ -3,7 +3,13 @@ needed: every lab.json has every field of the format in docs/labs.md with a vali
 every skeleton, reference solution and planted mistake compiles with NVRTC alone (no include
 path, as the runner compiles a student's file) for sm_90 and defines the lab's kernel with the
 spec's signature; skeletons have //@@ gaps and are not solutions; nothing under labs/<lab>/ is a
-solution. Whether the solutions are right and the planted files wrong is the runner's GPU test."""
+solution. Whether the solutions are right and the planted files wrong is the runner's GPU test.
+
+Python labs (student_file *.py, Numba kernels; docs/labs.md, "Python labs") are checked the same
+way with their own tools: lab/lb_lab_python.py's rules check passes the skeleton, the solution and
+the planted mistakes that are wrong on the GPU, and rejects the planted rule breakers with their
+`# expect:` text; what passes the rules compiles to PTX for sm_90 with Numba (cuda.compile_ptx
+with cc=(9, 0): no GPU needed) for the lab's argument types."""
 from __future__ import annotations
 
 import copy
@@ -44,6 +50,14 @@ def load_spec(lab: str) -> dict:
     return json.loads((LABS / lab / "lab.json").read_text())
 
 
+def is_python_lab(lab: str) -> bool:
+    return load_spec(lab)["student_file"].endswith(".py")
+
+
+CUDA_LABS = [lab for lab in LAB_NAMES if not is_python_lab(lab)]
+PYTHON_LABS = [lab for lab in LAB_NAMES if is_python_lab(lab)]
+
+
 def parse_signature(signature: str) -> tuple[str, list[tuple[str, str]]]:
     """'void k(const float* a, long long n)' -> ('k', [('const float*', 'a'), ('long long', 'n')])."""
     m = re.fullmatch(r"\s*void\s+(\w+)\s*\((.*)\)\s*", signature)
@@ -71,15 +85,22 @@ def spec_errors(spec: dict) -> list[str]:
     vocab = VOCABULARY[workload]
     if not isinstance(spec["order"], int) or spec["order"] < 1:
         errors.append("order must be a positive integer")
-    if not re.fullmatch(r"[\w.-]+\.cu", spec["student_file"]):
-        errors.append("student_file must be a plain .cu file name")
+    python = spec["student_file"].endswith(".py")
+    if not re.fullmatch(r"[\w.-]+\.(cu|py)", spec["student_file"]):
+        errors.append("student_file must be a plain .cu or .py file name")
     if sorted(spec["arguments"]) != sorted(vocab) or len(spec["arguments"]) != len(vocab):
         errors.append(f"arguments {spec['arguments']} must be each of {list(vocab)} once")
+    if python:  # "kernel(a, b, c, n): what they are" -- Numba's types come from the runner
+        m = re.match(r"\s*(\w+)\s*\(([^)]*)\)", spec["signature"])
+        if not m or m.group(1) != spec["kernel"]:
+            errors.append(f"signature must start with {spec['kernel']}(...)")
+        elif [p.strip() for p in m.group(2).split(",")] != spec["arguments"]:
+            errors.append(f"signature's parameters {m.group(2)!r} differ from arguments")
     try:
-        name, params = parse_signature(spec["signature"])
+        name, params = parse_signature(spec["signature"]) if not python else (spec["kernel"], [])
         if name != spec["kernel"]:
             errors.append(f"signature names {name!r}, kernel is {spec['kernel']!r}")
-        if [p for _, p in params] != spec["arguments"]:
+        if not python and [p for _, p in params] != spec["arguments"]:
             errors.append(f"signature's parameters {[p for _, p in params]} differ from arguments")
         for ctype, p in params:
             if p in vocab and ctype != vocab[p]:
@@ -157,7 +178,7 @@ def nvrtc_compile(source: str, name: str, sm: int = 90) -> bytes:
 def sources() -> list[tuple[str, str, Path]]:
     """(lab, role, path) of every source the runner compiles."""
     out = []
-    for lab in LAB_NAMES:
+    for lab in CUDA_LABS:
         student = load_spec(lab)["student_file"]
         out.append((lab, "skeleton", LABS / lab / student))
         out.append((lab, "solution", SOLUTIONS / lab / student))
@@ -184,9 +205,11 @@ def test_lab_folder_has_readme_skeleton_solution_and_planted_mistakes(lab):
     assert (LABS / lab / "README.md").is_file()
     readme = (LABS / lab / "README.md").read_text()
     assert f"layerbench lab check {lab}" in readme and spec["kernel"] in readme
+    assert f"layerbench lab grade {lab}" in readme, "the student's README says how to get a grade"
+    assert "Not graded yet" not in readme
     assert (LABS / lab / spec["student_file"]).is_file()
     assert (SOLUTIONS / lab / spec["student_file"]).is_file()
-    assert len(list((PLANTED / lab).glob("*.cu"))) >= 1
+    assert len(list((PLANTED / lab).glob("*" + Path(spec["student_file"]).suffix))) >= 1
 
 
 @pytest.mark.parametrize("mutate, message", [
@@ -228,7 +251,7 @@ def test_a_host_include_does_not_compile_with_nvrtc_alone():
         nvrtc_compile('#include <cstdio>\nextern "C" __global__ void k() {}', "host.cu")
 
 
-@pytest.mark.parametrize("lab", LAB_NAMES)
+@pytest.mark.parametrize("lab", CUDA_LABS)
 def test_skeleton_has_gaps_and_is_not_the_solution(lab):
     spec = load_spec(lab)
     skeleton = (LABS / lab / spec["student_file"]).read_text()
@@ -241,11 +264,13 @@ def test_skeleton_has_gaps_and_is_not_the_solution(lab):
 
 @pytest.mark.parametrize("lab", LAB_NAMES)
 def test_no_file_in_the_lab_folder_is_a_solution(lab):
-    solutions = {strip_comments(p.read_text()) for p in (SOLUTIONS / lab).iterdir() if p.is_file()}
+    strip = strip_py_comments if is_python_lab(lab) else strip_comments
+    suffix = Path(load_spec(lab)["student_file"]).suffix
+    solutions = {strip(p.read_text()) for p in (SOLUTIONS / lab).iterdir() if p.is_file()}
     for p in (LABS / lab).rglob("*"):
-        if p.is_file() and p.suffix in (".cu", ".cuh", ".h"):
-            assert strip_comments(p.read_text()) not in solutions, f"{p} is a solution"
-            assert p.suffix != ".cu" or p.name == load_spec(lab)["student_file"], f"{p}: one .cu per lab folder"
+        if p.is_file() and p.suffix in (".cu", ".cuh", ".h", ".py"):
+            assert strip(p.read_text()) not in solutions, f"{p} is a solution"
+            assert p.suffix != suffix or p.name == load_spec(lab)["student_file"], f"{p}: one {suffix} per lab folder"
 
 
 @pytest.mark.parametrize("lab, role, path", [s for s in SOURCES if s[1] == "planted"],
@@ -256,3 +281,104 @@ def test_planted_mistake_says_what_to_expect_and_differs_from_the_solution(lab, 
     assert lines[1].startswith("// ") and len(lines[1]) > 10, "second line: what the mistake is"
     solution = (SOLUTIONS / lab / load_spec(lab)["student_file"]).read_text()
     assert strip_comments(path.read_text()) != strip_comments(solution)
+
+
+# --- Python labs ----------------------------------------------------------------------------------
+
+def strip_py_comments(source: str) -> str:
+    """The code without comments and docstrings (ast.unparse drops comments)."""
+    import ast
+
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) \
+                and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+            body[0] = ast.Pass()
+    return ast.unparse(tree)
+
+
+def lab_rules():
+    import sys
+
+    sys.path[:0] = [p for p in (str(ROOT / "lab"), str(ROOT / "variants" / "python")) if p not in sys.path]
+    import lb_lab_python
+
+    return lb_lab_python
+
+
+def python_sources() -> list[tuple[str, str, Path]]:
+    out = []
+    for lab in PYTHON_LABS:
+        student = load_spec(lab)["student_file"]
+        out.append((lab, "skeleton", LABS / lab / student))
+        out.append((lab, "solution", SOLUTIONS / lab / student))
+        out += [(lab, "planted", p) for p in sorted((PLANTED / lab).glob("*.py"))]
+    return out
+
+
+PY_SOURCES = python_sources()
+
+
+def test_there_is_a_python_lab():
+    assert "05-numba-vector-add" in PYTHON_LABS
+
+
+@pytest.mark.parametrize("lab, role, path", PY_SOURCES, ids=[f"{lab}/{role}/{p.name}" for lab, role, p in PY_SOURCES])
+def test_python_source_follows_the_rules_or_is_rejected_as_it_expects(lab, role, path):
+    rules = lab_rules()
+    spec = load_spec(lab)
+    expect = path.read_text().splitlines()[0].removeprefix("# expect: ") if role == "planted" else None
+    try:
+        rules.check_file(str(path), spec["kernel"], len(spec["arguments"]))
+    except rules.StudentError as e:
+        assert role == "planted", f"the {role} breaks the lab's rules: {e}"
+        assert expect in str(e), f"expected {expect!r} in: {e}"
+        assert str(e).startswith(f"{path}:"), str(e)
+        return
+    # It follows the rules: it must then be a kernel Numba compiles for the lab's argument types.
+    numba_cuda = pytest.importorskip("numba.cuda", reason="numba-cuda is not installed (variants/python/requirements.txt)")
+    import importlib.util
+
+    module_spec = importlib.util.spec_from_file_location(f"lab_source_{path.stem}", path)
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)  # defines the kernels only: no GPU touched
+    kernel = getattr(module, spec["kernel"])
+    ptx, return_type = numba_cuda.compile_ptx(kernel.py_func, rules.signature_of(spec["arguments"]), cc=(9, 0))
+    assert ".target sm_90" in ptx and ".entry" in ptx
+    assert str(return_type) == "none"
+
+
+@pytest.mark.parametrize("lab", PYTHON_LABS)
+def test_python_planted_files_cover_the_rules_and_the_gpu(lab):
+    rules = lab_rules()
+    spec = load_spec(lab)
+    rejected = []
+    for p in sorted((PLANTED / lab).glob("*.py")):
+        try:
+            rules.check_file(str(p), spec["kernel"], len(spec["arguments"]))
+        except rules.StudentError:
+            rejected.append(p.name)
+    total = len(list((PLANTED / lab).glob("*.py")))
+    assert len(rejected) >= 2, "planted rule breakers (host code, patching) are missing"
+    assert total - len(rejected) >= 3, "planted files that are wrong on the GPU are missing"
+
+
+@pytest.mark.parametrize("lab", PYTHON_LABS)
+def test_python_skeleton_has_gaps_and_is_not_the_solution(lab):
+    spec = load_spec(lab)
+    skeleton = (LABS / lab / spec["student_file"]).read_text()
+    solution = (SOLUTIONS / lab / spec["student_file"]).read_text()
+    assert "#@@" in skeleton
+    assert "#@@" not in solution
+    assert len(strip_py_comments(skeleton)) < len(strip_py_comments(solution))
+
+
+@pytest.mark.parametrize("lab, role, path", [s for s in PY_SOURCES if s[1] == "planted"],
+                         ids=[f"{lab}/{p.name}" for lab, role, p in PY_SOURCES if role == "planted"])
+def test_python_planted_mistake_says_what_to_expect(lab, role, path):
+    lines = path.read_text().splitlines()
+    assert re.fullmatch(r"# expect: \S.{0,45}", lines[0]), "first line: # expect: <short substring>"
+    assert lines[1].startswith("# ") and len(lines[1]) > 10, "second line: what the mistake is"
+    solution = (SOLUTIONS / lab / load_spec(lab)["student_file"]).read_text()
+    assert strip_py_comments(path.read_text()) != strip_py_comments(solution)

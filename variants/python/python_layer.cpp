@@ -257,6 +257,8 @@ class PythonVariant final : public Variant {
 
 }  // namespace
 
+std::string embedded_python_unavailable_reason() { return interpreter().unavailable_reason; }
+
 bool register_python_layer(PythonLayer layer) {
   const fs::path dir = fs::path(LB_SOURCE_ROOT) / layer.dir;
   std::error_code ec;

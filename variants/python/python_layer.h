@@ -32,6 +32,10 @@ struct PythonLayer {
 // `modules` does not import (or, for a GPU layer, there is no GPU).
 bool register_python_layer(PythonLayer layer);
 
+// The embedded interpreter for Python code other than the layers' (the Python labs, lab/): started
+// on first use, with sys.path set up as for the layers. Empty when it runs, else why it cannot.
+std::string embedded_python_unavailable_reason();
+
 }  // namespace lb
 
 #define LB_REGISTER_PYTHON_LAYER(...) \

@@ -6,6 +6,8 @@
 
 namespace lb {
 
+std::string embedded_python_unavailable_reason() { return LB_PYTHON_UNAVAILABLE; }
+
 bool register_python_layer(PythonLayer layer) {
   return register_layer(Layer{
       .name = layer.name,

@@ -1,0 +1,231 @@
+// The Python labs (lab 05, Numba): the rules check in the parent (no GPU: a file that breaks them
+// fails before any child starts), `lab start`, and on a GPU the solution, the skeleton and each
+// planted submission through `lab check`. Planted files (tests/labs/planted/05-*/*.py) start with
+// "# expect: <substring of the output>". The rules themselves, case by case, are pytest's
+// (tests/python/test_lab_python_rules.py).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "common/gpu.h"
+#include "lab/lab_check.h"
+#include "lab/lab_spec.h"
+#include "lab/student_program.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace lb;
+using namespace lb::lab;
+
+const fs::path kRoot = LB_SOURCE_ROOT;
+const fs::path kLabs = kRoot / "labs";
+const std::string kLab = "05-numba-vector-add";
+const fs::path kPlanted = kRoot / "tests" / "labs" / "planted" / kLab;
+// The planted files that break the rules: rejected in the parent, with no GPU.
+const std::set<std::string> kRuleBreakers = {"host_numpy.py", "host_function.py", "patches_timer.py"};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+void write(const fs::path& p, const std::string& text) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p) << text;
+}
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+std::string expected_of(const fs::path& planted) {
+  std::ifstream in(planted);
+  std::string first;
+  std::getline(in, first);
+  const std::string marker = "# expect: ";
+  return first.rfind(marker, 0) == 0 ? first.substr(marker.size()) : std::string();
+}
+
+class PythonLab : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("layerbench_pylab_" + std::to_string(getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  struct Outcome {
+    int code = -1;
+    std::string out, err;
+  };
+  Outcome run(const std::string& args) const {
+    const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
+    const std::string command =
+        "cd " + dir_.string() + " && " + LB_EXE + " " + args + " >" + out.string() + " 2>" + err.string();
+    const int status = std::system(command.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+  }
+  // `lab check 05` on a file written in dir_ under `name`.
+  Outcome check_text(const std::string& name, const std::string& text) const {
+    write(dir_ / name, text);
+    return run("lab check " + kLab + " " + name);
+  }
+  fs::path dir_;
+};
+
+// --- no GPU needed ------------------------------------------------------------------------------
+
+TEST(PythonLabSpec, Lab05ParsesAsAPythonLab) {
+  const LabSpec spec = find_lab(kLabs, "5");
+  EXPECT_EQ(spec.name, kLab);
+  EXPECT_EQ(spec.student_file, "vector_add.py");
+  EXPECT_TRUE(is_python_lab(spec));
+  EXPECT_FALSE(is_python_lab(find_lab(kLabs, "1")));
+  EXPECT_EQ(spec.arguments, (std::vector<std::string>{"a", "b", "c", "n"}));
+  EXPECT_EQ(spec.launch.block_x, 256u);
+}
+
+TEST(PythonLabSpec, PrecheckPassesTheSolutionAndSkeletonAndRejectsRuleBreakers) {
+  const LabSpec spec = find_lab(kLabs, kLab);
+  EXPECT_NO_THROW(precheck_student_file(spec, kLabs / "solutions" / kLab / "vector_add.py"));
+  EXPECT_NO_THROW(precheck_student_file(spec, spec.dir / "vector_add.py"));
+  for (const std::string& name : kRuleBreakers) {
+    const fs::path file = kPlanted / name;
+    try {
+      precheck_student_file(spec, file);
+      ADD_FAILURE() << file << " passed the rules check";
+    } catch (const StudentCompileError& e) {
+      const std::string message = e.what();
+      EXPECT_TRUE(has(message, file.string() + ":")) << message;
+      EXPECT_TRUE(has(message, expected_of(file))) << message;
+    }
+  }
+  EXPECT_THROW(precheck_student_file(spec, "no_such_file.py"), UsageError);
+}
+
+TEST_F(PythonLab, HostComputeIsRejectedBeforeAnyGpuWithFileAndLine) {
+  const fs::path file = kPlanted / "host_numpy.py";
+  const Outcome o = run("lab check " + kLab + " " + file.string());
+  EXPECT_EQ(o.code, kExitFailed) << o.out << o.err;
+  EXPECT_TRUE(has(o.out, file.string() + ":3: only @cuda.jit kernels, imports of numba and math, and constant "
+                                         "assignments may be at the top of a lab file (this imports numpy"))
+      << o.out;
+  EXPECT_FALSE(has(o.out, "no usable GPU")) << o.out;  // the parent rejected it: no child ran
+}
+
+TEST_F(PythonLab, EveryRuleBreakingPlantedFileFailsWithItsExpectation) {
+  for (const std::string& name : kRuleBreakers) {
+    const fs::path file = kPlanted / name;
+    const Outcome o = run("lab check " + kLab + " " + file.string());
+    EXPECT_EQ(o.code, kExitFailed) << name << "\n" << o.out << o.err;
+    EXPECT_TRUE(has(o.out, expected_of(file))) << name << " expects '" << expected_of(file) << "'\n" << o.out;
+  }
+}
+
+TEST_F(PythonLab, TopLevelCallNamesFileLineAndTheCall) {
+  const Outcome o = check_text("vector_add.py",
+                               "from numba import cuda\n"
+                               "\n"
+                               "@cuda.jit\n"
+                               "def lab_vector_add(a, b, c, n):\n"
+                               "    pass\n"
+                               "\n"
+                               "print('hello from the host')\n");
+  EXPECT_EQ(o.code, kExitFailed) << o.out << o.err;
+  EXPECT_TRUE(has(o.out, "vector_add.py:7: only @cuda.jit kernels")) << o.out;
+  EXPECT_TRUE(has(o.out, "this is a call to print")) << o.out;
+}
+
+TEST_F(PythonLab, SyntaxErrorNamesFileAndLine) {
+  const Outcome o = check_text("vector_add.py",
+                               "from numba import cuda\n"
+                               "\n"
+                               "@cuda.jit\n"
+                               "def lab_vector_add(a, b, c, n)\n"
+                               "    pass\n");
+  EXPECT_EQ(o.code, kExitFailed) << o.out << o.err;
+  EXPECT_TRUE(has(o.out, "vector_add.py:4: SyntaxError: ")) << o.out;
+}
+
+TEST_F(PythonLab, MissingOrDeviceOnlyKernelIsNamed) {
+  Outcome o = check_text("other.py", "from numba import cuda\n\n@cuda.jit\ndef add(a, b, c, n):\n    pass\n");
+  EXPECT_EQ(o.code, kExitFailed) << o.out << o.err;
+  EXPECT_TRUE(has(o.out, "other.py: no kernel named lab_vector_add")) << o.out;
+  o = check_text("device.py",
+                 "from numba import cuda\n\n@cuda.jit(device=True)\ndef lab_vector_add(a, b, c, n):\n    pass\n");
+  EXPECT_EQ(o.code, kExitFailed) << o.out << o.err;
+  EXPECT_TRUE(has(o.out, "device.py:4: lab_vector_add is a device function")) << o.out;
+  o = check_text("three.py", "from numba import cuda\n\n@cuda.jit\ndef lab_vector_add(a, b, c):\n    pass\n");
+  EXPECT_EQ(o.code, kExitFailed) << o.out << o.err;
+  EXPECT_TRUE(has(o.out, "three.py:4: lab_vector_add must take exactly 4 parameters")) << o.out;
+}
+
+TEST_F(PythonLab, StartCopiesReadmeSpecAndSkeletonButNoSolution) {
+  const Outcome o = run("lab start 5 work");
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
+  std::set<std::string> copied;
+  for (const auto& entry : fs::directory_iterator(dir_ / "work")) copied.insert(entry.path().filename().string());
+  EXPECT_EQ(copied, (std::set<std::string>{"README.md", "lab.json", "vector_add.py"}));
+  EXPECT_EQ(slurp(dir_ / "work" / "vector_add.py"), slurp(kLabs / kLab / "vector_add.py"));
+  EXPECT_NE(slurp(dir_ / "work" / "vector_add.py"), slurp(kLabs / "solutions" / kLab / "vector_add.py"));
+  EXPECT_TRUE(has(run("lab list").out, kLab));
+}
+
+// --- on a GPU -----------------------------------------------------------------------------------
+
+TEST_F(PythonLab, SolutionPassesOnTheGpu) {
+  if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "no GPU: " << why;
+  const Outcome o = run("lab check " + kLab + " " + (kLabs / "solutions" / kLab / "vector_add.py").string());
+  EXPECT_EQ(o.code, kExitPassed) << o.out << o.err;
+  EXPECT_TRUE(has(o.out, "PASS: all 7 sizes passed")) << o.out;
+}
+
+TEST_F(PythonLab, SkeletonFailsOnTheGpu) {
+  if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "no GPU: " << why;
+  const Outcome o = run("lab check " + kLab + " " + (kLabs / kLab / "vector_add.py").string());
+  EXPECT_EQ(o.code, kExitFailed) << o.out << o.err;
+  EXPECT_TRUE(has(o.out, "never written")) << o.out;
+}
+
+TEST_F(PythonLab, PlantedSubmissionsFailWithTheirCauseOnTheGpu) {
+  if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "no GPU: " << why;
+  int count = 0;
+  for (const auto& entry : fs::directory_iterator(kPlanted)) {
+    ++count;
+    const Outcome o = run("lab check " + kLab + " " + entry.path().string());
+    EXPECT_EQ(o.code, kExitFailed) << entry.path() << "\n" << o.out << o.err;
+    const std::string expected = expected_of(entry.path());
+    EXPECT_FALSE(expected.empty()) << entry.path() << ": first line must be # expect: ...";
+    EXPECT_TRUE(has(o.out, expected)) << entry.path() << " expects '" << expected << "'\n" << o.out << o.err;
+  }
+  EXPECT_GE(count, 5);
+}
+
+TEST_F(PythonLab, NumbaCompileErrorIsReportedAsACompileErrorOnTheGpu) {
+  if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "no GPU: " << why;
+  const Outcome o = check_text("vector_add.py",
+                               "from numba import cuda\n"
+                               "\n"
+                               "@cuda.jit\n"
+                               "def lab_vector_add(a, b, c, n):\n"
+                               "    i = cuda.grid(1)\n"
+                               "    if i < n:\n"
+                               "        c[i] = a[i] + undefined_name\n");
+  EXPECT_EQ(o.code, kExitFailed) << o.out << o.err;
+  EXPECT_TRUE(has(o.out, "Numba could not compile lab_vector_add")) << o.out << o.err;
+  EXPECT_TRUE(has(o.out, "undefined_name")) << o.out << o.err;
+}
+
+TEST_F(PythonLab, GradeTimesTheSolutionOnTheGpu) {
+  if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "no GPU: " << why;
+  const Outcome o = run("lab grade " + kLab + " " + (kLabs / "solutions" / kLab / "vector_add.py").string());
+  EXPECT_EQ(o.code, kExitPassed) << o.out << o.err;
+  std::printf("%s\n", o.out.c_str());
+}
+
+}  // namespace
