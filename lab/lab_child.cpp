@@ -162,10 +162,12 @@ int run_child(const LabSpec& spec, const std::filesystem::path& file, const Chil
       emit(out, line);
       return wrong.empty() ? kExitPassed : kExitFailed;
     }
+    if (request.mode == ChildMode::kTime) {
+      time_benchmarks(spec, *program, session, request.seed, out);
+      return kExitPassed;
+    }
     const Stream stream;
-    if (!check_sizes(spec, *program, {stream.get(), &costs, &session}, request.seed, out)) return kExitFailed;
-    if (request.mode == ChildMode::kGrade) time_benchmarks(spec, *program, session, request.seed, out);
-    return kExitPassed;
+    return check_sizes(spec, *program, {stream.get(), &costs, &session}, request.seed, out) ? kExitPassed : kExitFailed;
   } catch (const CudaError& e) {  // the context is unusable after most kernel faults: stop here
     emit(out, {{"cuda_error", student_text(e.what())}});
     return kExitFailed;

@@ -13,11 +13,10 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// The child's time: the lab's limit for the check, then per benchmark size the student's and our
-// timed runs (each capped at 3 s by the stopping rule) with their inputs and checks, and the
-// ceilings measured once.
-double grade_time_limit(const LabSpec& spec) {
-  return spec.time_limit_s + 30.0 + 30.0 * static_cast<double>(spec.benchmark_sizes.size());
+// The timing child's limit: the ceilings, measured once, then per benchmark size the inputs, the
+// student's and our timed runs (each capped at 3 s by the stopping rule) and their checks.
+double timing_time_limit(const LabSpec& spec) {
+  return spec.time_limit_s + 20.0 + 30.0 * static_cast<double>(spec.benchmark_sizes.size());
 }
 
 Ceiling ceiling_of(const LabSpec& spec, const json& environment) {
@@ -34,7 +33,9 @@ std::optional<Timing> timing(const json& line, const char* who) {
                 t.value("samples", std::size_t{0})};
 }
 
-Grade grade_of(const LabSpec& spec, const fs::path& file, const ChildReport& report, const Ceiling& ceiling) {
+// `report` is the check's, `timed` the timing child's (empty when the check failed).
+Grade grade_of(const LabSpec& spec, const fs::path& file, const ChildReport& report, const ChildReport& timed,
+               const Ceiling& ceiling) {
   if (!report.compile_error.empty()) {
     Grade g;
     g.file = file.string();
@@ -46,7 +47,7 @@ Grade grade_of(const LabSpec& spec, const fs::path& file, const ChildReport& rep
     return g;
   }
   std::vector<BenchmarkResult> benchmarks;
-  for (const json& line : report.benchmarks) {
+  for (const json& line : timed.benchmarks) {
     BenchmarkResult b{line.value("benchmark", ""), timing(line, "student"), timing(line, "runtime"),
                       line.value("error", "")};
     if (b.error.empty() && line.contains("runtime_error")) b.error = "ours failed: " + line.value("runtime_error", "");
@@ -61,8 +62,10 @@ Grade grade_of(const LabSpec& spec, const fs::path& file, const ChildReport& rep
       break;  // the first failure; the check's lines above have them all
     }
   }
-  if (!report.error.empty()) g.feedback.push_back(report.error);
-  else if (report.child.timed_out) g.feedback.push_back("stopped at the time limit: the kernel did not finish");
+  for (const ChildReport* r : {&report, &timed}) {
+    if (!r->error.empty()) g.feedback.push_back(r->error);
+    else if (r->ended_abnormally()) g.feedback.push_back(r->why_stopped());
+  }
   return g;
 }
 
@@ -133,11 +136,18 @@ int grade_submissions(const LabSpec& spec, const std::vector<fs::path>& files, c
   for (std::size_t i = 0; i < files.size(); ++i) {
     if (files.size() > 1) std::fprintf(out, "\n[%zu/%zu] %s\n", i + 1, files.size(), files[i].c_str());
     std::fflush(out);
-    const ChildReport report = run_child_process(spec, files[i], ChildMode::kGrade, options.check, grade_time_limit(spec));
+    const ChildReport report = run_child_process(spec, files[i], ChildMode::kCheck, options.check, spec.time_limit_s);
     const int status = print_check_report(spec, files[i], report, out);
     if (status == kExitCannotRun) return kExitCannotRun;  // the same for every submission: stop here
-    if (report.environment.is_object()) environment = report.environment;
-    grades.push_back(grade_of(spec, files[i], report, ceiling_of(spec, report.environment)));
+    ChildReport timed;
+    if (status == kExitPassed) {
+      std::fprintf(out, "timing it against ours at %zu size%s...\n", spec.benchmark_sizes.size(),
+                   spec.benchmark_sizes.size() == 1 ? "" : "s");
+      std::fflush(out);
+      timed = run_child_process(spec, files[i], ChildMode::kTime, options.check, timing_time_limit(spec));
+      if (timed.environment.is_object()) environment = timed.environment;
+    }
+    grades.push_back(grade_of(spec, files[i], report, timed, ceiling_of(spec, timed.environment)));
     all_passed = all_passed && status == kExitPassed;
     print_grade(spec, grades.back(), out);
     write_outputs(spec, grades, environment, started, options);
