@@ -1,10 +1,12 @@
 #include "lab/lab_check.h"
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "lab/feedback.h"
+#include "lab/sanitize.h"
 #include "lab/student_program.h"
 
 namespace lb::lab {
@@ -86,14 +88,31 @@ ChildReport run_child_process(const LabSpec& spec, const fs::path& file, ChildMo
     return report;
   }
   std::vector<std::string> argv = options.runner;
+  fs::path sanitizer_log;
+  if (options.sanitize) {  // memcheck around the child, its report in a log file (sanitize.h)
+    const ToolLookup tool = find_cuda_tool("compute-sanitizer");
+    if (!tool.found()) throw std::runtime_error(tool.why_not);
+    sanitizer_log = temp_log_path("memcheck");
+    argv = sanitizer_prefix(tool.path, sanitizer_log);
+    argv.insert(argv.end(), options.runner.begin(), options.runner.end());
+    time_limit_s = sanitize_time_limit(time_limit_s);
+  }
   const char* mode_name = mode == ChildMode::kGrade ? "grade" : mode == ChildMode::kProfile ? "profile" : "check";
   for (const std::string& word : {std::string("lab"), std::string("run-child"), (spec.dir / "lab.json").string(),
                                   file.string(), std::string("--seed"), std::to_string(options.seed),
                                   std::string("--mode"), std::string(mode_name)})
     argv.push_back(word);
-  if (options.line_info) argv.push_back("--line-info");
+  if (options.line_info || options.sanitize) argv.push_back("--line-info");  // the sanitizer names file:line
   report.child = run_with_time_limit(argv, time_limit_s);
   report.time_limit_s = time_limit_s;
+  if (options.sanitize) {
+    std::ifstream log(sanitizer_log);
+    std::stringstream text;
+    text << log.rdbuf();
+    report.sanitizer_log = text.str();
+    std::error_code ec;
+    fs::remove(sanitizer_log, ec);
+  }
 
   std::istringstream lines(report.child.out);
   for (std::string line; std::getline(lines, line);) {
@@ -158,9 +177,24 @@ std::size_t ChildReport::sizes_passed() const {
 }
 
 int check_submission(const LabSpec& spec, const fs::path& file, const CheckOptions& options, std::FILE* out) {
+  if (options.sanitize) {
+    if (!fs::is_regular_file(file)) throw UsageError("no such file: " + file.string());
+    if (const ToolLookup tool = find_cuda_tool("compute-sanitizer"); !tool.found()) {
+      std::fprintf(out, "cannot run --sanitize here: %s\n", tool.why_not.c_str());
+      return kExitCannotRun;
+    }
+  }
   std::fflush(out);
   const ChildReport report = run_child_process(spec, file, ChildMode::kCheck, options, spec.time_limit_s);
-  return print_check_report(spec, file, report, out);
+  const int status = print_check_report(spec, file, report, out);
+  // --sanitize: memcheck's findings after the check's lines. Errors fail a check that passed; a
+  // sanitizer that did not finish a check that passed means it could not run here.
+  if (!options.sanitize || !report.no_gpu.empty() || !report.compile_error.empty()) return status;
+  const SanitizerReport sanitizer = parse_sanitizer_log(report.sanitizer_log);
+  for (const std::string& line : sanitizer_lines(sanitizer)) std::fprintf(out, "%s\n", line.c_str());
+  if (status != kExitPassed) return status;
+  if (!sanitizer.finished()) return kExitCannotRun;
+  return sanitizer.errors == 0 ? kExitPassed : kExitFailed;
 }
 
 }  // namespace lb::lab

@@ -42,6 +42,7 @@ struct CheckOptions {
   std::vector<std::string> runner;  // the command that runs `lab run-child ...`: layerbench itself
   std::uint64_t seed = 0;           // the inputs' seed (fresh each check, never shown)
   bool line_info = false;           // compile the student's file with source lines
+  bool sanitize = false;            // run the child under compute-sanitizer memcheck (lab/sanitize.h)
 };
 
 // The runner check_submission uses by default: this executable, or $LAYERBENCH_LAB_RUNNER (a
@@ -61,6 +62,7 @@ struct ChildReport {
   nlohmann::json profiled;                        // profile: the profiled run's line
   ChildOutcome child;
   double time_limit_s = 0;
+  std::string sanitizer_log;  // options.sanitize: compute-sanitizer's log (lab/sanitize.h parses it)
   std::size_t sizes_passed() const;
 };
 

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "lab/lab_check.h"
+#include "lab/profile.h"
 
 namespace lb::lab {
 namespace {
@@ -66,12 +67,29 @@ int run_lab_cli(const std::vector<std::string>& args) {
   check->add_option("LAB", lab_name, "The lab: its folder name (01-vector-add) or number (1, 01)")->required();
   check->add_option("FILE", file, "Your kernel file (device code only)")->required();
   check->add_option("--seed", seed, "")->group("");  // hidden: tests reproduce a run with it
+  bool sanitize = false;
+  check->add_flag("--sanitize", sanitize,
+                  "Also run the check under compute-sanitizer memcheck (when installed) and list the invalid "
+                  "memory accesses it finds, with file:line; 10x the lab's time limit (at least 60 s)");
   check->footer(
       "Each size gets fresh random inputs. The kernel runs in a child process under the lab's time\n"
       "limit (time_limit_s in lab.json); this process never touches the GPU.\n"
       "Exit status: 0 every size passed; 1 a size failed, the file did not compile, or the kernel\n"
       "timed out or crashed (these are the student's to fix, so they count as a fail); 2 bad input\n"
       "(unknown lab, missing file, bad lab.json); 3 the check could not run here (no usable GPU).");
+
+  CLI::App* profile = app.add_subcommand(
+      "profile", "Profile your kernel once with Nsight Compute (ncu): throughput, occupancy, and why it is slow");
+  profile->add_option("LAB", lab_name, "The lab: its folder name (01-vector-add) or number (1, 01)")->required();
+  profile->add_option("FILE", file, "Your kernel file (device code only)")->required();
+  profile->add_option("--seed", seed, "")->group("");
+  profile->footer(
+      "One verified run of your kernel at the lab's first benchmark size, under ncu (when installed):\n"
+      "duration, DRAM throughput (GB/s and % of peak), compute (SM) throughput, achieved and theoretical\n"
+      "occupancy and what limits it, registers per thread, grid and block, and a verdict (memory-,\n"
+      "compute- or latency-bound). Time limit: 10x the lab's, at least 120 s.\n"
+      "Exit status: 0 profiled; 1 the kernel did not compile, was wrong or crashed; 2 bad input;\n"
+      "3 no ncu, no usable GPU, or no permission for the GPU's performance counters.");
 
   // Internal: the child that `check`, `grade` and `profile` start (lab_check.h).
   std::string lab_json, mode = "check";
@@ -104,7 +122,11 @@ int run_lab_cli(const std::vector<std::string>& args) {
     }
     if (app.got_subcommand(check)) {
       const LabSpec spec = find_lab(labs_dir, lab_name);
-      return check_submission(spec, file, {default_runner(), seed}, stdout);
+      return check_submission(spec, file, {default_runner(), seed, false, sanitize}, stdout);
+    }
+    if (app.got_subcommand(profile)) {
+      const LabSpec spec = find_lab(labs_dir, lab_name);
+      return profile_submission(spec, file, {default_runner(), seed}, stdout);
     }
     if (app.got_subcommand(run_child_command)) {
       const ChildMode child_mode =
