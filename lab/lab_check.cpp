@@ -22,11 +22,17 @@ std::string size_label(const LabSpec& spec, std::size_t i) {
   return text;
 }
 
-void print_compile_error(std::FILE* out, const fs::path& file, const std::string& message) {
-  std::fprintf(out, "%s does not compile:\n", file.c_str());
+void print_compile_error(std::FILE* out, const LabSpec& spec, const fs::path& file, const std::string& message) {
+  const bool python = is_python_lab(spec);
+  std::fprintf(out, "%s %s:\n", file.c_str(), python ? "is not a lab file the runner can use" : "does not compile");
   std::istringstream lines(message);
   for (std::string line; std::getline(lines, line);)
     if (!line.empty()) std::fprintf(out, "  %s\n", line.c_str());
+  if (python)
+    return (void)std::fprintf(out,
+                              "FAIL: %s breaks the Python lab's rules or does not compile (it may define @cuda.jit "
+                              "kernels, import numba and math, and assign constants; nothing else runs)\n",
+                              file.filename().c_str());
   std::fprintf(out,
                "FAIL: compile error (the check compiles %s alone, as device code: no host code, no host headers, "
                "no library calls)\n",
@@ -97,7 +103,7 @@ ChildReport run_child_process(const LabSpec& spec, const fs::path& file, ChildMo
     argv.insert(argv.end(), options.runner.begin(), options.runner.end());
     time_limit_s = sanitize_time_limit(time_limit_s);
   }
-  const char* mode_name = mode == ChildMode::kGrade ? "grade" : mode == ChildMode::kProfile ? "profile" : "check";
+  const char* mode_name = mode == ChildMode::kTime ? "time" : mode == ChildMode::kProfile ? "profile" : "check";
   for (const std::string& word : {std::string("lab"), std::string("run-child"), (spec.dir / "lab.json").string(),
                                   file.string(), std::string("--seed"), std::to_string(options.seed),
                                   std::string("--mode"), std::string(mode_name)})
@@ -137,7 +143,7 @@ int print_check_report(const LabSpec& spec, const fs::path& file, const ChildRep
     return kExitCannotRun;
   }
   if (!report.compile_error.empty()) {
-    print_compile_error(out, file, report.compile_error);
+    print_compile_error(out, spec, file, report.compile_error);
     return kExitFailed;
   }
   std::fprintf(out, "%s: %s\n", spec.name.c_str(), spec.title.c_str());
@@ -169,6 +175,12 @@ int print_check_report(const LabSpec& spec, const fs::path& file, const ChildRep
   else std::fprintf(out, "FAIL: %zu of %zu sizes passed\n", passed, total);
   return passed == total ? kExitPassed : kExitFailed;
 }
+
+bool ChildReport::ended_abnormally() const {
+  if (time_limit_s == 0) return false;  // no child ran (a compile error found first, or never asked)
+  return child.timed_out || !child.exited || (child.exit_code != kExitPassed && child.exit_code != kExitFailed);
+}
+std::string ChildReport::why_stopped() const { return why_child_stopped(child, time_limit_s); }
 
 std::size_t ChildReport::sizes_passed() const {
   std::size_t passed = 0;

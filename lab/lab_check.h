@@ -11,7 +11,7 @@
 //   {"size": "257", "passed": false, "feedback": "element ..."}
 //   {"cuda_error": "an illegal memory access ... (CUDA_ERROR_ILLEGAL_ADDRESS)"}  then exit 1
 //   {"error": "..."}                                           any other failure, then exit 1
-// grade mode, once every check size passed:
+// time mode:
 //   {"event": "environment", "gpu": "...", "ceilings": {"copy_gbps": ..., "sgemm_gflops": ...}}
 //   {"benchmark": "2^26", "student": {figures}, "runtime": {figures}}   one per benchmark size
 //   {"benchmark": "2^26", "error": "..."} or {..., "runtime_error": "..."}
@@ -49,7 +49,9 @@ struct CheckOptions {
 // command, split on spaces; for tests, which stand in a child that hangs).
 std::vector<std::string> default_runner();
 
-enum class ChildMode { kCheck, kGrade, kProfile };
+// check: the check sizes; time: the benchmark sizes only, timed (`lab grade` runs it after a
+// check that passed, each under its own time limit); profile: one run for a profiler.
+enum class ChildMode { kCheck, kTime, kProfile };
 
 // What the child said, line by line (above), and how it ended.
 struct ChildReport {
@@ -61,9 +63,13 @@ struct ChildReport {
   std::vector<nlohmann::json> benchmarks;         // grade: one per benchmark size reached
   nlohmann::json profiled;                        // profile: the profiled run's line
   ChildOutcome child;
-  double time_limit_s = 0;
+  double time_limit_s = 0;  // 0: no child ran
   std::string sanitizer_log;  // options.sanitize: compute-sanitizer's log (lab/sanitize.h parses it)
   std::size_t sizes_passed() const;
+  // The child was stopped at the time limit, killed by a signal, or exited with a status other
+  // than pass or fail; why_stopped() says which, with its last line on stderr.
+  bool ended_abnormally() const;
+  std::string why_stopped() const;
 };
 
 // Checks the file on the host (precheck_student_file), then runs the child in `mode` under

@@ -74,11 +74,17 @@ json figures(const CaseResult& r) {
           {"stop", to_string(r.stop_reason)}, {"gbps", r.gbps},   {"gflops", r.gflops}};
 }
 
-void set_rates(CaseResult& r) {
+// The samples' statistics and rates on `r`; false when every sample was discarded (throttled).
+bool record_samples(CaseResult& r, const SampleSeries& series) {
+  if (series.count() == 0) return false;
+  r.stats = summarize(series);
   const double seconds = r.stats.median_ms * 1e-3;
   r.gbps = r.spec.workload->bytes_moved(r.spec.shape) / seconds / 1e9;
   r.gflops = r.spec.workload->flops(r.spec.shape) / seconds / 1e9;
+  return true;
 }
+
+constexpr const char* kThrottled = "every timed sample was discarded: the GPU's clock was throttled";
 
 // The student's kernel beside the runtime layer's at each benchmark size, timed by the harness
 // (cold L2, the stream held, noise-based stopping, throttled samples dropped), on inputs drawn from
@@ -104,13 +110,15 @@ void time_benchmarks(const LabSpec& spec, StudentProgram& program, driver::Sessi
       variant->allocate(shape, {stream, &costs, &session});
       std::string wrong = judge(*variant, spec, problem, stream, inputs.result());
       if (wrong.empty()) {
-        take_samples(student, *variant, *env, quiet);
-        set_rates(student);
+        if (!record_samples(student, take_samples(student, *variant, *env, quiet))) {
+          emit(out, {{"benchmark", label}, {"error", kThrottled}});
+          continue;
+        }
         wrong = judge(*variant, spec, problem, stream, inputs.result());
         if (!wrong.empty()) wrong = "right before the timed runs, wrong after them: " + wrong;
       }
       if (!wrong.empty()) {
-        line["error"] = "at the benchmark size: " + wrong;
+        line["error"] = wrong;
         emit(out, line);
         continue;
       }
@@ -119,9 +127,8 @@ void time_benchmarks(const LabSpec& spec, StudentProgram& program, driver::Sessi
     CaseResult ours;
     ours.spec = {spec.workload, find_layer("runtime"), shape};
     if (const std::unique_ptr<Variant> variant = prepare_case(ours, inputs, *env, sessions)) {
-      take_samples(ours, *variant, *env, quiet);
-      set_rates(ours);
-      line["runtime"] = figures(ours);
+      if (record_samples(ours, take_samples(ours, *variant, *env, quiet))) line["runtime"] = figures(ours);
+      else line["runtime_error"] = kThrottled;
     } else {
       line["runtime_error"] = ours.message;
     }

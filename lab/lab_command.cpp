@@ -7,6 +7,7 @@
 #include <random>
 
 #include "lab/lab_check.h"
+#include "lab/lab_grade.h"
 #include "lab/profile.h"
 
 namespace lb::lab {
@@ -91,6 +92,22 @@ int run_lab_cli(const std::vector<std::string>& args) {
       "Exit status: 0 profiled; 1 the kernel did not compile, was wrong or crashed; 2 bad input;\n"
       "3 no ncu, no usable GPU, or no permission for the GPU's performance counters.");
 
+  std::vector<std::string> files;
+  GradeOptions grade_options;
+  CLI::App* grade = app.add_subcommand(
+      "grade", "Check, then time your kernel against ours (the runtime layer) and the GPU's ceiling, and grade it");
+  grade->add_option("LAB", lab_name, "The lab: its folder name (01-vector-add) or number (1, 01)")->required();
+  grade->add_option("FILES", files, "The submission, or several (e.g. submissions/*.cu): one row each")->required();
+  grade->add_option("--json", grade_options.json_path, "Write the grades as JSON to this file");
+  grade->add_option("--csv", grade_options.csv_path, "Write one CSV row per submission to this file");
+  grade->add_option("--markdown", grade_options.markdown_path, "Write the grades as a markdown report to this file");
+  grade->add_option("--seed", seed, "")->group("");
+  grade->footer(
+      "Points: the check's share for the sizes that passed; the performance points (the lab's tiers)\n"
+      "only when every size passed: your speed is the geometric mean, over the lab's benchmark sizes,\n"
+      "of (our runtime layer's time / your kernel's time), both timed here, now, by the same harness.\n"
+      "Exit status: 0 every submission passed its check; 1 one did not; 2 bad input; 3 no usable GPU.");
+
   // Internal: the child that `check`, `grade` and `profile` start (lab_check.h).
   std::string lab_json, mode = "check";
   bool line_info = false;
@@ -98,7 +115,7 @@ int run_lab_cli(const std::vector<std::string>& args) {
   run_child_command->add_option("LAB_JSON", lab_json)->required();
   run_child_command->add_option("FILE", file)->required();
   run_child_command->add_option("--seed", seed)->required();
-  run_child_command->add_option("--mode", mode)->check(CLI::IsMember({"check", "grade", "profile"}));
+  run_child_command->add_option("--mode", mode)->check(CLI::IsMember({"check", "time", "profile"}));
   run_child_command->add_flag("--line-info", line_info);
 
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 reads a vector back to front
@@ -128,9 +145,14 @@ int run_lab_cli(const std::vector<std::string>& args) {
       const LabSpec spec = find_lab(labs_dir, lab_name);
       return profile_submission(spec, file, {default_runner(), seed}, stdout);
     }
+    if (app.got_subcommand(grade)) {
+      const LabSpec spec = find_lab(labs_dir, lab_name);
+      grade_options.check = {default_runner(), seed};
+      return grade_submissions(spec, {files.begin(), files.end()}, grade_options, stdout);
+    }
     if (app.got_subcommand(run_child_command)) {
       const ChildMode child_mode =
-          mode == "grade" ? ChildMode::kGrade : mode == "profile" ? ChildMode::kProfile : ChildMode::kCheck;
+          mode == "time" ? ChildMode::kTime : mode == "profile" ? ChildMode::kProfile : ChildMode::kCheck;
       return run_child(parse_lab_spec(lab_json), file, {child_mode, seed, line_info}, stdout);
     }
     return list_labs(labs_dir);

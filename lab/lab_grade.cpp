@@ -29,8 +29,10 @@ Ceiling ceiling_of(const LabSpec& spec, const json& environment) {
 std::optional<Timing> timing(const json& line, const char* who) {
   if (!line.contains(who) || !line[who].is_object()) return std::nullopt;
   const json& t = line[who];
-  return Timing{t.value("median_ms", 0.0), t.value("noise", 0.0), t.value("gbps", 0.0), t.value("gflops", 0.0),
-                t.value("samples", std::size_t{0})};
+  auto number = [&t](const char* key) { return t.contains(key) && t[key].is_number() ? t[key].get<double>() : 0.0; };
+  if (!(number("median_ms") > 0)) return std::nullopt;  // not a time: not timed
+  return Timing{number("median_ms"), number("noise"), number("gbps"), number("gflops"),
+                static_cast<std::size_t>(number("samples"))};
 }
 
 // `report` is the check's, `timed` the timing child's (empty when the check failed).
