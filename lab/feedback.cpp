@@ -96,7 +96,15 @@ std::string explain_result(const Workload& workload, const Shape& shape, std::sp
   if (total == 1 && shape.m * shape.n > 1) {
     std::string line = "wrong sum: got " + number(got[0]) + ", expected " + number(expected);
     if (w.all_unwritten) return line + " — the output was never written (" + what_start_was(start) + ")";
-    if (!std::isnan(got[0]) && expected != 0) {
+    const double magnitude = reference.scale[0];  // sum of |x|
+    if (!std::isnan(got[0]) && std::abs(expected) < 0.5 * magnitude) {
+      // A sum of terms of both signs that mostly cancel: a ratio to it would mislead (a few
+      // elements dropped can flip its sign); the error against the terms' total size does not.
+      char text[160];
+      std::snprintf(text, sizeof text, " — off by %.3g, %.2g%% of the sum of |x| (%.4g)", got[0] - expected,
+                    100.0 * std::abs(got[0] - expected) / magnitude, magnitude);
+      line += std::string(text) + ": are some elements skipped or added twice, or a block's partial sum lost?";
+    } else if (!std::isnan(got[0]) && expected != 0) {
       char percent[64];
       std::snprintf(percent, sizeof percent, "%.3g%%", 100.0 * got[0] / expected);
       line += std::string(" — the sum is about ") + percent + " of the expected one";

@@ -49,8 +49,11 @@ double number(std::string text) {
   return end == text.c_str() ? NAN : value;
 }
 
-// A value in `unit` (with an SI prefix: nsecond, usecond, Gbyte/second, Kbyte, ...) in base units.
+// A value in `unit` (with an SI prefix: nsecond, usecond, Gbyte/second, Kbyte, ...; or the short
+// time units ns, us, ms that ncu 2025 writes) in base units.
 double in_base_units(double value, const std::string& unit) {
+  static const std::map<std::string, double> short_time = {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1.0}};
+  if (const auto t = short_time.find(unit); t != short_time.end()) return value * t->second;
   static const std::map<std::string, double> scale = {{"n", 1e-9}, {"u", 1e-6}, {"m", 1e-3}, {"K", 1e3},
                                                       {"M", 1e6},  {"G", 1e9},  {"T", 1e12}};
   for (const std::string base : {"second", "byte", "cycle", "hz"})

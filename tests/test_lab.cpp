@@ -315,6 +315,13 @@ TEST(LabFeedback, AOneElementOutputIsAnElementNotASum) {
 
 TEST(LabFeedback, ReduceSumAsAPercentage) {
   Synthetic s = synthetic("reduce", {1, 100000, 1});
+  // Inputs of both signs: the sum is small beside the sum of |x|, so the error is measured by that.
+  ASSERT_LT(std::abs(s.reference.expected[0]), 0.5 * s.reference.scale[0]);
+  s.got[0] = static_cast<float>(s.reference.expected[0] + 0.01 * s.reference.scale[0]);
+  EXPECT_TRUE(has(explain(s), "1% of the sum of |x|")) << explain(s);
+  EXPECT_FALSE(has(explain(s), "of the expected one")) << explain(s);
+  // A sum that is most of the inputs' size: the ratio to it says how much is missing.
+  s.reference.expected[0] = 0.9 * s.reference.scale[0];
   s.got[0] = static_cast<float>(0.5 * s.reference.expected[0]);
   EXPECT_TRUE(has(explain(s), "wrong sum: got ")) << explain(s);
   EXPECT_TRUE(has(explain(s), "the sum is about 50% of the expected one")) << explain(s);

@@ -1,4 +1,4 @@
-// expect: wrong
+// expect: are some elements skipped or added twice
 // No __syncthreads() in the shared-memory tree: threads read partial[t + s] before its owner wrote it (a race; wrong on nearly every run).
 #define BLOCK 256
 extern "C" __global__ void lab_reduce(const float* x, long long n, float* out) {

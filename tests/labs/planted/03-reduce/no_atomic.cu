@@ -1,4 +1,4 @@
-// expect: wrong
+// expect: are some elements skipped or added twice
 // Forgets the atomic: `*out += v` from many blocks at once loses updates (a race between blocks; right with one block, wrong with hundreds).
 #define BLOCK 256
 extern "C" __global__ void lab_reduce(const float* x, long long n, float* out) {
