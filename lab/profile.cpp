@@ -286,7 +286,9 @@ std::string ncu_failure(const std::string& log) {
 }
 
 std::vector<std::string> ncu_prefix(const fs::path& ncu, const fs::path& log_file, const std::string& kernel) {
-  return {ncu.string(),     "--kernel-name", kernel,          "--launch-count",
+  // A regular expression, so that it also finds a kernel whose symbol the compiler decorated
+  // (Numba's: a namespace, the name, a mangled signature); identifiers have no special characters.
+  return {ncu.string(),     "--kernel-name", "regex:" + kernel, "--launch-count",
           "1",              "--section",     "SpeedOfLight",  "--section",
           "Occupancy",      "--section",     "LaunchStats",   "--section",
           "MemoryWorkloadAnalysis", "--csv", "--page",        "raw",
