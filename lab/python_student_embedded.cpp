@@ -24,12 +24,12 @@ std::unique_ptr<StudentProgram> load_python_lab_kernels(const LabSpec&, const st
 #else
 
 #include <pybind11/embed.h>
-#include <pybind11/numpy.h>
 
 #include <cstdint>
 #include <string>
 
 #include "common/cuda_check.h"
+#include "variants/python/numpy_view.h"
 #include "variants/python/python_layer.h"
 
 namespace py = pybind11;
@@ -81,17 +81,6 @@ py::list argument_names(const LabSpec& spec) {
   return names;
 }
 
-// A NumPy array over memory the harness owns: no copy; read-only unless `writable`.
-py::array_t<float> view(std::span<const float> data, bool writable) {
-  static int owner_tag = 0;  // a base object keeps NumPy from copying; this one frees nothing
-  static const py::capsule not_owned(&owner_tag, [](void*) {});
-  py::array_t<float> array({static_cast<py::ssize_t>(data.size())}, {static_cast<py::ssize_t>(sizeof(float))},
-                           const_cast<float*>(data.data()), not_owned);
-  if (!writable) array.attr("setflags")(py::arg("write") = false);
-  return array;
-}
-
-py::int_ handle(cudaStream_t stream) { return py::int_(reinterpret_cast<std::uintptr_t>(stream)); }
 
 // One size of the student's kernel: lb_lab_python.Variant's calls.
 class PythonStudentVariant final : public StudentVariant {
@@ -103,21 +92,21 @@ class PythonStudentVariant final : public StudentVariant {
     const py::cpp_function report([costs](const std::string& what, double ms) {
       if (costs) costs->add(what, ms);
     });
-    call("allocate", py::make_tuple(s.m, s.n, s.k), handle(setup.stream), report, spec_.output_starts_zero, sm_count_);
+    call("allocate", py::make_tuple(s.m, s.n, s.k), stream_handle(setup.stream), report, spec_.output_starts_zero, sm_count_);
   }
   void upload(const HostProblem& p, cudaStream_t stream) override {
     py::list inputs;
-    for (const HostBuffer& input : p.inputs) inputs.append(view(input, false));
+    for (const HostBuffer& input : p.inputs) inputs.append(numpy_view(input, false));
     const py::object problem = py::module_::import("types").attr("SimpleNamespace")(
         py::arg("shape") = py::make_tuple(p.shape.m, p.shape.n, p.shape.k), py::arg("alpha") = p.alpha,
-        py::arg("inputs") = inputs, py::arg("output") = view(p.output, false));
-    call("upload", problem, handle(stream));
+        py::arg("inputs") = inputs, py::arg("output") = numpy_view(p.output, false));
+    call("upload", problem, stream_handle(stream));
   }
-  void run(cudaStream_t stream) override { call("run", handle(stream)); }
-  void download(std::span<float> out, cudaStream_t stream) override { call("download", view(out, true), handle(stream)); }
+  void run(cudaStream_t stream) override { call("run", stream_handle(stream)); }
+  void download(std::span<float> out, cudaStream_t stream) override { call("download", numpy_view(out, true), stream_handle(stream)); }
   std::int64_t first_write_past_end(cudaStream_t stream) const override {
     return checked(file_, "lab runner first_write_past_end()", [&] {
-      return object_.attr("first_write_past_end")(handle(stream)).cast<std::int64_t>();
+      return object_.attr("first_write_past_end")(stream_handle(stream)).cast<std::int64_t>();
     });
   }
 

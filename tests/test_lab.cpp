@@ -19,6 +19,7 @@
 #include "lab/lab_kernel.h"
 #include "lab/lab_spec.h"
 #include "lab/watchdog.h"
+#include "lab_test_support.h"
 #include "workloads/problem.h"
 
 namespace {
@@ -26,43 +27,11 @@ namespace {
 namespace fs = std::filesystem;
 using namespace lb;
 using namespace lb::lab;
+using namespace lb::lab::testing;
 
-const fs::path kRoot = LB_SOURCE_ROOT;
-const fs::path kLabs = kRoot / "labs";
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-void write(const fs::path& p, const std::string& text) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p) << text;
-}
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-class Lab : public ::testing::Test {
+class Lab : public LabCliTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("layerbench_lab_" + std::to_string(getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  struct Outcome {
-    int code = -1;
-    std::string out, err;
-  };
-  Outcome run(const std::string& args, const std::string& env = "") const {
-    const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-    const std::string command = "cd " + dir_.string() + " && " + env + " " + LB_EXE + " " + args + " >" +
-                                out.string() + " 2>" + err.string();
-    const int status = std::system(command.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
-  }
   // A copy of lab 01 in dir_/labs with some fields replaced, for the CLI's own tests.
   fs::path fixture_labs(double time_limit_s = 10) const {
     const fs::path labs = dir_ / "labs";
@@ -75,7 +44,6 @@ class Lab : public ::testing::Test {
     write(labs / "solutions" / "01-vector-add" / "vector_add.cu", "// the solution\n");
     return labs;
   }
-  fs::path dir_;
 };
 
 // --- specs ------------------------------------------------------------------------------------

@@ -16,31 +16,20 @@
 #include "lab/lab_check.h"
 #include "lab/lab_spec.h"
 #include "lab/student_program.h"
+#include "lab_test_support.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using namespace lb;
 using namespace lb::lab;
+using namespace lb::lab::testing;
 
-const fs::path kRoot = LB_SOURCE_ROOT;
-const fs::path kLabs = kRoot / "labs";
 const std::string kLab = "05-numba-vector-add";
 const fs::path kPlanted = kRoot / "tests" / "labs" / "planted" / kLab;
 // The planted files that break the rules: rejected in the parent, with no GPU.
 const std::set<std::string> kRuleBreakers = {"host_numpy.py", "host_function.py", "patches_timer.py"};
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-void write(const fs::path& p, const std::string& text) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p) << text;
-}
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 std::string expected_of(const fs::path& planted) {
   std::ifstream in(planted);
   std::string first;
@@ -49,33 +38,13 @@ std::string expected_of(const fs::path& planted) {
   return first.rfind(marker, 0) == 0 ? first.substr(marker.size()) : std::string();
 }
 
-class PythonLab : public ::testing::Test {
+class PythonLab : public LabCliTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("layerbench_pylab_" + std::to_string(getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  struct Outcome {
-    int code = -1;
-    std::string out, err;
-  };
-  Outcome run(const std::string& args) const {
-    const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-    const std::string command =
-        "cd " + dir_.string() + " && " + LB_EXE + " " + args + " >" + out.string() + " 2>" + err.string();
-    const int status = std::system(command.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
-  }
   // `lab check 05` on a file written in dir_ under `name`.
   Outcome check_text(const std::string& name, const std::string& text) const {
     write(dir_ / name, text);
     return run("lab check " + kLab + " " + name);
   }
-  fs::path dir_;
 };
 
 // --- no GPU needed ------------------------------------------------------------------------------

@@ -13,33 +13,22 @@
 #include "common/gpu.h"
 #include "lab/profile.h"
 #include "lab/sanitize.h"
+#include "lab_test_support.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 using namespace lb;
 using namespace lb::lab;
+using namespace lb::lab::testing;
 
-const fs::path kRoot = LB_SOURCE_ROOT;
-const fs::path kLabs = kRoot / "labs";
 const fs::path kSolution = kLabs / "solutions" / "01-vector-add" / "vector_add.cu";
 const fs::path kNoBoundsCheck = kRoot / "tests" / "labs" / "planted" / "01-vector-add" / "no_bounds_check.cu";
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-void write(const fs::path& p, const std::string& text) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p) << text;
-}
 void write_script(const fs::path& p, const std::string& text) {
   write(p, text);
   fs::permissions(p, fs::perms::owner_all, fs::perm_options::add);
 }
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // --- recorded compute-sanitizer memcheck logs ---------------------------------------------------
 
@@ -182,27 +171,12 @@ TEST(Sanitizer, PrefixSendsTheReportToALogFile) {
 
 // --- finding the tools ------------------------------------------------------------------------
 
-class LabTools : public ::testing::Test {
+class LabTools : public LabCliTest {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("layerbench_lab_tools_" + std::to_string(getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
+    LabCliTest::SetUp();
     fs::create_directories(dir_ / "empty");
   }
-  void TearDown() override { fs::remove_all(dir_); }
-  struct Outcome {
-    int code = -1;
-    std::string out, err;
-  };
-  Outcome run(const std::string& args, const std::string& env = "") const {
-    const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-    const std::string command = "cd " + dir_.string() + " && " + env + " " + LB_EXE + " " + args + " >" +
-                                out.string() + " 2>" + err.string();
-    const int status = std::system(command.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
-  }
-  fs::path dir_;
 };
 
 TEST_F(LabTools, FindsAToolOnlyWhereItIsExecutable) {

@@ -3,7 +3,6 @@
 #include "variants/python/python_layer.h"
 
 #include <pybind11/embed.h>
-#include <pybind11/numpy.h>
 #include <unistd.h>
 
 #include <array>
@@ -16,6 +15,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "variants/python/numpy_view.h"
 #include "common/cuda_check.h"
 #include "common/elapsed.h"
 #include "common/gpu.h"
@@ -209,17 +209,6 @@ class PythonSession final : public LayerSession {
   std::map<std::string, py::object> modules_;
 };
 
-// A NumPy array over memory the harness owns: no copy; read-only unless `writable`.
-py::array_t<float> view(std::span<const float> data, bool writable) {
-  static int owner_tag = 0;  // a base object keeps NumPy from copying; this one frees nothing
-  static const py::capsule not_owned(&owner_tag, [](void*) {});
-  py::array_t<float> array({static_cast<py::ssize_t>(data.size())}, {static_cast<py::ssize_t>(sizeof(float))},
-                           const_cast<float*>(data.data()), not_owned);
-  if (!writable) array.attr("setflags")(py::arg("write") = false);
-  return array;
-}
-
-py::int_ handle(cudaStream_t stream) { return py::int_(reinterpret_cast<std::uintptr_t>(stream)); }
 
 // Calls the Python object's methods; every Python exception becomes this case's failure.
 class PythonVariant final : public Variant {
@@ -230,19 +219,19 @@ class PythonVariant final : public Variant {
     object_ = checked(workload_ + ": Variant()", [&] { return setup.session_as<PythonSession>().variant_class(workload_)(); });
     CostLog* costs = setup.costs;
     const py::cpp_function report([costs](const std::string& what, double ms) { costs->add(what, ms); });
-    call("allocate", py::make_tuple(s.m, s.n, s.k), handle(setup.stream), report);
+    call("allocate", py::make_tuple(s.m, s.n, s.k), stream_handle(setup.stream), report);
     run_waits_ = checked("run_waits", [&] { return py::bool_(object_.attr("run_waits")); });
   }
   void upload(const HostProblem& p, cudaStream_t stream) override {
     py::list inputs;
-    for (const HostBuffer& input : p.inputs) inputs.append(view(input, false));
+    for (const HostBuffer& input : p.inputs) inputs.append(numpy_view(input, false));
     const py::object problem = py::module_::import("types").attr("SimpleNamespace")(
         py::arg("shape") = py::make_tuple(p.shape.m, p.shape.n, p.shape.k), py::arg("alpha") = p.alpha,
-        py::arg("inputs") = inputs, py::arg("output") = view(p.output, false));
-    call("upload", problem, handle(stream));
+        py::arg("inputs") = inputs, py::arg("output") = numpy_view(p.output, false));
+    call("upload", problem, stream_handle(stream));
   }
-  void run(cudaStream_t stream) override { call("run", handle(stream)); }
-  void download(std::span<float> out, cudaStream_t stream) override { call("download", view(out, true), handle(stream)); }
+  void run(cudaStream_t stream) override { call("run", stream_handle(stream)); }
+  void download(std::span<float> out, cudaStream_t stream) override { call("download", numpy_view(out, true), stream_handle(stream)); }
   bool run_waits() const override { return run_waits_; }
 
  private:

@@ -1,0 +1,60 @@
+// What the `layerbench lab` tests share: the source tree's paths, small file helpers, and a fixture
+// that runs the layerbench executable (LB_EXE) in a fresh temporary folder and collects its exit
+// status, stdout and stderr.
+#pragma once
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace lb::lab::testing {
+
+namespace fs = std::filesystem;
+
+inline const fs::path kRoot = LB_SOURCE_ROOT;
+inline const fs::path kLabs = kRoot / "labs";
+
+inline std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+inline void write(const fs::path& p, const std::string& text) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p) << text;
+}
+inline bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+class LabCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("layerbench_lab_" + std::to_string(getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->test_suite_name() +
+                                        "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  struct Outcome {
+    int code = -1;
+    std::string out, err;
+  };
+  // `layerbench ARGS` in dir_, with `env` (e.g. "NAME=value") before it.
+  Outcome run(const std::string& args, const std::string& env = "") const {
+    const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
+    const std::string command = "cd " + dir_.string() + " && " + env + " " + LB_EXE + " " + args + " >" +
+                                out.string() + " 2>" + err.string();
+    const int status = std::system(command.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+  }
+  fs::path dir_;
+};
+
+}  // namespace lb::lab::testing

@@ -1,0 +1,27 @@
+// What the embedded-Python adapters hand Python: host buffers the harness owns as NumPy arrays
+// (no copy) and a CUDA stream as the integer handle Python libraries take.
+#pragma once
+#include <cuda_runtime.h>
+#include <pybind11/numpy.h>
+
+#include <cstdint>
+#include <span>
+
+namespace lb {
+
+// A NumPy array over memory the harness owns: no copy; read-only unless `writable`.
+inline pybind11::array_t<float> numpy_view(std::span<const float> data, bool writable) {
+  namespace py = pybind11;
+  static int owner_tag = 0;  // a base object keeps NumPy from copying; this one frees nothing
+  static const py::capsule not_owned(&owner_tag, [](void*) {});
+  py::array_t<float> array({static_cast<py::ssize_t>(data.size())}, {static_cast<py::ssize_t>(sizeof(float))},
+                           const_cast<float*>(data.data()), not_owned);
+  if (!writable) array.attr("setflags")(py::arg("write") = false);
+  return array;
+}
+
+inline pybind11::int_ stream_handle(cudaStream_t stream) {
+  return pybind11::int_(reinterpret_cast<std::uintptr_t>(stream));
+}
+
+}  // namespace lb
