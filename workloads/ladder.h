@@ -1,0 +1,77 @@
+// Optimisation ladders: a workload's kernel written step by step, each step (a rung) one kernel
+// file, workloads/<workload>/ladder/NN_name.cu, that registers itself here. The runtime layer
+// compiles every rung file with nvcc (the function pointer below); the driver layer compiles the
+// same text with NVRTC (the file, embedded, and the kernel's name). The launch shape is the rung's
+// own, declared by the file's registration line, host-side only:
+//
+//   #ifndef __CUDACC_RTC__  // the launch shape, for the host (NVRTC compiles the kernel alone)
+//   LB_MATMUL_RUNG(3, "smem_tiling", "Shared-memory tiling", matmul_03_smem_tiling,
+//                  {.block_x = 32, .block_y = 32, .tile_m = 32, .tile_n = 32});
+//   #endif
+//
+// docs/ladders.md says what each rung changes; `layerbench ladder matmul|reduce` runs them.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "workloads/workload.h"  // LB_CONCAT
+
+namespace lb {
+
+// A matmul rung: C = A*B (row-major, A MxK, B KxN), kernel(A, B, C, M, N, K). Grid:
+// (ceil(N / tile_n), ceil(M / tile_m)) blocks of (block_x, block_y) threads, smem_bytes of dynamic
+// shared memory (over 48 KiB allowed: the launcher raises the kernel's limit).
+struct MatmulLaunch {
+  unsigned block_x = 1, block_y = 1;
+  unsigned tile_m = 1, tile_n = 1;
+  unsigned smem_bytes = 0;
+};
+
+// A reduce rung: kernel(x, n, partials) writes the sum of block b's share of x[0, n) to
+// partials[b]. The launcher calls it on x, then on its partials, and so on, until one block is
+// left, whose partial is the sum. Grid: ceil(n / (block * items_per_thread)) blocks, at most
+// max_blocks_per_sm x SM count when max_blocks_per_sm > 0 (a grid-stride kernel); smem_bytes of
+// dynamic shared memory.
+struct ReduceLaunch {
+  unsigned block = 256;
+  unsigned items_per_thread = 1;
+  unsigned max_blocks_per_sm = 0;
+  unsigned smem_bytes = 0;
+};
+
+struct Rung {
+  std::string workload;   // "matmul", "reduce"
+  int number = 0;         // its place on the ladder: 1 is the first rung
+  std::string name;       // "smem_tiling"
+  std::string title;      // "Shared-memory tiling"
+  std::string file;       // relative to the source tree: "workloads/matmul/ladder/03_smem_tiling.cu"
+  std::string kernel;     // the extern "C" kernel's name: "matmul_03_smem_tiling"
+  const void* runtime_kernel = nullptr;  // the nvcc-compiled kernel, for cudaLaunchKernel
+  MatmulLaunch matmul;    // for workload "matmul"
+  ReduceLaunch reduce;    // for workload "reduce"
+  std::string id() const;  // "matmul/03_smem_tiling"
+};
+
+bool register_rung(Rung rung);  // false (and the rung is refused) on a duplicate number or name
+// The workload's rungs, lowest number first; every rung when `workload` is empty.
+std::vector<const Rung*> ladder_rungs(const std::string& workload = "");
+// "matmul/03_smem_tiling", "matmul/smem_tiling" or "matmul/3"; nullptr when there is none.
+const Rung* find_rung(const std::string& id);
+
+// The file's path relative to the source tree, from __FILE__.
+std::string source_relative(const char* file);
+
+}  // namespace lb
+
+#define LB_LADDER_RUNG_(workload_name, launch_field, launch_type, rung_number, rung_name, rung_title, kernel_fn, ...) \
+  static const bool LB_CONCAT(lb_rung_registered_, __LINE__) = ::lb::register_rung(::lb::Rung{               \
+      .workload = workload_name,                                                                            \
+      .number = rung_number,                                                                                \
+      .name = rung_name,                                                                                    \
+      .title = rung_title,                                                                                  \
+      .file = ::lb::source_relative(__FILE__),                                                              \
+      .kernel = #kernel_fn,                                                                                 \
+      .runtime_kernel = reinterpret_cast<const void*>(&kernel_fn),                                          \
+      .launch_field = launch_type __VA_ARGS__})
+#define LB_MATMUL_RUNG(...) LB_LADDER_RUNG_("matmul", matmul, ::lb::MatmulLaunch, __VA_ARGS__)
+#define LB_REDUCE_RUNG(...) LB_LADDER_RUNG_("reduce", reduce, ::lb::ReduceLaunch, __VA_ARGS__)
