@@ -29,7 +29,7 @@ std::unique_ptr<StudentProgram> load_python_lab_kernels(const LabSpec&, const st
 #include <string>
 
 #include "common/cuda_check.h"
-#include "variants/python/numpy_view.h"
+#include "variants/python/embedded_python.h"
 #include "variants/python/python_layer.h"
 
 namespace py = pybind11;
@@ -54,11 +54,6 @@ py::module_ lab_module(const fs::path& file) {
   return *module;
 }
 
-std::string error_line(const py::error_already_set& e) {
-  std::string line = e.type() ? py::str(e.type().attr("__name__")).cast<std::string>() : "Python error";
-  if (e.value()) line += ": " + py::str(e.value()).cast<std::string>();
-  return line;
-}
 
 // Runs `call`: lb_lab_python.StudentError -> StudentCompileError (its text is the student's);
 // MemoryError -> DeviceOutOfMemory; Numba's CudaAPIError -> CudaError; else std::runtime_error.
@@ -68,10 +63,10 @@ auto checked(const fs::path& file, const std::string& what, Call&& call) {
     return call();
   } catch (py::error_already_set& e) {
     if (e.matches(lab_module(file).attr("StudentError"))) throw StudentCompileError(py::str(e.value()).cast<std::string>());
-    if (e.matches(PyExc_MemoryError)) throw DeviceOutOfMemory(what + ": " + error_line(e), cudaErrorMemoryAllocation);
+    if (e.matches(PyExc_MemoryError)) throw DeviceOutOfMemory(what + ": " + python_error_line(e), cudaErrorMemoryAllocation);
     const std::string type = e.type() ? py::str(e.type().attr("__name__")).cast<std::string>() : "";
-    if (type == "CudaAPIError" || type == "CudaDriverError") throw CudaError(error_line(e), -1);
-    throw std::runtime_error(what + ": " + error_line(e));
+    if (type == "CudaAPIError" || type == "CudaDriverError") throw CudaError(python_error_line(e), -1);
+    throw std::runtime_error(what + ": " + python_error_line(e));
   }
 }
 

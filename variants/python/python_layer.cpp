@@ -15,7 +15,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "variants/python/numpy_view.h"
+#include "variants/python/embedded_python.h"
 #include "common/cuda_check.h"
 #include "common/elapsed.h"
 #include "common/gpu.h"
@@ -28,12 +28,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A Python exception as one line, the last line of its traceback: "ValueError: bad size".
-std::string python_error_line(const py::error_already_set& e) {
-  std::string line = e.type() ? py::str(e.type().attr("__name__")).cast<std::string>() : "Python error";
-  if (e.value()) line += ": " + py::str(e.value()).cast<std::string>();
-  return line;
-}
 
 // Runs `call`; a Python exception becomes a std::runtime_error naming `what` and the exception,
 // or, for a MemoryError (CuPy's OutOfMemoryError is one), DeviceOutOfMemory: the harness then
