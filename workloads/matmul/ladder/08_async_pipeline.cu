@@ -20,9 +20,10 @@
 // Edges: the 16-byte path needs K % 4 == 0, N % 4 == 0 and 16-byte aligned A and B (checked at
 // run time); otherwise the same pipeline copies 4-byte elements. A copy with source size 0
 // zero-fills its destination: that is how elements past the matrix edges become 0.
-// Follows: NVIDIA CUTLASS's multistage SIMT GEMM (github.com/NVIDIA/cutlass, 128x128x8 threadblock,
-// 2x2 warps of 64x64 — the shape cuBLAS's own SGEMM kernels use); the PTX ISA's cp.async; Simon
-// Boehm's SGEMM_CUDA kernel 10 for the warp layout; Triton's matmul tutorial for the swizzle.
+// Follows: NVIDIA CUTLASS's multistage SIMT GEMM (github.com/NVIDIA/cutlass: cp.async stages,
+// zero-fill predication, 2x2 warps of 64x64 in a 128x128 threadblock tile); the PTX ISA's
+// cp.async (docs.nvidia.com/cuda/parallel-thread-execution); Simon Boehm's SGEMM_CUDA kernel 10
+// for the warp layout (siboehm.com/articles/22/CUDA-MMM); Triton's matmul tutorial for the swizzle.
 
 namespace matmul_08 {
 constexpr int BM = 128, BN = 128, BK = 16, STAGES = 3;
