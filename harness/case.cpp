@@ -6,7 +6,13 @@
 
 namespace lb {
 
-std::string Case::name() const { return workload->name() + "/" + layer->name + "/" + workload->size_label(shape); }
+std::string Case::layer_label() const {
+  if (!rung) return layer->name;
+  const std::string id = rung->id();  // "matmul/03_smem_tiling"
+  return layer->name + ":" + id.substr(id.find('/') + 1);
+}
+
+std::string Case::name() const { return workload->name() + "/" + layer_label() + "/" + workload->size_label(shape); }
 
 const char* to_string(CaseStatus status) {
   switch (status) {

@@ -8,6 +8,7 @@
 
 #include "harness/sampling.h"
 #include "variants/variant.h"
+#include "workloads/ladder.h"
 #include "workloads/workload.h"
 
 namespace lb {
@@ -16,7 +17,11 @@ struct Case {
   const Workload* workload = nullptr;
   const Layer* layer = nullptr;
   Shape shape;
-  std::string name() const;  // "<workload>/<layer>/<size>", the Google Benchmark name
+  const Rung* rung = nullptr;  // a ladder rung run through the layer instead of its own kernel
+  // "<workload>/<layer>/<size>", the Google Benchmark name; with a rung
+  // "<workload>/<layer>:<NN_name>/<size>" ("matmul/runtime:03_smem_tiling/4096x4096x4096").
+  std::string name() const;
+  std::string layer_label() const;  // "runtime", or "runtime:03_smem_tiling" with a rung
 };
 
 enum class CaseStatus {

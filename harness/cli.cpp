@@ -13,6 +13,7 @@
 #include <random>
 
 #include "harness/environment.h"
+#include "harness/ladder_table.h"
 #include "harness/layer_sessions.h"
 #include "harness/plan.h"
 #include "harness/record.h"
@@ -39,6 +40,14 @@ std::string where_found(const nlohmann::json& library) {
   return library.value("path", "") + (how.empty() ? "" : " (" + how + ")");
 }
 
+// The layers that run ladder rungs: "runtime, driver".
+std::string rung_layers_text() {
+  std::string text;
+  for (const Layer* l : all_layers())
+    if (l->runs_rungs) text += (text.empty() ? "" : ", ") + l->name;
+  return text.empty() ? "no layer" : text;
+}
+
 int list_command() {
   std::printf("Workloads:\n");
   for (const Workload* w : all_workloads())
@@ -51,6 +60,15 @@ int list_command() {
     if (!reason.empty()) std::printf("  %-15s %-12s why: %s\n", "", "", reason.c_str());
     for (const auto& [workload, why] : l->not_provided)
       std::printf("  %-15s %-12s no %s: %s\n", "", "", workload.c_str(), why.c_str());
+  }
+  std::string last_ladder;
+  for (const Rung* r : ladder_rungs()) {
+    if (last_ladder.empty())
+      std::printf("\nLadders (layerbench ladder <workload>; run --rung <id>, <workload>/all or all), through %s:\n",
+                  rung_layers_text().c_str());
+    if (r->workload != last_ladder) std::printf("  %s\n", r->workload.c_str());
+    last_ladder = r->workload;
+    std::printf("    %-40s %s\n", r->id().c_str(), r->title.c_str());
   }
   bool python_named = false;
   for (const Layer* l : all_layers()) {
@@ -113,13 +131,21 @@ MeasureOptions measure_options(const RunArgs& args) {
   return options;
 }
 
-// A run, step by step: plan the suite, open the measurement environment, run the cases, record
-// the results, print the summary.
-int run_command(const RunArgs& args, int argc, char** argv) {
+struct RunOutcome {
+  std::vector<CaseResult> results;
+  nlohmann::json context;
+  bool failed() const {
+    return std::any_of(results.begin(), results.end(), [](const CaseResult& r) { return r.status == CaseStatus::kFailed; });
+  }
+};
+
+// A run, step by step, once planned: open the measurement environment, run the cases, record the
+// results (with `extra_context` added to the context) and write them. `run` and `ladder` share it.
+RunOutcome measure_and_record(const SuitePlan& plan, const RunArgs& args, int argc, char** argv,
+                              const nlohmann::json& extra_context = nlohmann::json::object()) {
   RunInfo info{iso_time_now(), argv[0], {}, 0};
   for (int i = 0; i < argc; ++i) info.command_line += (i ? " " : "") + std::string(argv[i]);
 
-  const SuitePlan plan = plan_suite(args.suite);
   initialize_google_benchmark(args.benchmark_flags, argv[0]);
   check_writable(args.out);
   print_plan_notes(plan, stderr);
@@ -130,16 +156,107 @@ int run_command(const RunArgs& args, int argc, char** argv) {
   Progress progress(stderr, Progress::is_terminal(stderr));
   SuiteReporter reporter(&progress);
   const auto started = std::chrono::steady_clock::now();
-  const std::vector<CaseResult> results = run_cases(plan.cases, *env, sessions, reporter, progress);
+  RunOutcome outcome;
+  outcome.results = run_cases(plan.cases, *env, sessions, reporter, progress);
   info.suite_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
-  const nlohmann::json context = run_context(info, plan, *env, sessions, reporter.context_json());
-  write_file_atomically(args.out, results_json(context, results).dump(2) + "\n");
+  // Google Benchmark's context comes with its first case: none when no case ran (a ladder without a GPU).
+  nlohmann::json benchmark_context = reporter.context_json();
+  if (!benchmark_context.is_object()) benchmark_context = nlohmann::json::object();
+  outcome.context = run_context(info, plan, *env, sessions, benchmark_context);
+  outcome.context.update(extra_context);
+  write_file_atomically(args.out, results_json(outcome.context, outcome.results).dump(2) + "\n");
+  return outcome;
+}
 
-  print_summary(results, context, args.out);
-  const bool failed = std::any_of(results.begin(), results.end(),
-                                  [](const CaseResult& r) { return r.status == CaseStatus::kFailed; });
-  return failed ? 1 : 0;
+// A run: plan the suite, measure and record it, print the summary.
+int run_command(const RunArgs& args, int argc, char** argv) {
+  const SuitePlan plan = plan_suite(args.suite);
+  const RunOutcome outcome = measure_and_record(plan, args, argc, argv);
+  print_summary(outcome.results, outcome.context, args.out);
+  return outcome.failed() ? 1 : 0;
+}
+
+struct LadderArgs {
+  RunArgs run;
+  std::string workload, size, layer = "runtime";
+};
+
+// `layerbench ladder matmul|reduce`: every rung of the ladder at one size through one layer, plus
+// the vendor layer's variant of the workload as the top line where that layer is built and can run
+// here; a `run` of those cases (the same plan -> environment -> cases -> record path), then the
+// ladder's table.
+int ladder_command(LadderArgs& args, int argc, char** argv) {
+  const std::vector<const Rung*> rungs = ladder_rungs(args.workload);
+  if (rungs.empty()) {
+    std::string ladders;
+    for (const Rung* r : ladder_rungs())
+      if (ladders.find(r->workload) == std::string::npos) ladders += (ladders.empty() ? "" : ", ") + r->workload;
+    throw UsageError("no ladder '" + args.workload + "' (ladders: " + (ladders.empty() ? "none registered" : ladders) +
+                     ")");
+  }
+  const Layer* layer = find_layer(args.layer);
+  if (!layer || !layer->runs_rungs)
+    throw UsageError("layer '" + args.layer + "' does not run ladder rungs (" + rung_layers_text() + " do)");
+  if (args.size.empty()) args.size = args.workload == "matmul" ? "4096" : "2^28";
+  if (args.run.out == kDefaultOut) args.run.out = "results/ladder-" + args.workload + ".json";
+  args.run.suite = SuiteRequest{{}, {args.layer}, {args.size}, {args.workload + "/all"}};
+  SuitePlan plan = plan_suite(args.run.suite);
+
+  // The top line: the vendor library through the vendor layer; without it, the run's ceiling.
+  std::string top_line = "ceiling";
+  const Workload* workload = find_workload(args.workload);
+  const Layer* vendor = find_layer("vendor");
+  if (vendor && find_variant(vendor->name, args.workload) && !plan.cases.empty()) {
+    if (const std::string why = vendor->unavailable_reason(); !why.empty()) {
+      plan.unavailable[why].push_back(vendor->name);
+    } else {
+      plan.layers.push_back(vendor);
+      plan.cases.insert(plan.cases.begin(), Case{workload, vendor, plan.cases.front().shape});
+      top_line = "vendor";
+    }
+  }
+  const nlohmann::json ladder = {{"ladder", {{"workload", args.workload},
+                                             {"layer", args.layer},
+                                             {"size", args.size},
+                                             {"rungs", rungs.size()},
+                                             {"top_line", top_line}}}};
+  const RunOutcome outcome = measure_and_record(plan, args.run, argc, argv, ladder);
+  std::printf("%s", ladder_table(outcome.results, outcome.context).c_str());
+  const auto failed = std::count_if(outcome.results.begin(), outcome.results.end(),
+                                    [](const CaseResult& r) { return r.status == CaseStatus::kFailed; });
+  std::printf("%zu cases in %.1f s, %ld failed; results written to %s\n", outcome.results.size(),
+              outcome.context["layerbench"]["suite_wall_s"].get<double>(), static_cast<long>(failed),
+              args.run.out.c_str());
+  return outcome.failed() ? 1 : 0;
+}
+
+// The measurement options `run` and `ladder` share.
+void add_measurement_options(CLI::App* sub, RunArgs& args, bool& no_kernel_cache) {
+  sub->add_option("--seed", args.seed, "Seed for the random inputs (default: a fresh one, recorded in the JSON)");
+  sub->add_option("--mode", args.mode,
+                  "GPU samples: cold (the L2 flushed before each) or hot (back to back); CPU layers run hot")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"cold", "hot"}));
+  sub->add_option("--noise", args.noise_percent, "Stop sampling once the samples' relative standard deviation is under this (%)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--min-samples", args.rule.min_samples, "...but not before this many samples")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--min-time", args.rule.min_time_s, "...and this much measured time (s)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--max-time", args.rule.max_time_s, "Stop sampling a case after this wall-clock time even if noisy (s)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  sub->add_flag("--to-cap", args.to_cap,
+                "Sample a case whose noise stays above --noise until --max-time, instead of stopping once\n"
+                "its noise has settled above the target or is out of its reach");
+  sub->add_option("--kernel-cache", args.layers.kernel_cache_dir,
+                  "Directory of the compiled-kernel cache of run-time-compiling layers (driver)\n"
+                  "(default: $LAYERBENCH_KERNEL_CACHE, else ~/.cache/layerbench/kernels)");
+  sub->add_flag("--no-kernel-cache", no_kernel_cache, "Compile every kernel at run time; read and write no cache");
 }
 
 // `layerbench report|compare|csv ...` hands over to the Python reports tool in the source tree
@@ -205,34 +322,33 @@ int run_cli(int argc, char** argv) {
                   "(default: each workload's sweep, up to n = 2^28 and matmul 4096^3)")
       ->delimiter(',');
   run->add_option("-o,--out", args.out, "Results file (JSON; Google Benchmark's layout)")->capture_default_str();
-  run->add_option("--seed", args.seed, "Seed for the random inputs (default: a fresh one, recorded in the JSON)");
-  run->add_option("--mode", args.mode,
-                  "GPU samples: cold (the L2 flushed before each) or hot (back to back); CPU layers run hot")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"cold", "hot"}));
-  run->add_option("--noise", args.noise_percent, "Stop sampling once the samples' relative standard deviation is under this (%)")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  run->add_option("--min-samples", args.rule.min_samples, "...but not before this many samples")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  run->add_option("--min-time", args.rule.min_time_s, "...and this much measured time (s)")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  run->add_option("--max-time", args.rule.max_time_s, "Stop sampling a case after this wall-clock time even if noisy (s)")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  run->add_flag("--to-cap", args.to_cap,
-                "Sample a case whose noise stays above --noise until --max-time, instead of stopping once\n"
-                "its noise has settled above the target or is out of its reach");
+  run->add_option("--rung", args.suite.rungs,
+                  "Ladder rungs to run too, comma-separated (docs/ladders.md; `layerbench list` shows them):\n"
+                  "matmul/03_smem_tiling (or matmul/3, matmul/smem_tiling), matmul/all, reduce/all, all.\n"
+                  "Each runs at every size on each -l layer that runs rungs (runtime, driver; no -l: runtime),\n"
+                  "named <workload>/<layer>:<NN_name>/<size>. Without -w only the rungs run; with -w the\n"
+                  "layers' own kernels of those workloads run too")
+      ->delimiter(',');
   bool no_kernel_cache = false;
-  run->add_option("--kernel-cache", args.layers.kernel_cache_dir,
-                  "Directory of the compiled-kernel cache of run-time-compiling layers (driver)\n"
-                  "(default: $LAYERBENCH_KERNEL_CACHE, else ~/.cache/layerbench/kernels)");
-  run->add_flag("--no-kernel-cache", no_kernel_cache, "Compile every kernel at run time; read and write no cache");
+  add_measurement_options(run, args, no_kernel_cache);
   run->allow_extras();
   run->footer("Google Benchmark's flags pass through in --flag=value form, e.g. --benchmark_filter=matmul\n"
               "or --benchmark_repetitions=5. Exit status: 0 ok, 1 a case failed, 2 bad input.");
+
+  LadderArgs ladder_args;
+  bool ladder_no_kernel_cache = false;
+  CLI::App* ladder = app.add_subcommand(
+      "ladder", "Run an optimisation ladder (every rung of matmul or reduce) at one size and print it rung by rung");
+  ladder->add_option("workload", ladder_args.workload, "The ladder: matmul or reduce")->required();
+  ladder->add_option("-s,--size", ladder_args.size, "One size (default: matmul 4096 = 4096^3, reduce 2^28)");
+  ladder->add_option("-l,--layer", ladder_args.layer, "The layer that runs the rungs: runtime or driver")
+      ->capture_default_str();
+  ladder->add_option("-o,--out", ladder_args.run.out, "Results file (default: results/ladder-<workload>.json)");
+  add_measurement_options(ladder, ladder_args.run, ladder_no_kernel_cache);
+  ladder->footer("Each rung's median time, GFLOP/s (matmul) or GB/s (reduce), its fraction of cuBLAS / CUB (the vendor\n"
+                 "layer's line, measured in the same run; without that layer, matmul against the run's cuBLAS SGEMM\n"
+                 "ceiling) and of the copy bandwidth (reduce), and its speed-up over the rung below. The results\n"
+                 "file is `run`'s (rung cases carry a \"rung\" object). Exit status: 0 ok, 1 a rung failed, 2 bad input.");
 
   try {
     app.parse(argc, argv);
@@ -244,6 +360,10 @@ int run_cli(int argc, char** argv) {
   try {
     if (app.got_subcommand("list")) return list_command();
     if (app.got_subcommand(lab)) return lab::run_lab_cli(lab->remaining());
+    if (app.got_subcommand(ladder)) {
+      ladder_args.run.layers.kernel_cache_enabled = !ladder_no_kernel_cache;
+      return ladder_command(ladder_args, argc, argv);
+    }
     for (const auto& [name, help] : reports_commands)
       if (app.got_subcommand(name)) return hand_over_to_reports(name, app.get_subcommand(name)->remaining());
     args.benchmark_flags = run->remaining();

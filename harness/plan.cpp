@@ -47,7 +47,51 @@ std::vector<Shape> sizes_for(const Workload& w, const std::vector<std::string>& 
   return shapes;
 }
 
+template <class T>
+void add_once(std::vector<T>& list, T item) {
+  if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
+}
+
+std::string names_of(const std::vector<std::string>& names) {
+  std::string text;
+  for (const auto& n : names) text += (text.empty() ? "" : ", ") + n;
+  return text;
+}
+
+// The layers that run rungs, best first: "runtime, driver".
+std::vector<const Layer*> rung_capable_layers() {
+  std::vector<const Layer*> found;
+  for (const Layer* l : all_layers())
+    if (l->runs_rungs) found.push_back(l);
+  return found;
+}
+
+std::string rung_capable_names() {
+  std::vector<std::string> names;
+  for (const Layer* l : rung_capable_layers()) names.push_back(l->name);
+  return names.empty() ? "none" : names_of(names);
+}
+
 }  // namespace
+
+std::vector<const Rung*> rungs_named(const std::string& spec) {
+  const auto slash = spec.find('/');
+  if (spec == "all" && !ladder_rungs().empty()) return ladder_rungs();
+  if (slash != std::string::npos && spec.substr(slash + 1) == "all") {
+    if (auto found = ladder_rungs(spec.substr(0, slash)); !found.empty()) return found;
+  } else if (const Rung* rung = find_rung(spec)) {
+    return {rung};
+  }
+  std::vector<std::string> known;
+  std::string last_workload;
+  for (const Rung* r : ladder_rungs()) {
+    if (r->workload != last_workload && !last_workload.empty()) known.push_back(last_workload + "/all");
+    known.push_back(r->id());
+    last_workload = r->workload;
+  }
+  if (!last_workload.empty()) known.insert(known.end(), {last_workload + "/all", "all"});
+  throw UsageError("unknown rung '" + spec + "' (known: " + (known.empty() ? "none registered" : names_of(known)) + ")");
+}
 
 bool SuitePlan::any_gpu() const {
   return std::any_of(layers.begin(), layers.end(), [](const Layer* l) { return l->on_gpu; });
@@ -55,8 +99,35 @@ bool SuitePlan::any_gpu() const {
 
 SuitePlan plan_suite(const SuiteRequest& request) {
   SuitePlan plan;
-  plan.workloads = pick(request.workloads, all_workloads(), "workload");
-  const std::vector<const Layer*> layers = pick(request.layers, all_layers(), "layer");
+  for (const auto& spec : request.rungs)
+    for (const Rung* r : rungs_named(spec)) add_once(plan.rungs, r);
+  std::stable_sort(plan.rungs.begin(), plan.rungs.end(), [](const Rung* a, const Rung* b) {
+    return a->workload != b->workload ? a->workload < b->workload : a->number < b->number;
+  });
+  // With rungs and no workload named, only rung cases: no layer's own cases.
+  const bool rungs_only = !plan.rungs.empty() && request.workloads.empty();
+  if (!rungs_only) plan.workloads = pick(request.workloads, all_workloads(), "workload");
+  const std::vector<const Workload*> own_cases_for = plan.workloads;
+  for (const Rung* r : plan.rungs)
+    if (const Workload* w = find_workload(r->workload)) add_once(plan.workloads, w);
+
+  std::vector<const Layer*> layers = pick(request.layers, all_layers(), "layer");
+  std::vector<const Layer*> rung_layers;
+  if (!plan.rungs.empty()) {
+    if (request.layers.empty()) {
+      if (const auto capable = rung_capable_layers(); !capable.empty()) rung_layers.push_back(capable.front());
+      if (rungs_only) layers = rung_layers;
+    } else {
+      for (const Layer* l : layers) {
+        if (l->runs_rungs) rung_layers.push_back(l);
+        else plan.no_rungs.push_back(l->name);
+      }
+    }
+    if (rung_layers.empty())
+      throw UsageError("--rung needs a layer that runs ladder rungs (" + rung_capable_names() + "); -l named " +
+                       names_of(request.layers));
+  }
+
   std::vector<std::pair<const Workload*, std::vector<Shape>>> sized;
   for (const Workload* w : plan.workloads) sized.emplace_back(w, sizes_for(*w, request.sizes));
 
@@ -66,16 +137,26 @@ SuitePlan plan_suite(const SuiteRequest& request) {
     if (reason.empty()) plan.layers.push_back(l);
     else plan.unavailable[reason].push_back(l->name);
   }
+  const auto available = [&](const Layer* l) {
+    return std::find(plan.layers.begin(), plan.layers.end(), l) != plan.layers.end();
+  };
 
   const bool default_sweep = request.sizes.empty();
   for (const auto& [w, shapes] : sized)
-    for (const Shape& s : shapes)
-      for (const Layer* l : plan.layers) {
-        if (!find_variant(l->name, w->name())) continue;
-        const Case c{w, l, s};
-        if (default_sweep && l->in_default_sweep && !l->in_default_sweep(*w, s)) plan.left_out.push_back(c.name());
-        else plan.cases.push_back(c);
-      }
+    for (const Shape& s : shapes) {
+      if (std::find(own_cases_for.begin(), own_cases_for.end(), w) != own_cases_for.end())
+        for (const Layer* l : plan.layers) {
+          if (!find_variant(l->name, w->name())) continue;
+          const Case c{w, l, s};
+          if (default_sweep && l->in_default_sweep && !l->in_default_sweep(*w, s)) plan.left_out.push_back(c.name());
+          else plan.cases.push_back(c);
+        }
+      // The rungs of this workload after the layers' own kernels, on the same inputs.
+      for (const Rung* r : plan.rungs)
+        for (const Layer* l : rung_layers)
+          if (r->workload == w->name() && available(l) && find_variant(l->name, w->name()))
+            plan.cases.push_back(Case{w, l, s, r});
+    }
   return plan;
 }
 
@@ -85,6 +166,9 @@ void print_plan_notes(const SuitePlan& plan, std::FILE* out) {
     for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
     std::fprintf(out, "layerbench: GPU layers skipped (%s): %s\n", list.c_str(), reason.c_str());
   }
+  if (!plan.no_rungs.empty())
+    std::fprintf(out, "layerbench: ladder rungs run only through %s: no rung cases on %s\n",
+                 rung_capable_names().c_str(), names_of(plan.no_rungs).c_str());
   for (const auto& name : plan.left_out)
     std::fprintf(out, "layerbench: %s is left out of the default sweep (too slow on this layer); ask for it with --size\n",
                  name.c_str());

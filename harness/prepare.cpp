@@ -27,8 +27,11 @@ const HostProblem& CaseInputs::problem_for(const Case& c, std::uint64_t suite_se
 std::unique_ptr<Variant> make_variant(const Case& c, cudaStream_t stream, LayerSessions& sessions, CostLog& costs) {
   const VariantFactory* factory = find_variant(c.layer->name, c.workload->name());
   if (!factory) throw std::logic_error("no variant registered for " + c.name());
+  // A variant that ignored the rung would run its own kernel under the rung's name.
+  if (c.rung && (!c.layer->runs_rungs || c.rung->workload != c.workload->name()))
+    throw std::logic_error(c.layer->name + " cannot run rung " + c.rung->id() + " for " + c.workload->name());
   std::unique_ptr<Variant> variant = (*factory)();
-  variant->allocate(c.shape, Setup{stream, &costs, sessions.open(*c.layer)});
+  variant->allocate(c.shape, Setup{stream, &costs, sessions.open(*c.layer), c.rung});
   return variant;
 }
 

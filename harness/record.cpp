@@ -35,6 +35,9 @@ nlohmann::json case_fields(const CaseResult& r, const nlohmann::json& context) {
   } else {
     j["n"] = c.shape.n;
   }
+  if (c.rung)  // the kernel was this ladder rung's, not the layer's own
+    j["rung"] = {{"id", c.rung->id()},       {"number", c.rung->number}, {"name", c.rung->name},
+                 {"title", c.rung->title},   {"file", c.rung->file},     {"kernel", c.rung->kernel}};
   if (!r.message.empty()) j["message"] = r.message;
   if (r.checked) {
     j["max_rel_error"] = number(r.verdict.max_rel_error);

@@ -13,7 +13,9 @@ namespace {
 bool is_launch(const CaseResult& r) { return r.spec.workload->figure() == Figure::kLaunchTime; }
 
 void print_cases(const std::vector<CaseResult>& results, const nlohmann::json& context) {
-  std::printf("\n%-12s %-13s %-15s %11s %7s %10s %10s %6s %11s  %s\n", "workload", "layer", "size", "median ms",
+  int lw = 13;  // the layer column: wider for a rung ("runtime:03_smem_tiling")
+  for (const CaseResult& r : results) lw = std::max(lw, static_cast<int>(r.spec.layer_label().size()));
+  std::printf("\n%-12s %-*s %-15s %11s %7s %10s %10s %6s %11s  %s\n", "workload", lw, "layer", "size", "median ms",
               "noise", "GB/s", "GFLOP/s", "%copy", "e2e ms", "status");
   const auto& ceilings = context.value("ceilings", nlohmann::json::object());
   const double copy = ceilings.value("copy_gbps", 0.0);
@@ -24,16 +26,16 @@ void print_cases(const std::vector<CaseResult>& results, const nlohmann::json& c
     const std::string status =
         r.status == CaseStatus::kOk ? "ok" : std::string(to_string(r.status)) + ": " + r.message;
     if (r.stats.count == 0) {
-      std::printf("%-12s %-13s %-15s %11s %7s %10s %10s %6s %11s  %s\n", r.spec.workload->name().c_str(),
-                  r.spec.layer->name.c_str(), size.c_str(), "-", "-", "-", "-", "-", "-", status.c_str());
+      std::printf("%-12s %-*s %-15s %11s %7s %10s %10s %6s %11s  %s\n", r.spec.workload->name().c_str(), lw,
+                  r.spec.layer_label().c_str(), size.c_str(), "-", "-", "-", "-", "-", "-", status.c_str());
       continue;
     }
     char fraction[16] = "-", noise[16];
     if (r.spec.layer->on_gpu && copy > 0) std::snprintf(fraction, sizeof fraction, "%.0f%%", 100.0 * r.gbps / copy);
     std::snprintf(noise, sizeof noise, "%.1f%%%s", 100.0 * r.stats.rel_stddev, r.noise_target_reached() ? "" : "*");
     missed_noise |= !r.noise_target_reached();
-    std::printf("%-12s %-13s %-15s %11.4f %7s %10.1f %10.1f %6s %11.3f  %s\n", r.spec.workload->name().c_str(),
-                r.spec.layer->name.c_str(), size.c_str(), r.stats.median_ms, noise, r.gbps, r.gflops, fraction,
+    std::printf("%-12s %-*s %-15s %11.4f %7s %10.1f %10.1f %6s %11.3f  %s\n", r.spec.workload->name().c_str(), lw,
+                r.spec.layer_label().c_str(), size.c_str(), r.stats.median_ms, noise, r.gbps, r.gflops, fraction,
                 r.end_to_end_ms, status.c_str());
   }
   if (missed_noise)
@@ -80,17 +82,17 @@ void print_one_time_costs(const std::vector<CaseResult>& results, const nlohmann
       line(layer, cost["what"].get<std::string>(), cost["ms"].get<double>());
   for (const CaseResult& r : results)
     for (const OneTimeCost& cost : r.one_time_costs.entries())
-      line(r.spec.layer->name, cost.what + " (" + r.spec.workload->name() + " " +
+      line(r.spec.layer_label(), cost.what + " (" + r.spec.workload->name() + " " +
                                    r.spec.workload->size_label(r.spec.shape) + ")", cost.ms);
   // The first run of each (layer, workload) in this process, against its steady-state median.
   std::set<std::string> seen;
   for (const CaseResult& r : results) {
     if (r.stats.count == 0 || is_launch(r) ||
-        !seen.insert(r.spec.layer->name + "/" + r.spec.workload->name()).second)
+        !seen.insert(r.spec.layer_label() + "/" + r.spec.workload->name()).second)
       continue;
     const std::string what = "first run " + r.spec.workload->name() + " " + r.spec.workload->size_label(r.spec.shape) +
                              " (median " + std::to_string(r.stats.median_ms).substr(0, 7) + " ms)";
-    line(r.spec.layer->name, what, r.first_run_ms);
+    line(r.spec.layer_label(), what, r.first_run_ms);
   }
 }
 

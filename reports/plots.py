@@ -612,3 +612,66 @@ def launch_overhead(results: Results, out: Path) -> Plot | None:
     if noisy:
         caption += " Error bars: median ×/÷ (1 + relative standard deviation of the samples)."
     return _save(fig, out, "launch_overhead", caption, "bar chart of microseconds per launch for each layer")
+
+
+# --- optimisation ladders (layerbench ladder, run --rung) -------------------------------------
+
+VENDOR_LIBRARY = {MATMUL: "cuBLAS", "reduce": "CUB"}
+
+
+def ladder_top_line(results: Results, workload: str, size: tuple[int, ...]) -> tuple[float | None, str]:
+    """What a ladder climbs towards: the vendor layer's case at the same size when it ran, else
+    the run's ceiling (matmul: cuBLAS SGEMM; other workloads: the copy bandwidth); (rate, label)."""
+    field = results.figure(workload)
+    vendor = results.find(workload, "vendor", size)
+    if vendor and vendor.ok and _rate(vendor, field):
+        return _rate(vendor, field), f"{VENDOR_LIBRARY.get(workload, 'vendor')} (vendor layer)"
+    if field == "gflops":
+        cublas = results.cublas_gflops
+        if isinstance(cublas, float):
+            at = f" at {fmt.size_label(results.cublas_size)}" if results.cublas_size else ""
+            return cublas, f"cuBLAS SGEMM ceiling{at}"
+        return None, ""
+    copy = results.copy_gbps
+    return (copy, "device-to-device copy") if copy else (None, "")
+
+
+def ladder(results: Results, workload: str, layer: str, size: tuple[int, ...], out: Path) -> Plot | None:
+    """One ladder as one chart: a bar per rung (its rate), the vendor line or the ceiling across."""
+    field = results.figure(workload)
+    cases = [c for c in results.ladders.get((workload, layer, size), []) if c.ok and _rate(c, field)]
+    if not cases:
+        return None
+    _setup()
+    unit = "GFLOP/s" if field == "gflops" else "GB/s"
+    top, top_label = ladder_top_line(results, workload, size)
+    rates = [_rate(c, field) for c in cases]
+    fig, ax = plt.subplots(figsize=(max(7.0, 0.9 * len(cases) + 3), 5.2), layout="constrained")
+    x = list(range(len(cases)))
+    color = layer_style(results, layer)[0]
+    ax.bar(x, rates, color=color, width=0.7, zorder=3, label=f"rungs through {layer}",
+           yerr=_noise_bars(rates, [c.noise for c in cases]), capsize=3, error_kw={"elinewidth": 1.0})
+    if top:
+        ax.axhline(top, color=CEILING, ls=(0, (6, 3)), lw=1.6, zorder=2, label=f"{top_label}\n{fmt.rate(top)} {unit}")
+        for xi, value in zip(x, rates):
+            ax.annotate(fmt.pct(value / top, 0), (xi, value), textcoords="offset points", xytext=(0, 4),
+                        ha="center", fontsize=8.5)
+    if max(rates + [top or 0]) / min(rates) > 30:
+        _log_y(ax)
+        _headroom(ax, 2.0)
+    else:
+        ax.set_ylim(0, max(rates + [top or 0]) * 1.12)
+    ax.set_xticks(x)
+    ax.set_xticklabels([c.rung_label.replace("_", "\n", 1) for c in cases], fontsize=8.5)
+    ax.set_ylabel(unit)
+    ax.set_title(f"{workload} ladder at {fmt.size_label(size)} through {layer} — {unit} per rung (higher is better)")
+    _legend_outside(ax)
+    caption = (f"**{workload} ladder** at {fmt.size_label(size)} through the `{layer}` layer: each rung's {unit} "
+               f"(median sample), in ladder order; docs/ladders.md says what each rung changes.")
+    if top:
+        caption += f" Dashed red: {top_label}, {fmt.rate(top)} {unit}; the figure over each bar is its fraction of that."
+    failed = [c.rung_label for c in results.ladders.get((workload, layer, size), []) if not c.ok]
+    if failed:
+        caption += f" Not drawn (failed or skipped): {', '.join(failed)}."
+    name = f"ladder_{workload}_{layer}_{fmt.size_label(size, unicode=False).replace('^', '')}"
+    return _save(fig, out, name, caption, f"{workload} ladder: {unit} for each rung through {layer}")

@@ -80,6 +80,15 @@ def build(results: Results, out: Path, plot_dir: Path) -> Document:
             _fig(doc, plots.speedup(results, workload, plot_dir))
         _speedup_table(doc, results)
 
+    if results.ladders:
+        doc.h(1, "Optimisation ladders")
+        doc.p("Ladder rungs run through a layer in place of its own kernel (`layerbench ladder`, or "
+              "`run --rung`): one kernel file per rung, each a step from the naive kernel towards the "
+              "vendor library (docs/ladders.md).")
+        for (workload, layer, size), cases in results.ladders.items():
+            _fig(doc, plots.ladder(results, workload, layer, size, plot_dir))
+            _ladder_table(doc, results, workload, size, cases)
+
     _one_time_section(doc, results, plot_dir)
     _all_cases(doc, results)
     _layers_section(doc, results)
@@ -444,6 +453,25 @@ def _all_cases(doc: Document, r: Results) -> None:
         cols = _columns(r, workload)
         doc.table([h for h, _a, _f in cols], [[f(c) for _h, _a, f in cols] for c in r.of(workload)],
                   "".join(a for _h, a, _f in cols))
+
+
+def _ladder_table(doc: Document, r: Results, workload: str, size: tuple[int, ...], cases: list[Case]) -> None:
+    """Every rung case of one ladder (failed ones too): time, rate, fraction of the top line,
+    speed-up over the rung below."""
+    field = r.figure(workload)
+    unit = "GFLOP/s" if field == "gflops" else "GB/s"
+    top, top_label = plots.ladder_top_line(r, workload, size)
+    rows, below = [], None
+    for c in cases:
+        value = plots._rate(c, field) if c.ok else None
+        speedup = (f"{below.median_ms / c.median_ms:.2f}×" if below is not None and below.ok and c.ok
+                   and below.median_ms and c.median_ms else "–")
+        rows.append([f"`{c.rung_label}`", str(c.rung.get("title", "")), fmt.ms(c.median_ms) if c.ok else "–",
+                     fmt.rate(value), fmt.pct(value / top) if value and top else "–", speedup,
+                     "ok" if c.ok else f"{c.status}: {c.message}"])
+        below = c
+    doc.table(["rung", "what it does", "median ms", unit, f"of {top_label}" if top else "of the top line",
+               "speed-up", "status"], rows, "llrrrrl")
 
 
 def _flat(value, prefix="") -> list[tuple[str, str]]:

@@ -83,8 +83,25 @@ class Case:
     repetitions: int = 1  # iteration entries folded into this case
 
     @property
+    def rung(self) -> dict[str, Any] | None:
+        """The ladder rung this case ran instead of the layer's own kernel (its "rung" object:
+        id, number, name, title, file, kernel), or None."""
+        rung = self.entry.get("rung")
+        return rung if isinstance(rung, dict) and isinstance(rung.get("id"), str) else None
+
+    @property
+    def rung_label(self) -> str | None:
+        """"03_smem_tiling" for rung matmul/03_smem_tiling, or None."""
+        return self.rung["id"].split("/", 1)[-1] if self.rung else None
+
+    @property
+    def layer_label(self) -> str:
+        """The layer, with the rung for a rung case: "runtime:03_smem_tiling" (as in the name)."""
+        return f"{self.layer}:{self.rung_label}" if self.rung else self.layer
+
+    @property
     def key(self) -> tuple[str, str, tuple[int, ...]]:
-        return (self.workload, self.layer, self.size)
+        return (self.workload, self.layer_label, self.size)
 
     @property
     def name(self) -> str:
@@ -93,7 +110,7 @@ class Case:
         parts = str(self.entry.get("name") or "").split("/")
         if len(parts) >= 3:  # drop Google Benchmark's suffixes (/iterations:1, /manual_time)
             return "/".join(parts[:3])
-        return f"{self.workload}/{self.layer}/{'x'.join(str(v) for v in self.size)}"
+        return f"{self.workload}/{self.layer_label}/{'x'.join(str(v) for v in self.size)}"
 
     def get(self, name: str) -> float | None:
         return _num(self.entry.get(name))
@@ -244,18 +261,32 @@ class Results:
         return self.figure(workload) == "us_per_launch"
 
     # --- cases -------------------------------------------------------------------------------
+    # `cases` holds every case; the layer views below (layers, workloads, of, sizes, find) hold the
+    # layers' own kernels only: ladder rung cases are drawn apart, by `ladders`.
+    @property
+    def own_cases(self) -> list[Case]:
+        return [c for c in self.cases if not c.rung]
+
+    @property
+    def ladders(self) -> dict[tuple[str, str, tuple[int, ...]], list[Case]]:
+        """Rung cases by (workload, layer, size), each list in ladder order."""
+        found: dict[tuple[str, str, tuple[int, ...]], list[Case]] = {}
+        for c in sorted((c for c in self.cases if c.rung), key=lambda c: (c.rung.get("number") or 0, c.order)):
+            found.setdefault((c.workload, c.layer, c.size), []).append(c)
+        return found
+
     @property
     def layers(self) -> list[str]:
-        seen = list(dict.fromkeys(c.layer for c in self.cases))
+        seen = list(dict.fromkeys(c.layer for c in self.own_cases))
         known = [layer for layer in KNOWN_LAYERS if layer in seen]
         return known + [layer for layer in seen if layer not in KNOWN_LAYERS]
 
     @property
     def workloads(self) -> list[str]:
-        return list(dict.fromkeys(c.workload for c in self.cases))
+        return list(dict.fromkeys(c.workload for c in self.own_cases))
 
     def of(self, workload: str, layer: str | None = None, ok_only: bool = False) -> list[Case]:
-        found = [c for c in self.cases if c.workload == workload and (layer is None or c.layer == layer)]
+        found = [c for c in self.own_cases if c.workload == workload and (layer is None or c.layer == layer)]
         if ok_only:
             found = [c for c in found if c.ok and c.median_ms is not None]
         return sorted(found, key=lambda c: (size_order(c), c.order))
@@ -265,7 +296,7 @@ class Results:
         return list(dict.fromkeys(c.size for c in cases))
 
     def find(self, workload: str, layer: str, size: tuple[int, ...]) -> Case | None:
-        for case in self.cases:
+        for case in self.own_cases:
             if case.key == (workload, layer, size):
                 return case
         return None
@@ -392,11 +423,12 @@ def _cases(path: Path, benchmarks: list[Any]) -> tuple[list[Case], list[str]]:
             raise ResultsError(path, f"benchmarks[{index}] ({entry.get('name', 'no name')}) has no "
                                      f"workload or layer: not written by layerbench")
         size = _size_of(path, index, entry, workload)
-        groups.setdefault((workload, layer, size), []).append((index, entry))
+        rung = entry.get("rung") if isinstance(entry.get("rung"), dict) else {}
+        groups.setdefault((workload, layer, size, str(rung.get("id", ""))), []).append((index, entry))
 
     cases = []
     folded = 0
-    for order, ((workload, layer, size), entries) in enumerate(groups.items()):
+    for order, ((workload, layer, size, _rung), entries) in enumerate(groups.items()):
         if len(entries) == 1:
             cases.append(Case(workload, layer, size, dict(entries[0][1]), order))
         else:

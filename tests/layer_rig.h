@@ -19,9 +19,9 @@ class LayerRig {
     if (layer.on_gpu) stream_.emplace();
   }
   cudaStream_t stream() const { return stream_ ? stream_->get() : nullptr; }
-  // Made and allocated by the harness's make_variant.
-  std::unique_ptr<Variant> make(const Workload& w, const Shape& shape) {
-    return make_variant(Case{&w, &layer_, shape}, stream(), sessions_, costs_);
+  // Made and allocated by the harness's make_variant; with a rung, the variant runs the rung's kernel.
+  std::unique_ptr<Variant> make(const Workload& w, const Shape& shape, const Rung* rung = nullptr) {
+    return make_variant(Case{&w, &layer_, shape, rung}, stream(), sessions_, costs_);
   }
   // The harness's verified run: poisoned output, upload, run, download, check.
   Verdict check(Variant& v, const Workload& w, const HostProblem& p) {

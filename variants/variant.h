@@ -27,6 +27,8 @@
 
 namespace lb {
 
+struct Rung;  // workloads/ladder.h
+
 // What a layer paid once, before its first result: a context, a compile, a module load, a graph
 // capture, an import. Layers add to the log they are handed; the harness records it.
 struct OneTimeCost {
@@ -68,6 +70,8 @@ struct Setup {
   cudaStream_t stream = nullptr;     // the harness's stream (GPU layers; nullptr for CPU layers)
   CostLog* costs = nullptr;          // this case's one-time costs
   LayerSession* session = nullptr;   // the layer's session, when Layer::open_session made one
+  const Rung* rung = nullptr;        // a ladder rung to run instead of the layer's own kernel
+                                     // (only for layers with Layer::runs_rungs; null: their own)
 
   // The session as the layer's own type; a layer that registered no such session is a bug.
   template <class S>
@@ -102,6 +106,9 @@ struct Layer {
   std::function<bool(const Workload&, const Shape&)> in_default_sweep;
   // Workloads the layer has no natural way to express, each with why (`list` shows them).
   std::map<std::string, std::string> not_provided;
+  // Runs ladder rungs (workloads/ladder.h) when Setup::rung is set: its matmul and reduce variants
+  // launch the rung's kernel with the rung's launch shape (variants/ladder_launch.h).
+  bool runs_rungs = false;
 };
 
 using VariantFactory = std::function<std::unique_ptr<Variant>()>;

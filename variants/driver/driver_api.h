@@ -15,7 +15,8 @@ namespace lb::driver {
   X(cuInit) X(cuDeviceGet) X(cuDeviceGetAttribute) X(cuDevicePrimaryCtxRetain)                     \
   X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoDAsync)  \
   X(cuMemcpyDtoHAsync) X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction)                \
-  X(cuLaunchKernel) X(cuGetErrorName) X(cuGetErrorString) X(cuStreamSynchronize) X(cuMemsetD32Async)
+  X(cuLaunchKernel) X(cuGetErrorName) X(cuGetErrorString) X(cuStreamSynchronize) X(cuMemsetD32Async) \
+  X(cuFuncSetAttribute)
 
 struct Api {
 #define LB_DRIVER_POINTER(name) decltype(&::name) name = nullptr;

@@ -49,10 +49,9 @@ Session::~Session() {
   cu().cuDevicePrimaryCtxRelease(device_);
 }
 
-CUfunction Session::kernel(const std::string& workload, const char* name, CostLog& costs) {
-  auto& module = modules_[workload];
-  if (!module) {
-    const std::string path = "workloads/" + workload + "/kernels.cu";
+CUmodule Session::module(const std::string& path, const std::string& label, CostLog& costs) {
+  auto& entry = modules_[path];
+  if (!entry) {
     CompileRequest request{path, embedded_source(path).text, {}, sm_};
     for (const EmbeddedSource& s : embedded_sources())  // every shared header, under its include name
       if (std::string(s.path).ends_with(".h")) request.headers.emplace_back(s.path, s.text);
@@ -62,19 +61,29 @@ CUfunction Session::kernel(const std::string& workload, const char* name, CostLo
     const auto t0 = std::chrono::steady_clock::now();
     LB_CU_CHECK(cu().cuModuleLoadData(&loaded->handle, compiled.cubin.data()));
     const double load_ms = ms_since(t0);
-    module = std::move(loaded);
-    costs.add("NVRTC " + workload + (compiled.from_cache ? " (cache hit)" : " (compiled)"), compiled.compile_ms);
-    costs.add("cuModuleLoadData " + workload, load_ms);
-    kernels_[workload] = {{"source", path},
-                          {"nvrtc_compile_ms", compiled.compile_ms},
-                          {"from_cache", compiled.from_cache},
-                          {"cache_file", compiled.cache_file},
-                          {"cubin_bytes", compiled.cubin.size()},
-                          {"module_load_ms", load_ms},
-                          {"nvrtc_log", compiled.log}};
+    entry = std::move(loaded);
+    costs.add("NVRTC " + label + (compiled.from_cache ? " (cache hit)" : " (compiled)"), compiled.compile_ms);
+    costs.add("cuModuleLoadData " + label, load_ms);
+    kernels_[label] = {{"source", path},
+                       {"nvrtc_compile_ms", compiled.compile_ms},
+                       {"from_cache", compiled.from_cache},
+                       {"cache_file", compiled.cache_file},
+                       {"cubin_bytes", compiled.cubin.size()},
+                       {"module_load_ms", load_ms},
+                       {"nvrtc_log", compiled.log}};
   }
+  return entry->handle;
+}
+
+CUfunction Session::kernel(const std::string& workload, const char* name, CostLog& costs) {
   CUfunction function = nullptr;
-  LB_CU_CHECK(cu().cuModuleGetFunction(&function, module->handle, name));
+  LB_CU_CHECK(cu().cuModuleGetFunction(&function, module("workloads/" + workload + "/kernels.cu", workload, costs), name));
+  return function;
+}
+
+CUfunction Session::rung_kernel(const Rung& rung, CostLog& costs) {
+  CUfunction function = nullptr;
+  LB_CU_CHECK(cu().cuModuleGetFunction(&function, module(rung.file, rung.id(), costs), rung.kernel.c_str()));
   return function;
 }
 
@@ -114,6 +123,16 @@ void launch(CUfunction kernel, unsigned grid_x, unsigned grid_y, unsigned block,
                                   /*extra*/ nullptr));
 }
 
+void allow_rung_smem(CUfunction kernel, unsigned smem_bytes) {
+  if (smem_bytes > kDefaultDynamicSmemLimit)
+    LB_CU_CHECK(cu().cuFuncSetAttribute(kernel, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(smem_bytes)));
+}
+
+void launch(CUfunction kernel, const RungLaunch& l, void** args, CUstream stream) {
+  LB_CU_CHECK(cu().cuLaunchKernel(kernel, l.grid_x, l.grid_y, 1, l.block_x, l.block_y, 1, l.smem_bytes, stream, args,
+                                  /*extra*/ nullptr));
+}
+
 LB_REGISTER_LAYER(Layer{
     .name = "driver",
     .summary = "CUDA driver API + NVRTC: the runtime layer's kernel text compiled at run time",
@@ -124,6 +143,7 @@ LB_REGISTER_LAYER(Layer{
     .open_session = [](const LayerConfig& config, CostLog& costs) -> std::unique_ptr<LayerSession> {
       return std::make_unique<Session>(config, costs);
     },
+    .runs_rungs = true,
 });
 
 }  // namespace lb::driver

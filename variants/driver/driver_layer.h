@@ -12,6 +12,7 @@
 
 #include "variants/driver/driver_api.h"
 #include "variants/gpu_launch.h"
+#include "variants/ladder_launch.h"
 #include "variants/variant.h"
 
 namespace lb::driver {
@@ -48,17 +49,23 @@ class Session final : public LayerSession {
   // architecture (or read from the kernel cache) and loaded as a module on the first request; the
   // compile and the load are reported to `costs` then.
   CUfunction kernel(const std::string& workload, const char* name, CostLog& costs);
+  // The kernel of a ladder rung: its own file (workloads/<workload>/ladder/NN_name.cu, embedded),
+  // compiled and loaded the same way, as a module of its own, on the first request.
+  CUfunction rung_kernel(const Rung& rung, CostLog& costs);
   int sm_count() const { return sm_count_; }
   int sm() const { return sm_; }  // compute capability as 90 for 9.0: what NVRTC targets
   nlohmann::json describe() const override;
 
  private:
   struct Module;
+  // The module of embedded file `path`, compiled and loaded on first use; `label` names it in the
+  // costs and in describe()'s "kernels".
+  CUmodule module(const std::string& path, const std::string& label, CostLog& costs);
   CUdevice device_ = 0;
   int sm_ = 0, sm_count_ = 0;
   double retain_ms_ = 0;
   LayerConfig config_;
-  std::map<std::string, std::unique_ptr<Module>> modules_;  // by workload
+  std::map<std::string, std::unique_ptr<Module>> modules_;  // by source file
   nlohmann::json kernels_ = nlohmann::json::object();        // what each compile and load did
 };
 
@@ -70,5 +77,21 @@ inline CUfunction load_kernel(const Setup& setup, const std::string& workload, c
 // cuLaunchKernel on `stream`. `args` holds one pointer per kernel parameter, in order: the driver
 // copies the values they point to.
 void launch(CUfunction kernel, unsigned grid_x, unsigned grid_y, unsigned block, void** args, CUstream stream);
+
+// A ladder rung's launch: a 2-D grid, a 2-D block and dynamic shared memory; over 48 KiB of it
+// needs the kernel's limit raised once before (allow_rung_smem: cuFuncSetAttribute).
+struct RungLaunch {
+  unsigned grid_x = 1, grid_y = 1, block_x = 1, block_y = 1, smem_bytes = 0;
+};
+void allow_rung_smem(CUfunction kernel, unsigned smem_bytes);
+void launch(CUfunction kernel, const RungLaunch& shape, void** args, CUstream stream);
+
+// The rung's kernel (Setup::rung), compiled from the rung's file, its shared-memory limit raised.
+inline CUfunction load_rung_kernel(const Setup& setup) {
+  const CUfunction kernel = setup.session_as<Session>().rung_kernel(*setup.rung, *setup.costs);
+  const unsigned smem = setup.rung->workload == "matmul" ? setup.rung->matmul.smem_bytes : setup.rung->reduce.smem_bytes;
+  allow_rung_smem(kernel, smem);
+  return kernel;
+}
 
 }  // namespace lb::driver

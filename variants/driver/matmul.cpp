@@ -1,4 +1,8 @@
-// matmul through the driver API: a 2-D grid is two numbers of cuLaunchKernel's six.
+// matmul through the driver API: a 2-D grid is two numbers of cuLaunchKernel's six. A ladder rung
+// (Setup::rung) is its own file compiled by NVRTC, launched with the rung's grid, block and shared
+// memory: the same text and shape as the runtime layer's rung.
+#include <optional>
+
 #include "variants/driver/driver_layer.h"
 
 namespace lb::driver {
@@ -7,7 +11,14 @@ class Matmul final : public Variant {
  public:
   void allocate(const Shape& s, const Setup& setup) override {
     m_ = int(s.m), n_ = int(s.n), k_ = int(s.k);
-    kernel_ = load_kernel(setup, "matmul", "matmul_tiled");
+    if (setup.rung) {
+      const MatmulLaunch& l = setup.rung->matmul;
+      const RungGrid grid = matmul_rung_grid(l, s.m, s.n);
+      rung_ = RungLaunch{grid.x, grid.y, l.block_x, l.block_y, l.smem_bytes};
+      kernel_ = load_rung_kernel(setup);
+    } else {
+      kernel_ = load_kernel(setup, "matmul", "matmul_tiled");
+    }
     a_ = DeviceMemory(s.m * s.k);
     b_ = DeviceMemory(s.k * s.n);
     c_ = DeviceMemory(s.m * s.n);
@@ -20,6 +31,7 @@ class Matmul final : public Variant {
   void run(cudaStream_t stream) override {
     CUdeviceptr a = a_.get(), b = b_.get(), c = c_.get();
     void* args[] = {&a, &b, &c, &m_, &n_, &k_};
+    if (rung_) return launch(kernel_, *rung_, args, stream);
     launch(kernel_, matmul_grid_x(n_), matmul_grid_y(m_), LB_MM_THREADS, args, stream);
   }
   void download(std::span<float> out, cudaStream_t stream) override { c_.download(out, stream); }
@@ -27,6 +39,7 @@ class Matmul final : public Variant {
  private:
   int m_ = 0, n_ = 0, k_ = 0;
   CUfunction kernel_ = nullptr;
+  std::optional<RungLaunch> rung_;
   DeviceMemory a_, b_, c_;
 };
 }  // namespace

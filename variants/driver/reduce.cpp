@@ -1,4 +1,6 @@
 // reduce through the driver API: two functions from one module, launched in order on one stream.
+// A ladder rung (Setup::rung) is one function of its own file, launched in as many passes as its
+// launch shape needs (variants/ladder_launch.h: the runtime layer's passes, the same arithmetic).
 #include "variants/driver/driver_layer.h"
 
 namespace lb::driver {
@@ -7,18 +9,26 @@ class Reduce final : public Variant {
  public:
   void allocate(const Shape& s, const Setup& setup) override {
     n_ = s.n;
+    x_ = DeviceMemory(n_);
+    sum_ = DeviceMemory(1);
+    if (setup.rung) {
+      rung_ = setup.rung;
+      partial_ = load_rung_kernel(setup);
+      plan_ = reduce_rung_plan(rung_->reduce, n_, setup.session_as<Session>().sm_count());
+      for (int i = 0; i < 2; ++i) scratch_[i] = DeviceMemory(plan_.scratch_floats[i]);
+      return;
+    }
     partial_ = load_kernel(setup, "reduce", "reduce_partial");
     final_ = load_kernel(setup, "reduce", "reduce_final");
     blocks_ = static_cast<int>(grid_stride_blocks(n_ / 4, setup.session_as<Session>().sm_count()));
-    x_ = DeviceMemory(n_);
     partials_ = DeviceMemory(blocks_);
-    sum_ = DeviceMemory(1);
   }
   void upload(const HostProblem& p, cudaStream_t stream) override {
     x_.upload(p.inputs[0], stream);
     sum_.upload(p.output, stream);
   }
   void run(cudaStream_t stream) override {
+    if (rung_) return run_rung(stream);
     CUdeviceptr x = x_.get(), partials = partials_.get(), sum = sum_.get();
     void* partial_args[] = {&x, &n_, &partials};
     launch(partial_, blocks_, 1, LB_BLOCK, partial_args, stream);
@@ -28,10 +38,23 @@ class Reduce final : public Variant {
   void download(std::span<float> out, cudaStream_t stream) override { sum_.download(out, stream); }
 
  private:
+  void run_rung(cudaStream_t stream) {
+    const ReduceLaunch& l = rung_->reduce;
+    for (const ReducePass& pass : plan_.passes) {
+      CUdeviceptr in = pass.in < 0 ? x_.get() : scratch_[pass.in].get();
+      CUdeviceptr out = pass.out < 0 ? sum_.get() : scratch_[pass.out].get();
+      long long n = pass.n;
+      void* args[] = {&in, &n, &out};
+      launch(partial_, RungLaunch{pass.blocks, 1, l.block, 1, l.smem_bytes}, args, stream);
+    }
+  }
+
   long long n_ = 0;
   int blocks_ = 0;
+  const Rung* rung_ = nullptr;
+  ReducePlan plan_;
   CUfunction partial_ = nullptr, final_ = nullptr;
-  DeviceMemory x_, partials_, sum_;
+  DeviceMemory x_, partials_, sum_, scratch_[2];
 };
 }  // namespace
 LB_REGISTER_VARIANT("driver", "reduce", Reduce);

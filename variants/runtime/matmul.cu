@@ -1,4 +1,5 @@
-// matmul through the CUDA runtime API: a 2-D grid of 128x128 output tiles.
+// matmul through the CUDA runtime API: a 2-D grid of 128x128 output tiles; or a ladder rung's
+// kernel with the rung's own grid, block and shared memory (Setup::rung).
 #include "variants/runtime/runtime_layer.h"
 #include "workloads/matmul/kernels.cu"
 
@@ -6,8 +7,10 @@ namespace lb::runtime {
 namespace {
 class Matmul final : public Variant {
  public:
-  void allocate(const Shape& s, const Setup&) override {
+  void allocate(const Shape& s, const Setup& setup) override {
     shape_ = s;
+    rung_ = setup.rung;
+    if (rung_) allow_rung_smem(rung_->runtime_kernel, rung_->matmul.smem_bytes);
     a_ = DeviceBuffer<float>(s.m * s.k);
     b_ = DeviceBuffer<float>(s.k * s.n);
     c_ = DeviceBuffer<float>(s.m * s.n);
@@ -18,6 +21,7 @@ class Matmul final : public Variant {
     c_.upload(p.output, stream);
   }
   void run(cudaStream_t stream) override {
+    if (rung_) return run_rung(stream);
     const dim3 grid(matmul_grid_x(shape_.n), matmul_grid_y(shape_.m));
     matmul_tiled<<<grid, LB_MM_THREADS, 0, stream>>>(a_.get(), b_.get(), c_.get(), int(shape_.m), int(shape_.n),
                                                      int(shape_.k));
@@ -26,7 +30,18 @@ class Matmul final : public Variant {
   void download(std::span<float> out, cudaStream_t stream) override { c_.download(out, stream); }
 
  private:
+  void run_rung(cudaStream_t stream) {
+    const MatmulLaunch& l = rung_->matmul;
+    const RungGrid grid = matmul_rung_grid(l, shape_.m, shape_.n);
+    const float *a = a_.get(), *b = b_.get();
+    float* c = c_.get();
+    int m = int(shape_.m), n = int(shape_.n), k = int(shape_.k);
+    void* args[] = {&a, &b, &c, &m, &n, &k};
+    launch_rung(rung_->runtime_kernel, dim3(grid.x, grid.y), dim3(l.block_x, l.block_y), l.smem_bytes, args, stream);
+  }
+
   Shape shape_;
+  const Rung* rung_ = nullptr;
   DeviceBuffer<float> a_, b_, c_;
 };
 }  // namespace

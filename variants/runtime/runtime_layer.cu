@@ -13,6 +13,7 @@ LB_REGISTER_LAYER(Layer{
     .unavailable_reason = gpu_unavailable_reason,
     .describe = [] { return nlohmann::json{{"compiler", "nvcc " + std::to_string(__CUDACC_VER_MAJOR__) + "." +
                                                              std::to_string(__CUDACC_VER_MINOR__)}}; },
+    .runs_rungs = true,
 });
 
 }  // namespace lb::runtime

@@ -1,0 +1,22 @@
+// `layerbench ladder`'s table: one line per rung of a ladder run at one size (median time, rate,
+// fraction of the vendor line or of the run's ceiling, speed-up over the rung below), then the
+// vendor line at the top of the ladder. Made from the results and the run's context alone.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "harness/case.h"
+
+namespace lb {
+
+// The name of the vendor library a ladder is measured against: "cuBLAS" (matmul), "CUB" (reduce).
+std::string vendor_library(const std::string& workload);
+
+// The table as text. `results`: rung cases of one workload and size (a case without a rung is the
+// vendor line). The fraction is of the vendor line when it ran, else of the context's ceiling
+// (matmul: cuBLAS SGEMM, "sgemm_gflops"; reduce: the copy bandwidth, "copy_gbps", which reduce
+// is also always shown against).
+std::string ladder_table(const std::vector<CaseResult>& results, const nlohmann::json& context);
+
+}  // namespace lb

@@ -1,0 +1,419 @@
+// Optimisation ladders (workloads/ladder.h, docs/ladders.md). CPU: the registry (numbers 1..N
+// without gaps, one file each named after its rung, every file registered, find_rung's forms,
+// duplicates refused), the launch arithmetic shared by the layers, the plan's rung cases, every
+// rung file compiled by NVRTC alone, the command line's bad input. GPU (skipped without one):
+// every rung through the runtime and the driver layer against the reference on the edge sizes,
+// through the harness's own verified run, and `layerbench ladder` end to end.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <random>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "common/gpu.h"
+#include "harness/plan.h"
+#include "harness/sizes.h"
+#include "tests/layer_rig.h"
+#include "variants/driver/kernel_sources.h"
+#include "variants/driver/nvrtc_compiler.h"
+#include "variants/ladder_launch.h"
+#include "workloads/ladder.h"
+
+namespace lb {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kRoot = LB_SOURCE_ROOT;
+const std::vector<std::string> kLadders = {"matmul", "reduce"};
+
+std::string two_digits(int n) { return (n < 10 ? "0" : "") + std::to_string(n); }
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// --- the registry ------------------------------------------------------------------------------
+
+TEST(LadderRegistry, EachLadderIsNumberedFromOneWithoutGaps) {
+  for (const std::string& w : kLadders) {
+    const std::vector<const Rung*> rungs = ladder_rungs(w);
+    ASSERT_FALSE(rungs.empty()) << "no " << w << " rungs registered";
+    for (std::size_t i = 0; i < rungs.size(); ++i) {
+      EXPECT_EQ(rungs[i]->number, static_cast<int>(i) + 1) << rungs[i]->id();
+      EXPECT_EQ(rungs[i]->workload, w);
+    }
+  }
+  std::size_t total = 0;
+  for (const std::string& w : kLadders) total += ladder_rungs(w).size();
+  EXPECT_EQ(total, ladder_rungs().size()) << "a rung of a workload with no ladder";
+}
+
+TEST(LadderRegistry, EachRungIsOneFileNamedAfterIt) {
+  std::set<std::string> files, kernels;
+  const std::regex name_rule("[a-z0-9]+(_[a-z0-9]+)*");
+  for (const Rung* r : ladder_rungs()) {
+    SCOPED_TRACE(r->id());
+    const std::string nn_name = two_digits(r->number) + "_" + r->name;
+    EXPECT_TRUE(std::regex_match(r->name, name_rule)) << r->name;
+    EXPECT_EQ(r->id(), r->workload + "/" + nn_name);
+    EXPECT_EQ(r->file, "workloads/" + r->workload + "/ladder/" + nn_name + ".cu");
+    EXPECT_EQ(r->kernel, r->workload + "_" + nn_name);
+    EXPECT_FALSE(r->title.empty());
+    EXPECT_NE(r->runtime_kernel, nullptr);
+    EXPECT_TRUE(files.insert(r->file).second) << "two rungs in " << r->file;
+    EXPECT_TRUE(kernels.insert(r->kernel).second);
+    ASSERT_TRUE(fs::exists(kRoot / r->file));
+    const std::string text = slurp(kRoot / r->file);
+    EXPECT_NE(text.find("extern \"C\" __global__"), std::string::npos);
+    EXPECT_NE(text.find(r->kernel + "("), std::string::npos);
+    const std::string macro = r->workload == "matmul" ? "LB_MATMUL_RUNG(" : "LB_REDUCE_RUNG(";
+    EXPECT_EQ(text.find(macro), text.rfind(macro)) << "one registration line per file";
+    EXPECT_NE(text.find(macro + std::to_string(r->number) + ", \"" + r->name + "\""), std::string::npos);
+    EXPECT_NE(text.find("#ifndef __CUDACC_RTC__"), std::string::npos) << "the registration is for the host only";
+  }
+}
+
+TEST(LadderRegistry, EveryRungFileIsRegistered) {
+  std::set<std::string> registered;
+  for (const Rung* r : ladder_rungs()) registered.insert(r->file);
+  for (const auto& workload_dir : fs::directory_iterator(kRoot / "workloads")) {
+    const fs::path ladder = workload_dir.path() / "ladder";
+    if (!fs::is_directory(ladder)) continue;
+    for (const auto& entry : fs::directory_iterator(ladder)) {
+      if (entry.path().extension() != ".cu") continue;
+      const std::string rel = fs::relative(entry.path(), kRoot).string();
+      EXPECT_TRUE(registered.count(rel)) << rel << " registers no rung (or is not built: re-run CMake)";
+    }
+  }
+}
+
+TEST(LadderRegistry, FindRungTakesEveryForm) {
+  for (const Rung* r : ladder_rungs()) {
+    EXPECT_EQ(find_rung(r->id()), r);
+    EXPECT_EQ(find_rung(r->workload + "/" + r->name), r);
+    EXPECT_EQ(find_rung(r->workload + "/" + std::to_string(r->number)), r);
+    EXPECT_EQ(find_rung(r->workload + "/" + two_digits(r->number)), r);
+  }
+  EXPECT_EQ(find_rung("matmul/99_nope"), nullptr);
+  EXPECT_EQ(find_rung("matmul/0"), nullptr);
+  EXPECT_EQ(find_rung("nope/1"), nullptr);
+  EXPECT_EQ(find_rung("matmul"), nullptr);
+  EXPECT_EQ(find_rung(""), nullptr);
+}
+
+TEST(LadderRegistry, DuplicateNumberOrNameIsRefused) {
+  const std::size_t before = ladder_rungs().size();
+  for (const std::string& w : kLadders) {
+    const auto rungs = ladder_rungs(w);
+    ASSERT_FALSE(rungs.empty());
+    Rung same_number = *rungs.front();
+    same_number.name = "another_name";
+    EXPECT_FALSE(register_rung(same_number));
+    Rung same_name = *rungs.front();
+    same_name.number = 99;
+    EXPECT_FALSE(register_rung(same_name));
+  }
+  EXPECT_EQ(ladder_rungs().size(), before);
+}
+
+// --- launch arithmetic shared by the layers ----------------------------------------------------
+
+TEST(LadderLaunch, MatmulGridCoversC) {
+  const RungGrid grid = matmul_rung_grid({.block_x = 256, .block_y = 1, .tile_m = 128, .tile_n = 64}, 1000, 999);
+  EXPECT_EQ(grid.x, 16u);  // ceil(999 / 64) columns
+  EXPECT_EQ(grid.y, 8u);   // ceil(1000 / 128) rows
+  const RungGrid one = matmul_rung_grid({.tile_m = 32, .tile_n = 32}, 1, 1);
+  EXPECT_EQ(one.x, 1u);
+  EXPECT_EQ(one.y, 1u);
+}
+
+TEST(LadderLaunch, ReducePassesShrinkToOneBlockIntoTheOutput) {
+  const ReduceLaunch plain{.block = 256, .items_per_thread = 1};
+  const ReducePlan single = reduce_rung_plan(plain, 1, 132);
+  ASSERT_EQ(single.passes.size(), 1u);
+  EXPECT_EQ(single.passes[0].in, -1);
+  EXPECT_EQ(single.passes[0].out, -1);
+
+  const ReducePlan three = reduce_rung_plan(plain, 1000003, 132);
+  ASSERT_EQ(three.passes.size(), 3u);  // 1000003 -> 3907 -> 16 -> 1
+  EXPECT_EQ(three.passes[0].n, 1000003);
+  EXPECT_EQ(three.passes[0].blocks, 3907u);
+  EXPECT_EQ(three.passes[1].n, 3907);
+  EXPECT_EQ(three.passes[1].blocks, 16u);
+  EXPECT_EQ(three.passes[2].blocks, 1u);
+  // x -> scratch 0 -> scratch 1 -> the output: a pass never reads what it writes.
+  EXPECT_EQ(three.passes[0].in, -1);
+  EXPECT_EQ(three.passes[0].out, 0);
+  EXPECT_EQ(three.passes[1].in, 0);
+  EXPECT_EQ(three.passes[1].out, 1);
+  EXPECT_EQ(three.passes[2].in, 1);
+  EXPECT_EQ(three.passes[2].out, -1);
+  EXPECT_EQ(three.scratch_floats[0], 3907u);
+  EXPECT_EQ(three.scratch_floats[1], 16u);
+
+  // A grid-stride rung: at most max_blocks_per_sm x SMs blocks.
+  const ReducePlan strided =
+      reduce_rung_plan({.block = 256, .items_per_thread = 4, .max_blocks_per_sm = 4}, 1LL << 28, 132);
+  EXPECT_EQ(strided.passes[0].blocks, 528u);
+  EXPECT_EQ(strided.passes.back().blocks, 1u);
+
+  EXPECT_THROW(reduce_rung_plan({.block = 1, .items_per_thread = 1}, 2, 132), std::logic_error);
+}
+
+// --- the plan ----------------------------------------------------------------------------------
+
+TEST(LadderPlan, RungSpecsAndUnknownRungs) {
+  EXPECT_EQ(rungs_named("matmul/all"), ladder_rungs("matmul"));
+  EXPECT_EQ(rungs_named("all"), ladder_rungs());
+  ASSERT_FALSE(ladder_rungs("reduce").empty());
+  EXPECT_EQ(rungs_named("reduce/1"), std::vector<const Rung*>{ladder_rungs("reduce").front()});
+  for (const char* bad : {"matmul/99_nope", "nope/all", "matmul", "reduce/"}) {
+    try {
+      rungs_named(bad);
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("'") + bad + "'"), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+    }
+  }
+}
+
+TEST(LadderPlan, CaseNameCarriesTheRung) {
+  const Rung* rung = ladder_rungs("matmul").at(0);
+  const Case c{find_workload("matmul"), find_layer("runtime"), {17, 33, 65}, rung};
+  EXPECT_EQ(c.name(), "matmul/runtime:" + two_digits(rung->number) + "_" + rung->name + "/17x33x65");
+  const Case plain{find_workload("matmul"), find_layer("runtime"), {17, 33, 65}};
+  EXPECT_EQ(plain.name(), "matmul/runtime/17x33x65");
+}
+
+TEST(LadderPlan, RungCasesOnLayersThatRunThem) {
+  const bool gpu = gpu_unavailable_reason().empty();
+  // No -w: only the rungs, on runtime when no -l names a layer.
+  SuitePlan plan = plan_suite({.sizes = {"1000"}, .rungs = {"reduce/all"}});
+  EXPECT_EQ(plan.cases.size(), gpu ? ladder_rungs("reduce").size() : 0u);
+  for (const Case& c : plan.cases) {
+    EXPECT_NE(c.rung, nullptr);
+    EXPECT_EQ(c.layer->name, "runtime");
+  }
+  EXPECT_TRUE(plan.no_rungs.empty());
+  // -l cpu,runtime,driver -w reduce: the layers' own reduce too; cpu runs no rung and is named.
+  plan = plan_suite({.workloads = {"reduce"}, .layers = {"cpu", "runtime", "driver"}, .sizes = {"1000"},
+                     .rungs = {"reduce/1"}});
+  EXPECT_EQ(plan.no_rungs, std::vector<std::string>{"cpu"});
+  std::set<std::string> names;
+  for (const Case& c : plan.cases) names.insert(c.name());
+  EXPECT_TRUE(names.count("reduce/cpu/1000"));
+  const std::string nn = "01_" + ladder_rungs("reduce").front()->name;
+  EXPECT_EQ(names.count("reduce/runtime:" + nn + "/1000"), gpu ? 1u : 0u);
+  const bool driver_here = find_layer("driver")->unavailable_reason().empty();
+  EXPECT_EQ(names.count("reduce/driver:" + nn + "/1000"), driver_here ? 1u : 0u);
+  // Only layers that run no rung: a usage error naming them.
+  EXPECT_THROW(plan_suite({.layers = {"cpu"}, .sizes = {"1000"}, .rungs = {"reduce/all"}}), UsageError);
+  EXPECT_THROW(plan_suite({.sizes = {"1000"}, .rungs = {"reduce/99"}}), UsageError);
+  EXPECT_TRUE(find_layer("runtime")->runs_rungs);
+  EXPECT_TRUE(find_layer("driver")->runs_rungs);
+  EXPECT_FALSE(find_layer("cpu")->runs_rungs);
+}
+
+// --- every rung's text through NVRTC alone (no GPU needed) -------------------------------------
+
+TEST(LadderCompile, EveryRungCompilesWithNvrtcAlone) {
+  const driver::KernelCache no_cache{"", false};
+  std::vector<std::pair<std::string, std::string>> headers;
+  for (const driver::EmbeddedSource& s : driver::embedded_sources())
+    if (std::string(s.path).ends_with(".h")) headers.emplace_back(s.path, s.text);
+  for (const Rung* r : ladder_rungs()) {
+    SCOPED_TRACE(r->id());
+    const driver::EmbeddedSource* embedded = nullptr;
+    ASSERT_NO_THROW(embedded = &driver::embedded_source(r->file)) << "not embedded: re-run CMake";
+    EXPECT_EQ(std::string(embedded->text), slurp(kRoot / r->file)) << "the embedded text is stale: rebuild";
+    driver::CompiledKernel compiled;
+    try {
+      compiled = driver::compile_cubin({r->file, embedded->text, headers, 90}, no_cache);
+    } catch (const driver::NvrtcCompileError& e) {
+      ADD_FAILURE() << e.what() << "\n" << e.log();
+      continue;
+    }
+    EXPECT_FALSE(compiled.cubin.empty());
+    EXPECT_NE(compiled.cubin.find(r->kernel), std::string::npos) << "no kernel named " << r->kernel;
+  }
+}
+
+// --- the command line --------------------------------------------------------------------------
+
+struct Outcome {
+  int code = -1;
+  std::string out, err;
+};
+
+class LadderCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("layerbench_ladder_" + std::to_string(getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  Outcome run(const std::string& args) const {
+    const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
+    const int status = std::system((std::string(LB_EXE) + " " + args + " >" + out.string() + " 2>" + err.string()).c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+  }
+  // One line on stderr naming the value, exit code 2, no results file.
+  void expect_usage_error(const std::string& args, const std::string& names) const {
+    const fs::path out = dir_ / "out.json";
+    const Outcome o = run(args + " -o " + out.string());
+    EXPECT_EQ(o.code, 2) << args << ": " << o.err;
+    EXPECT_NE(o.err.find(names), std::string::npos) << args << ": " << o.err;
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << args << ": " << o.err;
+    EXPECT_FALSE(fs::exists(out)) << args;
+  }
+  fs::path dir_;
+};
+
+TEST_F(LadderCli, BadRungOrLadderIsOneLineAndExitTwo) {
+  expect_usage_error("run --rung matmul/99_nope -s 64", "'matmul/99_nope'");
+  expect_usage_error("run --rung nope/all -s 64", "'nope/all'");
+  expect_usage_error("run --rung reduce/all -l cpu -s 64", "cpu");
+  expect_usage_error("ladder nope", "'nope'");
+  expect_usage_error("ladder matmul --size 12xab", "12xab");
+  expect_usage_error("ladder reduce --layer cpu", "'cpu'");
+  expect_usage_error("ladder reduce --layer gpu9", "'gpu9'");
+}
+
+TEST_F(LadderCli, ListAndHelpShowTheLadders) {
+  const Outcome list = run("list");
+  EXPECT_EQ(list.code, 0);
+  for (const Rung* r : ladder_rungs()) {
+    EXPECT_NE(list.out.find(r->id()), std::string::npos) << r->id();
+    EXPECT_NE(list.out.find(r->title), std::string::npos) << r->title;
+  }
+  EXPECT_NE(run("run --help").out.find("--rung"), std::string::npos);
+  const Outcome help = run("ladder --help");
+  EXPECT_EQ(help.code, 0);
+  for (const char* flag : {"--size", "--layer", "--out", "--seed"}) EXPECT_NE(help.out.find(flag), std::string::npos) << flag;
+}
+
+// Without a GPU: the plan's line on stderr, an empty results file, exit 0 (as `run` does). With
+// one: every rung ran, verified, with its rung object in the JSON and its line in the table.
+TEST_F(LadderCli, LadderRunsEveryRungAndRecordsIt) {
+  const fs::path out = dir_ / "ladder.json";
+  const Outcome o = run("ladder reduce --size 100003 --min-time 0.01 --max-time 0.2 --seed 3 -o " + out.string());
+  ASSERT_EQ(o.code, 0) << o.err;
+  ASSERT_TRUE(fs::exists(out));
+  const nlohmann::json results = nlohmann::json::parse(slurp(out));
+  EXPECT_EQ(results["context"]["ladder"]["workload"], "reduce");
+  if (const std::string why = gpu_unavailable_reason(); !why.empty()) {
+    EXPECT_NE(o.err.find(why), std::string::npos) << o.err;
+    EXPECT_TRUE(results["benchmarks"].empty());
+    return;
+  }
+  std::set<std::string> ids;
+  for (const auto& b : results["benchmarks"]) {
+    EXPECT_EQ(b["status"], "ok") << b.dump();
+    if (b.contains("rung")) {
+      ids.insert(b["rung"]["id"].get<std::string>());
+      EXPECT_EQ(b["layer"], "runtime");
+      EXPECT_NE(b["name"].get<std::string>().find("reduce/runtime:"), std::string::npos);
+    } else {
+      EXPECT_EQ(b["layer"], "vendor");  // the top line
+    }
+  }
+  EXPECT_EQ(ids.size(), ladder_rungs("reduce").size());
+  for (const Rung* r : ladder_rungs("reduce")) {
+    EXPECT_TRUE(ids.count(r->id())) << r->id();
+    EXPECT_NE(o.out.find(two_digits(r->number) + "_" + r->name), std::string::npos) << o.out;
+  }
+  EXPECT_NE(o.out.find("speed-up"), std::string::npos) << o.out;
+}
+
+// --- every rung against the reference, through runtime and driver (GPU) ------------------------
+
+struct RungParam {
+  std::string rung, layer;
+  friend void PrintTo(const RungParam& p, std::ostream* os) { *os << p.layer << ":" << p.rung; }
+};
+
+std::vector<RungParam> rung_params(const std::string& workload = "") {
+  std::vector<RungParam> params;
+  for (const Rung* r : ladder_rungs(workload))
+    for (const char* layer : {"runtime", "driver"}) params.push_back({r->id(), layer});
+  return params;
+}
+
+std::string rung_param_name(const ::testing::TestParamInfo<RungParam>& info) {
+  std::string name = info.param.layer + "_" + info.param.rung;
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
+}
+
+std::vector<Shape> rung_edge_sizes(const std::string& workload) {
+  if (workload == "matmul") return {{1, 1, 1}, {17, 33, 65}, {128, 1, 300}, {1000, 999, 1001}};
+  return {{1, 1, 1}, {1, 127, 1}, {1, 128, 1}, {1, 129, 1}, {1, 1000003, 1}};
+}
+
+class RungTest : public ::testing::TestWithParam<RungParam> {
+ protected:
+  void SetUp() override {
+    rung_ = find_rung(GetParam().rung);
+    ASSERT_NE(rung_, nullptr);
+    layer_ = find_layer(GetParam().layer);
+    ASSERT_NE(layer_, nullptr);
+    workload_ = find_workload(rung_->workload);
+    if (const std::string why = layer_->unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
+    rig_.emplace(*layer_);
+  }
+  Verdict check(const HostProblem& p) {
+    auto v = rig_->make(*workload_, p.shape, rung_);
+    const Verdict first = rig_->check(*v, *workload_, p);
+    if (!first.passed) return first;
+    return rig_->check(*v, *workload_, p);  // again on the same buffers, as the timed samples do
+  }
+  const Rung* rung_ = nullptr;
+  const Layer* layer_ = nullptr;
+  const Workload* workload_ = nullptr;
+  std::optional<LayerRig> rig_;
+};
+
+TEST_P(RungTest, MatchesReferenceOnEdgeSizes) {
+  for (const Shape& shape : rung_edge_sizes(rung_->workload)) {
+    const std::uint64_t seed = std::random_device{}();
+    SCOPED_TRACE(workload_->size_label(shape) + " seed " + std::to_string(seed));
+    const Verdict verdict = check(workload_->make_problem(shape, seed));
+    EXPECT_TRUE(verdict.passed) << verdict.detail;
+  }
+}
+
+// A large value first, in the middle or last must reach the sum: a rung that drops its tail (or
+// its head) fails even where a long sum's tolerance is wide.
+class ReduceRungTest : public RungTest {};
+TEST_P(ReduceRungTest, CountsEveryElement) {
+  for (std::int64_t n : {129LL, 1000003LL})
+    for (std::int64_t at : {std::int64_t{0}, n / 2, n - 1}) {
+      SCOPED_TRACE("n " + std::to_string(n) + " needle at " + std::to_string(at));
+      HostProblem p = workload_->make_problem({1, n, 1}, std::random_device{}());
+      p.inputs[0][at] = 1e4f;
+      const Verdict verdict = check(p);
+      EXPECT_TRUE(verdict.passed) << verdict.detail;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Rungs, RungTest, ::testing::ValuesIn(rung_params()), rung_param_name);
+INSTANTIATE_TEST_SUITE_P(Rungs, ReduceRungTest, ::testing::ValuesIn(rung_params("reduce")), rung_param_name);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(RungTest);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(ReduceRungTest);
+
+}  // namespace
+}  // namespace lb
