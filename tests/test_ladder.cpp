@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "common/gpu.h"
+#include "harness/ladder_table.h"
 #include "harness/plan.h"
 #include "harness/sizes.h"
 #include "tests/layer_rig.h"
@@ -223,6 +224,47 @@ TEST(LadderPlan, RungCasesOnLayersThatRunThem) {
   EXPECT_TRUE(find_layer("runtime")->runs_rungs);
   EXPECT_TRUE(find_layer("driver")->runs_rungs);
   EXPECT_FALSE(find_layer("cpu")->runs_rungs);
+}
+
+// --- the ladder's table, from synthetic results ----------------------------------------------------
+
+CaseResult timed(const Case& c, double median_ms) {
+  CaseResult r;
+  r.spec = c;
+  r.status = CaseStatus::kOk;
+  r.stats.count = 10;
+  r.stats.median_ms = median_ms;
+  r.gbps = c.workload->bytes_moved(c.shape) / (median_ms * 1e-3) / 1e9;
+  r.gflops = c.workload->flops(c.shape) / (median_ms * 1e-3) / 1e9;
+  return r;
+}
+
+TEST(LadderTable, RungsThenTheVendorLineWithFractionsAndSpeedups) {
+  const auto rungs = ladder_rungs("reduce");
+  ASSERT_GE(rungs.size(), 2u);
+  const Workload* w = find_workload("reduce");
+  const Layer* runtime = find_layer("runtime");
+  const Shape n{1, 1 << 20, 1};  // 4 MiB read
+  std::vector<CaseResult> results = {timed({w, runtime, n, rungs[0]}, 0.4), timed({w, runtime, n, rungs[1]}, 0.2)};
+  const nlohmann::json context = {{"ceilings", {{"copy_gbps", 4.0 * (1 << 20) / 0.05e-3 / 1e9}}}};
+  std::string text = ladder_table(results, context);
+  EXPECT_NE(text.find("reduce ladder at 1048576 through runtime"), std::string::npos) << text;
+  EXPECT_NE(text.find("01_" + rungs[0]->name), std::string::npos) << text;
+  EXPECT_NE(text.find("2.00x"), std::string::npos) << text;   // rung 2 is twice as fast as rung 1
+  EXPECT_NE(text.find("25.0%"), std::string::npos) << text;   // rung 2 at 0.2 ms, copy at 0.05 ms
+  EXPECT_EQ(text.find("%CUB"), std::string::npos) << text;    // no vendor line: the copy ceiling only
+
+  if (const Layer* vendor = find_layer("vendor"); vendor && find_variant("vendor", "reduce")) {
+    results.push_back(timed({w, vendor, n}, 0.1));
+    text = ladder_table(results, context);
+    EXPECT_NE(text.find("%CUB"), std::string::npos) << text;
+    EXPECT_NE(text.find("CUB (vendor layer)"), std::string::npos) << text;
+    EXPECT_NE(text.find("50.0%"), std::string::npos) << text;  // rung 2 at 0.2 ms, CUB at 0.1 ms
+  }
+  results[0].status = CaseStatus::kFailed;
+  results[0].message = "verification failed: wrong sum";
+  text = ladder_table(results, context);
+  EXPECT_NE(text.find("failed: verification failed: wrong sum"), std::string::npos) << text;
 }
 
 // --- every rung's text through NVRTC alone (no GPU needed) -------------------------------------

@@ -50,6 +50,9 @@ TEST(Nvrtc, EveryShippedKernelCompilesCleanlyForSm90AndTheOldestArch) {
   int kernels = 0;
   for (const auto& source : embedded_sources()) {
     if (!std::string(source.path).ends_with(".cu")) continue;
+    // Ladder rungs are embedded too; tests/test_ladder.cpp compiles them (sm_90: the Hopper rungs
+    // use cp.async, which the oldest architecture lacks).
+    if (std::string(source.path).find("/ladder/") != std::string::npos) continue;
     ++kernels;
     for (int sm : {90, oldest}) {
       SCOPED_TRACE(std::string(source.path) + " sm_" + std::to_string(sm));
