@@ -17,7 +17,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 WORKLOADS = ["vector_add", "saxpy", "reduce", "matmul", "launch"]
 LAYERS = ["cpu", "runtime", "driver", "thrust", "cupy", "cupy-raw", "cuda-bindings", "cuda-core", "numba",
-          "numba-vectorize", "pycuda", "cuda-compute", "cython"]
+          "numba-vectorize", "pycuda", "cuda-compute", "cython", "vendor"]
 BEGIN, END = "<!-- loc:begin -->", "<!-- loc:end -->"
 
 

@@ -12,6 +12,7 @@
 // docs/ladders.md says what each rung changes; `layerbench ladder matmul|reduce` runs them.
 #pragma once
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "workloads/workload.h"  // LB_CONCAT
@@ -61,6 +62,11 @@ const Rung* find_rung(const std::string& id);
 // The file's path relative to the source tree, from __FILE__.
 std::string source_relative(const char* file);
 
+// The launchers pass each workload's arguments as these types: a rung whose kernel takes others
+// does not compile, rather than run on misread arguments.
+using MatmulRungKernel = void (*)(const float*, const float*, float*, int, int, int);
+using ReduceRungKernel = void (*)(const float*, long long, float*);
+
 }  // namespace lb
 
 #define LB_LADDER_RUNG_(workload_name, launch_field, launch_type, rung_number, rung_name, rung_title, kernel_fn, ...) \
@@ -73,5 +79,11 @@ std::string source_relative(const char* file);
       .kernel = #kernel_fn,                                                                                 \
       .runtime_kernel = reinterpret_cast<const void*>(&kernel_fn),                                          \
       .launch_field = launch_type __VA_ARGS__})
-#define LB_MATMUL_RUNG(...) LB_LADDER_RUNG_("matmul", matmul, ::lb::MatmulLaunch, __VA_ARGS__)
-#define LB_REDUCE_RUNG(...) LB_LADDER_RUNG_("reduce", reduce, ::lb::ReduceLaunch, __VA_ARGS__)
+#define LB_MATMUL_RUNG(rung_number, rung_name, rung_title, kernel_fn, ...)                               \
+  static_assert(std::is_same_v<decltype(&kernel_fn), ::lb::MatmulRungKernel>,                           \
+                #kernel_fn " must take (const float* A, const float* B, float* C, int M, int N, int K)"); \
+  LB_LADDER_RUNG_("matmul", matmul, ::lb::MatmulLaunch, rung_number, rung_name, rung_title, kernel_fn, __VA_ARGS__)
+#define LB_REDUCE_RUNG(rung_number, rung_name, rung_title, kernel_fn, ...)                   \
+  static_assert(std::is_same_v<decltype(&kernel_fn), ::lb::ReduceRungKernel>,               \
+                #kernel_fn " must take (const float* x, long long n, float* partials)");     \
+  LB_LADDER_RUNG_("reduce", reduce, ::lb::ReduceLaunch, rung_number, rung_name, rung_title, kernel_fn, __VA_ARGS__)
