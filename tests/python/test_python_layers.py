@@ -104,7 +104,7 @@ def test_no_kernel_cache_compiles_every_time(tmp_path):
 
 
 def test_launch_shapes_follow_gpu_launch_h():
-    assert lb_shared.BLOCK == 256 and lb_shared.MM_THREADS == 256
+    assert lb_shared.BLOCK == 256 and lb_shared.MM_THREADS == 128
     assert lb_shared.flat_blocks(1) == 1
     assert lb_shared.flat_blocks(1000003) == (1000003 // 4 + 3 + 255) // 256
     assert lb_shared.grid_stride_blocks(1 << 26, 132) == 132 * 4

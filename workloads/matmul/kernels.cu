@@ -1,74 +1,195 @@
 // matmul device code: C = A*B, row-major fp32, any M, N, K. No host-only includes: shared by nvcc
-// and NVRTC.
+// and NVRTC, and by every layer that runs our kernel text.
 //
-// Each 256-thread block computes a 128x128 tile of C. It walks K in slices of 8: the block stages
-// a 128x8 slice of A and an 8x128 slice of B in shared memory, then each thread multiplies them
-// into its own 8x8 sub-tile held in registers. Per slice a thread reads 16 values from shared
-// memory and does 64 fused multiply-adds, which is what lifts this far above one-thread-per-
-// element kernels that read both operands from memory for every product.
+// This is the matmul ladder's rung 8 (workloads/matmul/ladder/08_async_pipeline.cu, where each
+// choice is explained) in the form every layer can launch: 2 stages instead of 3, so its 36 KiB
+// of shared memory are static and a launch needs no shared-memory attribute. On an H100 it ran at
+// 82% of cuBLAS SGEMM at 2048^3 and 4096^3, and faster than the ladder's top rung at 512^3 and
+// 1024^3, where that rung's 128x256 tiles leave most SMs idle (docs/ladders.md).
+//
+// Each 128-thread block computes a 128x128 tile of C: 4 warps of 64x64, each thread 8x16 results
+// in registers. K is walked in slices of 16; while the warps multiply one slice, the next is
+// copied from global to shared memory by cp.async (Ampere and later; older GPUs copy it with
+// ordinary loads before the barrier, the same arithmetic). A slice of A stays row-major, each row
+// padded to 20 floats so that a warp's reads fall in distinct banks. Elements past the matrix
+// edges are copied as zeros; the 16-byte copies need K % 4 == 0, N % 4 == 0 and aligned A and B
+// (checked at run time), else 4-byte copies are used.
 #include "workloads/launch_config.h"
 
-extern "C" __global__ void __launch_bounds__(LB_MM_THREADS)
-matmul_tiled(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C,
-             int M, int N, int K) {
-  // A's slice is stored transposed (k-major) so that a thread's 8 rows are 8 adjacent floats.
-  __shared__ __align__(16) float As[LB_MM_BK][LB_MM_BM];
-  __shared__ __align__(16) float Bs[LB_MM_BK][LB_MM_BN];
+namespace lb_matmul {
+constexpr int BM = LB_MM_BM, BN = LB_MM_BN, BK = 16, STAGES = 2;
+constexpr int WM = 64, WN = 64;        // warp tile
+constexpr int TM = 8, TN = 16;         // per thread
+constexpr int LANES_N = WN / TN;       // 4 lanes across a warp tile ...
+constexpr int LANES_M = 32 / LANES_N;  // ... 8 down
+constexpr int THREADS = (BM / WM) * (BN / WN) * 32;
+static_assert(THREADS == LB_MM_THREADS, "launch_config.h's thread count is this kernel's");
+static_assert(LANES_M * TM == WM && TN % 4 == 0, "the lanes cover the warp tile");
+constexpr int AS = BK + 4;                            // padded row of A's slice, in floats
+constexpr int A_STAGE = BM * AS, B_STAGE = BK * BN;   // floats per stage
+constexpr int SMEM_FLOATS = STAGES * (A_STAGE + B_STAGE);  // 9216: 36 KiB
 
+// Copy `bytes` (4 or 16) from global to shared memory, or zeros when `full` is false.
+template <int BYTES>
+__device__ __forceinline__ void copy_async(float* dst, const float* src, bool full) {
+#if __CUDA_ARCH__ >= 800
+  const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  if (BYTES == 16)
+    asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;\n" ::"r"(d), "l"(src), "r"(full ? 16 : 0));
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(d), "l"(src), "r"(full ? 4 : 0));
+#else
+  if (BYTES == 16)
+    *reinterpret_cast<float4*>(dst) = full ? *reinterpret_cast<const float4*>(src) : make_float4(0, 0, 0, 0);
+  else
+    *dst = full ? *src : 0.0f;
+#endif
+}
+__device__ __forceinline__ void commit_copies() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::);
+#endif
+}
+template <int PENDING>  // until at most PENDING of this thread's groups are in flight
+__device__ __forceinline__ void wait_copies() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(PENDING));
+#endif
+}
+
+__device__ __forceinline__ float component(const float4& v, int q) {
+  return q == 0 ? v.x : q == 1 ? v.y : q == 2 ? v.z : v.w;
+}
+
+template <bool VEC>
+__device__ __forceinline__ void block_gemm(const float* __restrict__ A, const float* __restrict__ B,
+                                           float* __restrict__ C, int M, int N, int K, int row0, int col0,
+                                           float* smem) {
   const int tid = threadIdx.x;
-  const int row0 = blockIdx.y * LB_MM_BM;
-  const int col0 = blockIdx.x * LB_MM_BN;
-  const int ty = tid / (LB_MM_BN / LB_MM_TN);  // which 8 rows of the tile
-  const int tx = tid % (LB_MM_BN / LB_MM_TN);  // which 8 columns
+  const int warp = tid / 32, lane = tid % 32;
+  const int warp_m = warp / (BN / WN), warp_n = warp % (BN / WN);
+  const int lane_m = lane / LANES_N, lane_n = lane % LANES_N;
+  // This thread's rows of the tile: wr + i*LANES_M; columns: wc + j*4*LANES_N + (0..3).
+  const int wr = warp_m * WM + lane_m;
+  const int wc = warp_n * WN + lane_n * 4;
+  float* const a_smem = smem;
+  float* const b_smem = smem + STAGES * A_STAGE;
 
-  float acc[LB_MM_TM][LB_MM_TN];
+  constexpr int A_STEP = THREADS / (BK / 4), B_STEP = THREADS / (BN / 4);
+  constexpr int A_VEC = BM / A_STEP, B_VEC = BK / B_STEP;  // float4s of each per thread
+  const int a_r = tid / (BK / 4), a_c = (tid % (BK / 4)) * 4;
+  const int b_r = tid / (BN / 4), b_c = (tid % (BN / 4)) * 4;
+  const int ktiles = (K + BK - 1) / BK;
+  auto load = [&](int t) {  // slice t into stage t % STAGES
+    const int s = t % STAGES, k0 = t * BK;
+    float* a_dst = a_smem + s * A_STAGE;
+    float* b_dst = b_smem + s * B_STAGE;
+    if (VEC) {
 #pragma unroll
-  for (int i = 0; i < LB_MM_TM; ++i)
+      for (int l = 0; l < A_VEC; ++l) {
+        const int r = a_r + l * A_STEP;
+        const bool ok = row0 + r < M && k0 + a_c < K;
+        copy_async<16>(a_dst + r * AS + a_c, ok ? A + (long long)(row0 + r) * K + k0 + a_c : A, ok);
+      }
 #pragma unroll
-    for (int j = 0; j < LB_MM_TN; ++j) acc[i][j] = 0.0f;
-
-  for (int k0 = 0; k0 < K; k0 += LB_MM_BK) {
-    // Each thread stages 4 elements of each slice; elements past the matrix edge become 0.
-#pragma unroll
-    for (int l = 0; l < (LB_MM_BM * LB_MM_BK) / LB_MM_THREADS; ++l) {
-      const int idx = tid + l * LB_MM_THREADS;
-      const int ar = idx / LB_MM_BK, ac = idx % LB_MM_BK;
-      const int gr = row0 + ar, gk = k0 + ac;
-      As[ac][ar] = (gr < M && gk < K) ? A[(long long)gr * K + gk] : 0.0f;
-      const int br = idx / LB_MM_BN, bc = idx % LB_MM_BN;
-      const int bk = k0 + br, gc = col0 + bc;
-      Bs[br][bc] = (bk < K && gc < N) ? B[(long long)bk * N + gc] : 0.0f;
+      for (int l = 0; l < B_VEC; ++l) {
+        const int r = b_r + l * B_STEP;
+        const bool ok = k0 + r < K && col0 + b_c < N;
+        copy_async<16>(b_dst + r * BN + b_c, ok ? B + (long long)(k0 + r) * N + col0 + b_c : B, ok);
+      }
+    } else {
+      for (int e = tid; e < BM * BK; e += THREADS) {
+        const int r = e / BK, c = e % BK;
+        const bool ok = row0 + r < M && k0 + c < K;
+        copy_async<4>(a_dst + r * AS + c, ok ? A + (long long)(row0 + r) * K + k0 + c : A, ok);
+      }
+      for (int e = tid; e < BK * BN; e += THREADS) {
+        const int r = e / BN, c = e % BN;
+        const bool ok = k0 + r < K && col0 + c < N;
+        copy_async<4>(b_dst + r * BN + c, ok ? B + (long long)(k0 + r) * N + col0 + c : B, ok);
+      }
     }
-    __syncthreads();
+  };
 
+  float acc[TM][TN];
 #pragma unroll
-    for (int kk = 0; kk < LB_MM_BK; ++kk) {
-      float a[LB_MM_TM], b[LB_MM_TN];
-      // 16-byte shared-memory loads: two per operand instead of eight.
-      const float4 a0 = *reinterpret_cast<const float4*>(&As[kk][ty * LB_MM_TM]);
-      const float4 a1 = *reinterpret_cast<const float4*>(&As[kk][ty * LB_MM_TM + 4]);
-      const float4 b0 = *reinterpret_cast<const float4*>(&Bs[kk][tx * LB_MM_TN]);
-      const float4 b1 = *reinterpret_cast<const float4*>(&Bs[kk][tx * LB_MM_TN + 4]);
-      a[0] = a0.x; a[1] = a0.y; a[2] = a0.z; a[3] = a0.w;
-      a[4] = a1.x; a[5] = a1.y; a[6] = a1.z; a[7] = a1.w;
-      b[0] = b0.x; b[1] = b0.y; b[2] = b0.z; b[3] = b0.w;
-      b[4] = b1.x; b[5] = b1.y; b[6] = b1.z; b[7] = b1.w;
+  for (int i = 0; i < TM; ++i)
 #pragma unroll
-      for (int i = 0; i < LB_MM_TM; ++i)
+    for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
+
+  if (ktiles > 0) load(0);
+  commit_copies();
+  for (int t = 0; t < ktiles; ++t) {
+    wait_copies<0>();  // slice t has landed (my copies) ...
+    __syncthreads();   // ... everyone's; and everyone is done with slice t-1, whose stage is refilled next
+    if (t + 1 < ktiles) load(t + 1);
+    commit_copies();
+
+    const int s = t % STAGES;
+    const float* As = a_smem + s * A_STAGE + wr * AS;
+    const float* Bs = b_smem + s * B_STAGE + wc;
 #pragma unroll
-        for (int j = 0; j < LB_MM_TN; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+    for (int kq = 0; kq < BK; kq += 4) {
+      float4 a[TM];  // rows i, k-values kq .. kq+3
+#pragma unroll
+      for (int i = 0; i < TM; ++i) a[i] = *reinterpret_cast<const float4*>(As + i * LANES_M * AS + kq);
+#pragma unroll
+      for (int kk = 0; kk < 4; ++kk) {
+        float4 b[TN / 4];
+#pragma unroll
+        for (int j = 0; j < TN / 4; ++j) b[j] = *reinterpret_cast<const float4*>(Bs + (kq + kk) * BN + j * 4 * LANES_N);
+#pragma unroll
+        for (int i = 0; i < TM; ++i) {
+          const float av = component(a[i], kk);
+#pragma unroll
+          for (int j = 0; j < TN / 4; ++j) {
+            acc[i][4 * j + 0] = fmaf(av, b[j].x, acc[i][4 * j + 0]);
+            acc[i][4 * j + 1] = fmaf(av, b[j].y, acc[i][4 * j + 1]);
+            acc[i][4 * j + 2] = fmaf(av, b[j].z, acc[i][4 * j + 2]);
+            acc[i][4 * j + 3] = fmaf(av, b[j].w, acc[i][4 * j + 3]);
+          }
+        }
+      }
     }
-    __syncthreads();
   }
 
+  const bool vec_c = VEC && (reinterpret_cast<unsigned long long>(C) & 15) == 0;
 #pragma unroll
-  for (int i = 0; i < LB_MM_TM; ++i) {
-    const int r = row0 + ty * LB_MM_TM + i;
-    if (r >= M) continue;
+  for (int i = 0; i < TM; ++i) {
+    const int row = row0 + wr + i * LANES_M;
+    if (row >= M) break;  // rows grow with i
+    float* crow = C + (long long)row * N;
 #pragma unroll
-    for (int j = 0; j < LB_MM_TN; ++j) {
-      const int c = col0 + tx * LB_MM_TN + j;
-      if (c < N) C[(long long)r * N + c] = acc[i][j];
+    for (int j = 0; j < TN / 4; ++j) {
+      const int col = col0 + wc + j * 4 * LANES_N;
+      const float* v = &acc[i][4 * j];
+      if (vec_c && col < N) {  // N % 4 == 0: all four columns are inside
+        *reinterpret_cast<float4*>(crow + col) = make_float4(v[0], v[1], v[2], v[3]);
+      } else {
+#pragma unroll
+        for (int q = 0; q < 4; ++q)
+          if (col + q < N) crow[col + q] = v[q];
+      }
     }
   }
+}
+}  // namespace lb_matmul
+
+extern "C" __global__ void __launch_bounds__(LB_MM_THREADS, 2)
+matmul_tiled(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int M, int N, int K) {
+  __shared__ __align__(16) float smem[lb_matmul::SMEM_FLOATS];
+  // Swizzle: consecutive blocks walk down a group of 8 block-rows before moving right, so the
+  // blocks resident at one time share slices of A and B in L2.
+  constexpr int kGroupM = 8;
+  const int lin = blockIdx.y * gridDim.x + blockIdx.x;
+  const int per_group = kGroupM * gridDim.x;
+  const int first_m = (lin / per_group) * kGroupM;
+  const int rows = min((int)gridDim.y - first_m, kGroupM);
+  const int in_group = lin % per_group;
+  const int row0 = (first_m + in_group % rows) * lb_matmul::BM;
+  const int col0 = (in_group / rows) * lb_matmul::BN;
+  const bool vec = K % 4 == 0 && N % 4 == 0 && (reinterpret_cast<unsigned long long>(A) & 15) == 0 &&
+                   (reinterpret_cast<unsigned long long>(B) & 15) == 0;
+  if (vec) lb_matmul::block_gemm<true>(A, B, C, M, N, K, row0, col0, smem);
+  else lb_matmul::block_gemm<false>(A, B, C, M, N, K, row0, col0, smem);
 }
