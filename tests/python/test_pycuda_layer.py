@@ -171,7 +171,7 @@ def kernel_parameters(workload: str) -> dict[str, list[str]]:
     """{kernel: [C type of each parameter, "pointer" for any pointer]} from workloads/<w>/kernels.cu."""
     text = (ROOT / "workloads" / workload / "kernels.cu").read_text()
     found = {}
-    signature = r'extern "C" __global__ void(?:\s+__launch_bounds__\(\w+\))?\s+(\w+)\(([^)]*)\)'
+    signature = r'extern "C" __global__ void(?:\s+__launch_bounds__\([^)]*\))?\s+(\w+)\(([^)]*)\)'
     for name, params in re.findall(signature, text):
         types = []
         for param in params.split(","):
