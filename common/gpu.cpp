@@ -1,13 +1,39 @@
 #include "common/gpu.h"
 
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 
 #include <chrono>
+#include <string>
 
 #include "common/cuda_check.h"
 #include "common/elapsed.h"
 
 namespace lb {
+namespace {
+
+std::string cuda_version(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
+
+// Why CUDA cannot be used here, in the user's terms: CUDA's own text for "no driver" and "old
+// driver" is the same ("CUDA driver version is insufficient for CUDA runtime version"), which sends
+// someone without any driver hunting for a driver upgrade.
+std::string why_no_cuda(cudaError_t status) {
+  if (status == cudaErrorNoDevice) return "no CUDA device";
+  if (status == cudaErrorInsufficientDriver) {
+    if (void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL)) {
+      dlclose(driver);
+      int driver_version = 0, runtime_version = 0;
+      cudaDriverGetVersion(&driver_version);
+      cudaRuntimeGetVersion(&runtime_version);
+      return "driver older than the runtime (driver " + cuda_version(driver_version) + ", runtime " +
+             cuda_version(runtime_version) + ")";
+    }
+    return "no CUDA driver (libcuda.so.1 not found)";
+  }
+  return std::string("cudaGetDeviceCount: ") + cudaGetErrorString(status);
+}
+
+}  // namespace
 
 const GpuProbe& gpu_probe() {
   static const GpuProbe probe = [] {
@@ -16,11 +42,11 @@ const GpuProbe& gpu_probe() {
     const cudaError_t status = cudaGetDeviceCount(&count);
     if (status != cudaSuccess) {
       cudaGetLastError();
-      p.unavailable_reason = std::string("cudaGetDeviceCount: ") + cudaGetErrorString(status);
+      p.unavailable_reason = why_no_cuda(status);
       return p;
     }
     if (count == 0) {
-      p.unavailable_reason = "cudaGetDeviceCount: no CUDA device found";
+      p.unavailable_reason = "no CUDA device";
       return p;
     }
     const auto t0 = std::chrono::steady_clock::now();

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "harness/host_info.h"
+#include "harness/reporter.h"
 #include "harness/sizes.h"
 
 namespace lb {
@@ -90,7 +91,7 @@ nlohmann::json run_context(const RunInfo& run, const SuitePlan& plan, const Envi
   nlohmann::json context = {
       {"date", run.started_at},
       {"executable", run.executable},
-      {"library_build_type", "release"},
+      {"library_build_type", google_benchmark_build_type()},
       {"layerbench", {{"version", LB_VERSION}, {"schema_version", kSchemaVersion}, {"seed", env.options.seed},
                       {"command_line", run.command_line}, {"suite_wall_s", run.suite_wall_s}}},
       {"host", host_json()},

@@ -2,7 +2,22 @@
 
 #include <unistd.h>
 
+#include <regex>
+#include <sstream>
+
 namespace lb {
+
+std::string google_benchmark_build_type() {
+  std::ostringstream text;
+  benchmark::JSONReporter json;
+  json.SetOutputStream(&text);
+  json.SetErrorStream(&text);
+  json.ReportContext(benchmark::BenchmarkReporter::Context());
+  std::smatch found;
+  const std::string written = text.str();
+  return std::regex_search(written, found, std::regex("\"library_build_type\": \"(\\w+)\"")) ? found[1].str()
+                                                                                                : "unknown";
+}
 
 SuiteReporter::SuiteReporter(Progress* progress)
     : benchmark::ConsoleReporter(isatty(STDOUT_FILENO) ? OO_ColorTabular : OO_Tabular), progress_(progress) {}

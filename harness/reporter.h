@@ -4,11 +4,17 @@
 #include <benchmark/benchmark.h>
 
 #include <nlohmann/json.hpp>
+#include <string>
 #include <vector>
 
 #include "harness/progress.h"
 
 namespace lb {
+
+// How the Google Benchmark library in use was built, "debug" or "release", as the library itself
+// says (its JSON reporter writes it from its own NDEBUG); "unknown" if it does not say. GPU cases
+// are timed with CUDA events (manual time), so it changes none of their figures.
+std::string google_benchmark_build_type();
 
 class SuiteReporter : public benchmark::ConsoleReporter {
  public:
