@@ -24,6 +24,13 @@ const char* to_string(CaseStatus status) {
   return "?";
 }
 
+void record_samples(CaseResult& r, const SampleSeries& series) {
+  r.stats = summarize(series);
+  const double seconds = r.stats.median_ms * 1e-3;
+  r.gbps = r.spec.workload->bytes_moved(r.spec.shape) / seconds / 1e9;
+  r.gflops = r.spec.workload->flops(r.spec.shape) / seconds / 1e9;
+}
+
 SampleStats summarize(const SampleSeries& series) {
   SampleStats s;
   s.count = series.count();

@@ -63,4 +63,8 @@ struct CaseResult {
   bool noise_target_reached() const { return stop_reason == Stop::kNoiseReached; }
 };
 
+// The kept samples' statistics on `r`, and the rates of its median (GB/s, GFLOP/s). `series` must
+// hold at least one sample.
+void record_samples(CaseResult& r, const SampleSeries& series);
+
 }  // namespace lb

@@ -49,7 +49,7 @@ void run_case(benchmark::State& state, CaseRun& run, CaseInputs& inputs, const E
                     std::to_string(r.throttled_samples) + " discarded";
         return report_not_ok(state, r);
       }
-      r.stats = summarize(series);
+      record_samples(r, series);
       state.SetIterationTime(r.stats.median_ms * 1e-3);
     }
   } catch (const std::exception& e) {
@@ -57,9 +57,6 @@ void run_case(benchmark::State& state, CaseRun& run, CaseInputs& inputs, const E
     r.message = std::string("during timing: ") + e.what();
     return report_not_ok(state, r);
   }
-  const double seconds = r.stats.median_ms * 1e-3;
-  r.gbps = r.spec.workload->bytes_moved(r.spec.shape) / seconds / 1e9;
-  r.gflops = r.spec.workload->flops(r.spec.shape) / seconds / 1e9;
   state.counters["GB/s"] = r.gbps;
   state.counters["GFLOP/s"] = r.gflops;
   state.counters["noise%"] = 100.0 * r.stats.rel_stddev;

@@ -15,12 +15,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string size_label(const LabSpec& spec, std::size_t i) {
-  const std::string label = spec.workload->size_label(spec.check_sizes[i]);
-  std::string text = (spec.workload->takes_matrix_sizes() ? "MxNxK = " : "n = ") + label;
-  if (spec.check_size_texts[i] != label) text += " (" + spec.check_size_texts[i] + ")";
-  return text;
-}
 
 void print_compile_error(std::FILE* out, const LabSpec& spec, const fs::path& file, const std::string& message) {
   const bool python = is_python_lab(spec);
@@ -72,6 +66,13 @@ std::string cuda_error_text(const std::string& error) {
 }
 
 }  // namespace
+
+std::string check_size_label(const LabSpec& spec, std::size_t i) {
+  const std::string label = spec.workload->size_label(spec.check_sizes[i]);
+  std::string text = (spec.workload->takes_matrix_sizes() ? "MxNxK = " : "n = ") + label;
+  if (spec.check_size_texts[i] != label) text += " (" + spec.check_size_texts[i] + ")";
+  return text;
+}
 
 std::vector<std::string> default_runner() {
   if (const char* runner = std::getenv("LAYERBENCH_LAB_RUNNER"); runner && *runner) {
@@ -151,7 +152,7 @@ int print_check_report(const LabSpec& spec, const fs::path& file, const ChildRep
   std::size_t passed = 0;
   bool stopped = false;
   for (std::size_t i = 0; i < spec.check_sizes.size(); ++i) {
-    const std::string label = size_label(spec, i);
+    const std::string label = check_size_label(spec, i);
     const auto found = report.by_size.find(spec.check_size_texts[i]);
     if (stopped) {
       std::fprintf(out, "  SKIP  %s: not run\n", label.c_str());

@@ -45,6 +45,9 @@ struct CheckOptions {
   bool sanitize = false;            // run the child under compute-sanitizer memcheck (lab/sanitize.h)
 };
 
+// Check size i as the check's lines name it: "n = 257", "n = 16777216 (2^24)", "MxNxK = 17x33x65".
+std::string check_size_label(const LabSpec& spec, std::size_t i);
+
 // The runner check_submission uses by default: this executable, or $LAYERBENCH_LAB_RUNNER (a
 // command, split on spaces; for tests, which stand in a child that hangs).
 std::vector<std::string> default_runner();

@@ -74,13 +74,11 @@ json figures(const CaseResult& r) {
           {"stop", to_string(r.stop_reason)}, {"gbps", r.gbps},   {"gflops", r.gflops}};
 }
 
-// The samples' statistics and rates on `r`; false when every sample was discarded (throttled).
-bool record_samples(CaseResult& r, const SampleSeries& series) {
+// The samples' statistics and rates on `r` (record_samples); false when every sample was
+// discarded (throttled).
+bool record_kept_samples(CaseResult& r, const SampleSeries& series) {
   if (series.count() == 0) return false;
-  r.stats = summarize(series);
-  const double seconds = r.stats.median_ms * 1e-3;
-  r.gbps = r.spec.workload->bytes_moved(r.spec.shape) / seconds / 1e9;
-  r.gflops = r.spec.workload->flops(r.spec.shape) / seconds / 1e9;
+  record_samples(r, series);
   return true;
 }
 
@@ -110,7 +108,7 @@ void time_benchmarks(const LabSpec& spec, StudentProgram& program, driver::Sessi
       variant->allocate(shape, {stream, &costs, &session});
       std::string wrong = judge(*variant, spec, problem, stream, inputs.result());
       if (wrong.empty()) {
-        if (!record_samples(student, take_samples(student, *variant, *env, quiet))) {
+        if (!record_kept_samples(student, take_samples(student, *variant, *env, quiet))) {
           emit(out, {{"benchmark", label}, {"error", kThrottled}});
           continue;
         }
@@ -127,7 +125,7 @@ void time_benchmarks(const LabSpec& spec, StudentProgram& program, driver::Sessi
     CaseResult ours;
     ours.spec = {spec.workload, find_layer("runtime"), shape};
     if (const std::unique_ptr<Variant> variant = prepare_case(ours, inputs, *env, sessions)) {
-      if (record_samples(ours, take_samples(ours, *variant, *env, quiet))) line["runtime"] = figures(ours);
+      if (record_kept_samples(ours, take_samples(ours, *variant, *env, quiet))) line["runtime"] = figures(ours);
       else line["runtime_error"] = kThrottled;
     } else {
       line["runtime_error"] = ours.message;

@@ -60,8 +60,7 @@ Grade grade_of(const LabSpec& spec, const fs::path& file, const ChildReport& rep
   for (std::size_t i = 0; i < spec.check_sizes.size(); ++i) {
     const auto found = report.by_size.find(spec.check_size_texts[i]);
     if (found != report.by_size.end() && !found->second.value("passed", false)) {
-      g.feedback.push_back((spec.workload->takes_matrix_sizes() ? "MxNxK = " : "n = ") + spec.check_size_texts[i] +
-                           ": " + found->second.value("feedback", ""));
+      g.feedback.push_back(check_size_label(spec, i) + ": " + found->second.value("feedback", ""));
       break;  // the first failure; the check's lines above have them all
     }
   }

@@ -335,9 +335,7 @@ int profile_submission(const LabSpec& spec, const fs::path& file, const CheckOpt
   }
   std::fprintf(out, "%s: %s — profile of %s\n", spec.name.c_str(), spec.title.c_str(), file.c_str());
   if (report.profiled.is_null()) {
-    std::string why = report.error;
-    if (why.empty() && report.child.timed_out) why = "stopped after " + fixed(limit, 0) + " s (an infinite loop?)";
-    if (why.empty()) why = "the run stopped (exit status " + std::to_string(report.child.exit_code) + ")";
+    const std::string why = report.error.empty() ? report.why_stopped() : report.error;
     std::fprintf(out, "FAIL: %s\n", why.c_str());
     if (!why_ncu.empty()) std::fprintf(out, "ncu said:\n%s\n", why_ncu.c_str());
     return why_ncu.empty() || !report.error.empty() ? kExitFailed : kExitCannotRun;
