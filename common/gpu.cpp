@@ -66,6 +66,14 @@ const GpuProbe& gpu_probe() {
 
 std::string gpu_unavailable_reason() { return gpu_probe().unavailable_reason; }
 
+std::string cuda_context_fault() {
+  if (cudaDeviceSynchronize() == cudaSuccess) return "";
+  cudaGetLastError();  // clears an error that is not sticky (a bad launch configuration, say)
+  const cudaError_t status = cudaDeviceSynchronize();
+  if (status == cudaSuccess) return "";
+  return std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status);
+}
+
 int sm_count() {
   int device = 0, count = 0;
   LB_CUDA_CHECK(cudaGetDevice(&device));

@@ -16,6 +16,11 @@ const GpuProbe& gpu_probe();
 // gpu_probe().unavailable_reason: what a GPU layer's Layer::unavailable_reason returns.
 std::string gpu_unavailable_reason();
 
+// Whether the CUDA context is still usable after a GPU case went wrong: "" when it is, else CUDA's
+// error name and text. A sticky error (an illegal address, a trap in a kernel) kills the context
+// for the rest of the process: every later CUDA call returns it, whatever layer makes it.
+std::string cuda_context_fault();
+
 // Multiprocessors of the current device: grid-stride kernels launch a few blocks per SM.
 int sm_count();
 

@@ -20,6 +20,7 @@ const char* to_string(CaseStatus status) {
     case CaseStatus::kOk: return "ok";
     case CaseStatus::kFailed: return "failed";
     case CaseStatus::kSkipped: return "skipped";
+    case CaseStatus::kInterrupted: return "interrupted";
   }
   return "?";
 }

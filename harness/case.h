@@ -28,9 +28,11 @@ enum class CaseStatus {
   kNotRun,   // filtered out (--benchmark_filter), or not reached
   kOk,       // verified and timed
   kFailed,   // wrong result, or an error
-  kSkipped,  // could not run here (did not fit in memory); says why
+  kSkipped,  // could not run here (did not fit in memory, the CUDA context died); says why
+  kInterrupted,  // Ctrl-C or SIGTERM stopped it; the samples taken before are kept
 };
-const char* to_string(CaseStatus status);  // "not run", "ok", "failed", "skipped" (as in the JSON)
+// "not run", "ok", "failed", "skipped", "interrupted" (as in the JSON)
+const char* to_string(CaseStatus status);
 
 struct SampleStats {
   std::size_t count = 0;

@@ -13,6 +13,7 @@
 #include <random>
 
 #include "harness/environment.h"
+#include "harness/interrupt.h"
 #include "harness/ladder_table.h"
 #include "harness/layer_sessions.h"
 #include "harness/plan.h"
@@ -97,6 +98,7 @@ struct RunArgs {
   double noise_percent = 0.5;
   StoppingRule rule;
   bool to_cap = false;
+  bool check = false;
   LayerConfig layers;
   std::vector<std::string> benchmark_flags;
 };
@@ -128,28 +130,37 @@ MeasureOptions measure_options(const RunArgs& args) {
   options.rule.target_rel_noise = args.noise_percent / 100.0;
   options.rule.stop_early_above_target = !args.to_cap;
   options.cold = args.mode == "cold";
+  options.check_only = args.check;
   return options;
 }
 
 struct RunOutcome {
   std::vector<CaseResult> results;
   nlohmann::json context;
+  bool interrupted = false;
   bool failed() const {
     return std::any_of(results.begin(), results.end(), [](const CaseResult& r) { return r.status == CaseStatus::kFailed; });
   }
+  // 130 after an interrupt (128 + SIGINT, as shells report it), 1 when a case failed, else 0.
+  int exit_code() const { return interrupted ? 130 : failed() ? 1 : 0; }
 };
 
 // A run, step by step, once planned: open the measurement environment, run the cases, record the
 // results (with `extra_context` added to the context) and write them. `run` and `ladder` share it.
+// An interrupt (interrupt.h) ends the cases early; what was measured is still recorded.
 RunOutcome measure_and_record(const SuitePlan& plan, const RunArgs& args, int argc, char** argv,
                               const nlohmann::json& extra_context = nlohmann::json::object()) {
   RunInfo info{iso_time_now(), argv[0], {}, 0};
   for (int i = 0; i < argc; ++i) info.command_line += (i ? " " : "") + std::string(argv[i]);
 
+  if (args.check && !args.benchmark_flags.empty())
+    throw UsageError("'" + args.benchmark_flags.front() + "' does not apply to --check, which runs no benchmark " +
+                     "(select cases with -w, -l, -s)");
   initialize_google_benchmark(args.benchmark_flags, argv[0]);
   check_writable(args.out);
   print_plan_notes(plan, stderr);
 
+  const InterruptHandler interrupts;
   const auto env = open_environment(plan.any_gpu(), measure_options(args));
 
   LayerSessions sessions(args.layers);
@@ -158,6 +169,7 @@ RunOutcome measure_and_record(const SuitePlan& plan, const RunArgs& args, int ar
   const auto started = std::chrono::steady_clock::now();
   RunOutcome outcome;
   outcome.results = run_cases(plan.cases, *env, sessions, reporter, progress);
+  outcome.interrupted = interrupt_requested();
   info.suite_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
   // Google Benchmark's context comes with its first case: none when no case ran (a ladder without a GPU).
@@ -165,6 +177,10 @@ RunOutcome measure_and_record(const SuitePlan& plan, const RunArgs& args, int ar
   if (!benchmark_context.is_object()) benchmark_context = nlohmann::json::object();
   outcome.context = run_context(info, plan, *env, sessions, benchmark_context);
   outcome.context.update(extra_context);
+  if (outcome.interrupted)
+    outcome.context["layerbench"]["interrupted"] = {{"signal", interrupt_signal_name()},
+                                                    {"cases_planned", plan.cases.size()},
+                                                    {"cases_started", outcome.results.size()}};
   write_file_atomically(args.out, results_json(outcome.context, outcome.results).dump(2) + "\n");
   return outcome;
 }
@@ -173,8 +189,12 @@ RunOutcome measure_and_record(const SuitePlan& plan, const RunArgs& args, int ar
 int run_command(const RunArgs& args, int argc, char** argv) {
   const SuitePlan plan = plan_suite(args.suite);
   const RunOutcome outcome = measure_and_record(plan, args, argc, argv);
-  print_summary(outcome.results, outcome.context, args.out);
-  return outcome.failed() ? 1 : 0;
+  if (args.check) print_check_summary(outcome.results, outcome.context, args.out);
+  else print_summary(outcome.results, outcome.context, args.out);
+  if (outcome.interrupted)
+    std::printf("interrupted: %zu of %zu cases started; the results of those are in %s\n", outcome.results.size(),
+                plan.cases.size(), args.out.c_str());
+  return outcome.exit_code();
 }
 
 struct LadderArgs {
@@ -228,7 +248,8 @@ int ladder_command(LadderArgs& args, int argc, char** argv) {
   std::printf("%zu cases in %.1f s, %ld failed; results written to %s\n", outcome.results.size(),
               outcome.context["layerbench"]["suite_wall_s"].get<double>(), static_cast<long>(failed),
               args.run.out.c_str());
-  return outcome.failed() ? 1 : 0;
+  if (outcome.interrupted) std::printf("interrupted: the rungs after the last one above did not run\n");
+  return outcome.exit_code();
 }
 
 // The measurement options `run` and `ladder` share.
@@ -331,9 +352,14 @@ int run_cli(int argc, char** argv) {
       ->delimiter(',');
   bool no_kernel_cache = false;
   add_measurement_options(run, args, no_kernel_cache);
+  run->add_flag("--check", args.check,
+                "Run each case once and verify it; no timing: no ceilings, no L2 flush, no stream gate, no\n"
+                "sampling. For compute-sanitizer and cuda-gdb (scripts/sanitize.sh); the JSON records verdicts");
   run->allow_extras();
   run->footer("Google Benchmark's flags pass through in --flag=value form, e.g. --benchmark_filter=matmul\n"
-              "or --benchmark_repetitions=5. Exit status: 0 ok, 1 a case failed, 2 bad input.");
+              "or --benchmark_repetitions=5. Exit status: 0 ok, 1 a case failed, 2 bad input, 130\n"
+              "interrupted (Ctrl-C or SIGTERM: the current sample ends, the results so far are written; a\n"
+              "second Ctrl-C exits at once).");
 
   LadderArgs ladder_args;
   bool ladder_no_kernel_cache = false;
@@ -348,7 +374,8 @@ int run_cli(int argc, char** argv) {
   ladder->footer("Each rung's median time, GFLOP/s (matmul) or GB/s (reduce), its fraction of cuBLAS / CUB (the vendor\n"
                  "layer's line, measured in the same run; without that layer, matmul against the run's cuBLAS SGEMM\n"
                  "ceiling) and of the copy bandwidth (reduce), and its speed-up over the rung below. The results\n"
-                 "file is `run`'s (rung cases carry a \"rung\" object). Exit status: 0 ok, 1 a rung failed, 2 bad input.");
+                 "file is `run`'s (rung cases carry a \"rung\" object). Exit status: 0 ok, 1 a rung failed, 2 bad input,\n"
+                 "130 interrupted (as for `run`).");
 
   try {
     app.parse(argc, argv);

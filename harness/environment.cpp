@@ -12,7 +12,16 @@ std::unique_ptr<Environment> open_environment(bool with_gpu, const MeasureOption
   auto env = std::make_unique<Environment>();
   env->options = options;
   const StoppingRule& rule = options.rule;
-  env->measurement = {{"gpu_cache_mode", options.cold ? "cold" : "hot"},
+  if (options.check_only) {
+    env->measurement = {{"mode", "check"}};
+    if (with_gpu) {
+      env->device = device_json();
+      env->stream.emplace();
+    }
+    return env;
+  }
+  env->measurement = {{"mode", "timed"},
+                      {"gpu_cache_mode", options.cold ? "cold" : "hot"},
                       {"cpu_cache_mode", "hot"},
                       {"noise_target", rule.target_rel_noise},
                       {"min_samples", rule.min_samples},

@@ -24,6 +24,9 @@ struct MeasureOptions {
   std::uint64_t seed = 0;  // every case's inputs derive from this and the case's name
   StoppingRule rule;
   bool cold = true;        // flush the L2 before each sample of a GPU layer
+  // --check: each case runs once, verified, and is not timed. No ceilings, no L2 flush, no stream
+  // gate, no sampling: the mode that compute-sanitizer and cuda-gdb can run.
+  bool check_only = false;
 };
 
 struct Environment {
@@ -43,7 +46,8 @@ struct Environment {
   cudaStream_t stream_for(const Layer& layer) const { return layer.on_gpu ? gpu_stream() : nullptr; }
 };
 
-// Measures the ceilings when `with_gpu` (saying so on stderr: it takes a second or two).
+// Measures the ceilings when `with_gpu` (saying so on stderr: it takes a second or two), unless
+// options.check_only: then a GPU run gets the device and the stream, and nothing else.
 std::unique_ptr<Environment> open_environment(bool with_gpu, const MeasureOptions& options);
 
 }  // namespace lb

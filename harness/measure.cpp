@@ -1,10 +1,12 @@
 #include "harness/measure.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "common/elapsed.h"
 #include "harness/clocks.h"
+#include "harness/interrupt.h"
 
 namespace lb {
 
@@ -36,9 +38,17 @@ SampleSeries take_samples(CaseResult& r, Variant& variant, const Environment& en
     }
     if (gate) gate->release();
     const double ms = clock->elapsed_ms();
-    if (gate && gate->timed_out())
-      throw std::runtime_error("the stream was held back while run() enqueued, and run() waited for the device; "
-                               "a variant whose run() waits must say so (Variant::run_waits)");
+    if (gate && gate->timed_out()) {
+      // A tool injected into CUDA (compute-sanitizer, a profiler) may serialise launches: each then
+      // waits for the gate's kernel, and the gate times out through no fault of the variant.
+      const char* injected = std::getenv("CUDA_INJECTION64_PATH");
+      throw std::runtime_error(
+          "the stream was held back while run() enqueued, and run() waited for the device; " +
+          std::string(injected && *injected
+                          ? "a tool injected into CUDA (CUDA_INJECTION64_PATH) serialises launches: under "
+                            "compute-sanitizer or cuda-gdb use `layerbench run --check`"
+                          : "a variant whose run() waits must say so (Variant::run_waits)"));
+    }
     bool keep = true;
     if (sm_clock) {
       const double mhz = sm_clock->current_mhz();
@@ -47,7 +57,7 @@ SampleSeries take_samples(CaseResult& r, Variant& variant, const Environment& en
     }
     if (keep) series.add(ms);
     else ++r.throttled_samples;
-    stop = check_stop(series, ms_since(t0) / 1e3, env.options.rule);
+    stop = interrupt_requested() ? Stop::kInterrupted : check_stop(series, ms_since(t0) / 1e3, env.options.rule);
     progress.tick();
   }
   r.l2_flushed = flusher != nullptr;

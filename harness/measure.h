@@ -8,7 +8,8 @@ namespace lb {
 
 // Each sample: (where it may) hold the stream, (cold mode) flush the L2, then the harness's clock
 // around one run() on the harness's stream; then (when NVML can) read the SM clock and discard
-// the sample if the GPU was throttled. Fills r's measurement fields and returns the kept samples.
+// the sample if the GPU was throttled; stops at the stopping rule, or on an interrupt after the
+// sample under way (Stop::kInterrupted). Fills r's measurement fields and returns the kept samples.
 // Throws what run() throws, and when a held run() waited for the device.
 SampleSeries take_samples(CaseResult& r, Variant& variant, const Environment& env, Progress& progress);
 

@@ -30,8 +30,8 @@ class CaseInputs {
 std::unique_ptr<Variant> make_variant(const Case& c, cudaStream_t stream, LayerSessions& sessions, CostLog& costs);
 
 // Makes and allocates the variant (allocate_ms), runs it once (first_run_ms: lazy loading and
-// first touches, kept out of every other figure), then does the verified run (end_to_end_ms,
-// verdict). Sets r.status: ok, failed (a wrong result or an error, with the message) or skipped
+// first touches, kept out of every other figure; not in a check), then does the verified run
+// (end_to_end_ms, verdict). Sets r.status: ok, failed (a wrong result or an error, with the message) or skipped
 // (did not fit in memory). Returns the variant, ready for timing; null unless ok. Never throws.
 std::unique_ptr<Variant> prepare_case(CaseResult& r, CaseInputs& inputs, const Environment& env,
                                       LayerSessions& sessions);

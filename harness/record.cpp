@@ -43,6 +43,9 @@ nlohmann::json case_fields(const CaseResult& r, const nlohmann::json& context) {
   if (r.checked) {
     j["max_rel_error"] = number(r.verdict.max_rel_error);
     j["tolerance"] = r.verdict.tolerance;
+    j["end_to_end_ms"] = r.end_to_end_ms;
+    j["allocate_ms"] = r.allocate_ms;
+    j["prepare_wall_s"] = r.prepare_wall_s;
   }
   if (r.stats.count > 0) {
     if (c.workload->figure() == Figure::kLaunchTime)
@@ -73,15 +76,33 @@ nlohmann::json case_fields(const CaseResult& r, const nlohmann::json& context) {
     j["noise_target_reached"] = r.noise_target_reached();
     j["stop_reason"] = to_string(r.stop_reason);
     j["measurement_wall_s"] = r.measurement_wall_s;
-    j["prepare_wall_s"] = r.prepare_wall_s;
     j["throttled_samples"] = r.throttled_samples;
     j["mean_sm_clock_mhz"] = r.mean_sm_clock_mhz > 0 ? nlohmann::json(r.mean_sm_clock_mhz) : nlohmann::json(nullptr);
-    j["end_to_end_ms"] = r.end_to_end_ms;
-    j["allocate_ms"] = r.allocate_ms;
     j["first_run_ms"] = r.first_run_ms;
   }
   if (!r.one_time_costs.entries().empty()) j["one_time_costs"] = r.one_time_costs.to_json();
   return j;
+}
+
+// Google Benchmark's (1.8) fields: a skip is not an error.
+void add_not_ok_fields(nlohmann::json& b, const CaseResult& r) {
+  if (r.status == CaseStatus::kSkipped) {
+    b["skipped"] = true;
+    b["skip_message"] = r.message;
+  } else if (r.status != CaseStatus::kOk) {
+    b["error_occurred"] = true;
+    b["error_message"] = r.message;
+  }
+}
+
+// A case Google Benchmark did not run (a check; a GPU case skipped once the context died): one
+// entry in its layout without a time, as Google Benchmark writes a run that did not time.
+nlohmann::json untimed_entry(const CaseResult& r, int family) {
+  const std::string name = r.spec.name();
+  return {{"name", name},       {"family_index", family}, {"per_family_instance_index", 0},
+          {"run_name", name},   {"run_type", "iteration"}, {"repetitions", 1},
+          {"repetition_index", 0}, {"threads", 1},         {"iterations", 0},
+          {"real_time", 0},     {"cpu_time", 0},           {"time_unit", "ms"}};
 }
 
 }  // namespace
@@ -114,8 +135,15 @@ nlohmann::json results_json(const nlohmann::json& context, const std::vector<Cas
   nlohmann::json benchmarks = nlohmann::json::array();
   int family = 0;
   for (const CaseResult& r : results) {
-    if (r.runs.empty()) continue;  // filtered out by --benchmark_filter: never run
+    if (r.status == CaseStatus::kNotRun) continue;  // filtered out by --benchmark_filter: never run
     const nlohmann::json fields = case_fields(r, context);
+    if (r.runs.empty()) {
+      nlohmann::json b = untimed_entry(r, family++);
+      add_not_ok_fields(b, r);
+      b.update(fields);
+      benchmarks.push_back(std::move(b));
+      continue;
+    }
     for (const auto& run : r.runs) {
       nlohmann::json b = {
           {"name", run.benchmark_name()},
@@ -132,14 +160,7 @@ nlohmann::json results_json(const nlohmann::json& context, const std::vector<Cas
           {"time_unit", benchmark::GetTimeUnitString(run.time_unit)},
       };
       if (run.run_type == benchmark::BenchmarkReporter::Run::RT_Aggregate) b["aggregate_name"] = run.aggregate_name;
-      // Google Benchmark's (1.8) fields: a skip is not an error.
-      if (r.status == CaseStatus::kSkipped) {
-        b["skipped"] = true;
-        b["skip_message"] = r.message;
-      } else if (r.status != CaseStatus::kOk) {
-        b["error_occurred"] = true;
-        b["error_message"] = r.message;
-      }
+      add_not_ok_fields(b, r);
       b.update(fields);
       benchmarks.push_back(std::move(b));
     }

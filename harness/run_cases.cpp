@@ -5,6 +5,8 @@
 #include <exception>
 
 #include "common/elapsed.h"
+#include "common/gpu.h"
+#include "harness/interrupt.h"
 #include "harness/measure.h"
 #include "harness/prepare.h"
 
@@ -13,7 +15,7 @@ namespace {
 
 // Google Benchmark's two ways to end a case without a time: a skip says why it could not run
 // here (SkipWithMessage, from Google Benchmark 1.8; older releases only have SkipWithError), an
-// error says it went wrong.
+// error says it went wrong (or, for an interrupted case, that its time is not a full measurement).
 template <class State>
 void report_not_ok(State& state, const CaseResult& r) {
   if constexpr (requires { state.SkipWithMessage(r.message.c_str()); }) {
@@ -28,28 +30,40 @@ struct CaseRun {
   std::unique_ptr<Variant> variant;
 };
 
+void prepare(CaseRun& run, CaseInputs& inputs, const Environment& env, LayerSessions& sessions) {
+  run.prepared = true;
+  const auto t0 = std::chrono::steady_clock::now();
+  run.variant = prepare_case(run.result, inputs, env, sessions);
+  run.result.prepare_wall_s = ms_since(t0) / 1e3;
+}
+
+void mark_interrupted(CaseResult& r, const std::string& when) {
+  r.status = CaseStatus::kInterrupted;
+  r.message = std::string("interrupted (") + interrupt_signal_name() + ") " + when;
+}
+
 // Google Benchmark runs this with one iteration (per repetition): the iteration is a whole
 // adaptive measurement, and its manual time is the median sample.
 void run_case(benchmark::State& state, CaseRun& run, CaseInputs& inputs, const Environment& env,
               LayerSessions& sessions, Progress& progress) {
   CaseResult& r = run.result;
-  if (!run.prepared) {
-    run.prepared = true;
-    const auto t0 = std::chrono::steady_clock::now();
-    run.variant = prepare_case(r, inputs, env, sessions);
-    r.prepare_wall_s = ms_since(t0) / 1e3;
-  }
+  if (!run.prepared) prepare(run, inputs, env, sessions);
+  if (r.status == CaseStatus::kOk && interrupt_requested()) mark_interrupted(r, "after its verified run, before timing");
   if (r.status != CaseStatus::kOk) return report_not_ok(state, r);
   try {
     for (auto _ : state) {
       const SampleSeries series = take_samples(r, *run.variant, env, progress);
+      if (series.count() > 0) record_samples(r, series);
+      if (r.stop_reason == Stop::kInterrupted) {
+        mark_interrupted(r, "after " + std::to_string(series.count()) + " samples: not a full measurement");
+        return report_not_ok(state, r);
+      }
       if (series.count() == 0) {
         r.status = CaseStatus::kFailed;
         r.message = "every sample was throttled (SM clock under 75% of its default): " +
                     std::to_string(r.throttled_samples) + " discarded";
         return report_not_ok(state, r);
       }
-      record_samples(r, series);
       state.SetIterationTime(r.stats.median_ms * 1e-3);
     }
   } catch (const std::exception& e) {
@@ -65,27 +79,50 @@ void run_case(benchmark::State& state, CaseRun& run, CaseInputs& inputs, const E
                                           : "verified, noise above target (" + to_string(r.stop_reason) + ")");
 }
 
+// The case under Google Benchmark: registered alone, run, and unregistered, so that only one
+// case's buffers are alive at once.
+void time_case(CaseRun& run, CaseInputs& inputs, const Environment& env, LayerSessions& sessions,
+               SuiteReporter& reporter, Progress& progress) {
+  reporter.collect_into(&run.result.runs);
+  benchmark::RegisterBenchmark(run.result.spec.name().c_str(),
+                               [&](benchmark::State& st) { run_case(st, run, inputs, env, sessions, progress); })
+      ->UseManualTime()
+      ->Iterations(1)
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RunSpecifiedBenchmarks(&reporter);
+  benchmark::ClearRegisteredBenchmarks();
+  reporter.collect_into(nullptr);
+  std::fflush(stdout);
+}
+
 }  // namespace
 
 std::vector<CaseResult> run_cases(const std::vector<Case>& cases, const Environment& env, LayerSessions& sessions,
                                   SuiteReporter& reporter, Progress& progress) {
   std::vector<CaseResult> results;
   CaseInputs inputs;
-  for (std::size_t i = 0; i < cases.size(); ++i) {
+  std::string gpu_gone;  // why GPU cases cannot run any more in this process
+  for (std::size_t i = 0; i < cases.size() && !interrupt_requested(); ++i) {
     progress.begin_case(i, cases.size(), cases[i].name());
     CaseRun run;
-    run.result.spec = cases[i];
-    reporter.collect_into(&run.result.runs);
-    benchmark::RegisterBenchmark(cases[i].name().c_str(),
-                                 [&](benchmark::State& st) { run_case(st, run, inputs, env, sessions, progress); })
-        ->UseManualTime()
-        ->Iterations(1)
-        ->Unit(benchmark::kMillisecond);
-    benchmark::RunSpecifiedBenchmarks(&reporter);
-    benchmark::ClearRegisteredBenchmarks();
-    reporter.collect_into(nullptr);
-    std::fflush(stdout);
-    results.push_back(std::move(run.result));
+    CaseResult& r = run.result;
+    r.spec = cases[i];
+    const bool gpu = cases[i].layer->on_gpu;
+    if (gpu && !gpu_gone.empty()) {
+      r.status = CaseStatus::kSkipped;
+      r.message = gpu_gone;
+    } else if (env.options.check_only) {
+      prepare(run, inputs, env, sessions);
+      run.variant.reset();
+    } else {
+      time_case(run, inputs, env, sessions, reporter, progress);
+    }
+    if (gpu && gpu_gone.empty() && r.status == CaseStatus::kFailed) {
+      run.variant.reset();
+      if (const std::string fault = cuda_context_fault(); !fault.empty())
+        gpu_gone = "the CUDA context died in " + r.spec.name() + " (" + fault + "); no GPU case can run after it";
+    }
+    results.push_back(std::move(r));
   }
   progress.clear();
   return results;

@@ -1,6 +1,7 @@
-// Step 3 of a run: every case in order, each under Google Benchmark (one registration at a time,
-// so only one case's buffers are alive at once): prepare -> verify (prepare.h), time (measure.h),
-// and the figures recorded on the case's result. Progress goes to stderr.
+// Step 3 of a run: every case in order, each prepared and verified (prepare.h), then timed under
+// Google Benchmark (measure.h; one registration at a time, so only one case's buffers are alive at
+// once), or, in a check (MeasureOptions::check_only), only prepared and verified. Progress goes
+// to stderr.
 #pragma once
 #include <vector>
 
@@ -12,6 +13,9 @@
 
 namespace lb {
 
+// A GPU case that leaves the CUDA context dead (a sticky error: an illegal address, a trap) fails
+// with CUDA's text; every later GPU case is skipped, saying so, and the CPU cases still run. After
+// an interrupt (interrupt.h) the case under way is marked interrupted and no further case starts.
 std::vector<CaseResult> run_cases(const std::vector<Case>& cases, const Environment& env, LayerSessions& sessions,
                                   SuiteReporter& reporter, Progress& progress);
 

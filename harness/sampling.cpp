@@ -55,6 +55,7 @@ std::string to_string(Stop stop) {
     case Stop::kNoiseSettled: return "noise settled";
     case Stop::kNoiseOutOfReach: return "noise out of reach";
     case Stop::kTimeCap: return "time cap";
+    case Stop::kInterrupted: return "interrupted";
   }
   return "?";
 }

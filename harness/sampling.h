@@ -43,8 +43,9 @@ class SampleSeries {
   double mean_ = 0.0, m2_ = 0.0, sum_ms_ = 0.0;
 };
 
-enum class Stop { kContinue, kNoiseReached, kNoiseSettled, kNoiseOutOfReach, kTimeCap };
-// "noise target", "noise settled", "noise out of reach", "time cap" (as in the JSON)
+// kInterrupted: Ctrl-C or SIGTERM (harness/interrupt.h) stopped it after the sample under way.
+enum class Stop { kContinue, kNoiseReached, kNoiseSettled, kNoiseOutOfReach, kTimeCap, kInterrupted };
+// "noise target", "noise settled", "noise out of reach", "time cap", "interrupted" (as in the JSON)
 std::string to_string(Stop stop);
 
 // Decides after each sample. `wall_s` is the wall-clock time spent sampling so far.

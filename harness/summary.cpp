@@ -96,16 +96,43 @@ void print_one_time_costs(const std::vector<CaseResult>& results, const nlohmann
   }
 }
 
+void print_totals(const std::vector<CaseResult>& results, const nlohmann::json& context, const std::string& out_path) {
+  const auto failed = std::count_if(results.begin(), results.end(),
+                                    [](const CaseResult& r) { return r.status == CaseStatus::kFailed; });
+  std::printf("%zu cases in %.1f s, %ld failed; results written to %s\n", results.size(),
+              context["layerbench"]["suite_wall_s"].get<double>(), static_cast<long>(failed), out_path.c_str());
+}
+
 }  // namespace
 
 void print_summary(const std::vector<CaseResult>& results, const nlohmann::json& context, const std::string& out_path) {
   print_cases(results, context);
   print_launch_overhead(results);
   print_one_time_costs(results, context);
-  const auto failed = std::count_if(results.begin(), results.end(),
-                                    [](const CaseResult& r) { return r.status == CaseStatus::kFailed; });
-  std::printf("%zu cases in %.1f s, %ld failed; results written to %s\n", results.size(),
-              context["layerbench"]["suite_wall_s"].get<double>(), static_cast<long>(failed), out_path.c_str());
+  print_totals(results, context, out_path);
+}
+
+void print_check_summary(const std::vector<CaseResult>& results, const nlohmann::json& context,
+                         const std::string& out_path) {
+  int lw = 13;
+  for (const CaseResult& r : results) lw = std::max(lw, static_cast<int>(r.spec.layer_label().size()));
+  std::printf("\n%-12s %-*s %-15s %13s %10s %11s  %s\n", "workload", lw, "layer", "size", "max rel error",
+              "tolerance", "e2e ms", "status");
+  for (const CaseResult& r : results) {
+    const std::string status =
+        r.status == CaseStatus::kOk ? "ok" : std::string(to_string(r.status)) + ": " + r.message;
+    char error[32] = "-", tolerance[32] = "-", e2e[32] = "-";
+    if (r.checked) {
+      std::snprintf(error, sizeof error, "%.2e", r.verdict.max_rel_error);
+      std::snprintf(tolerance, sizeof tolerance, "%.1e", r.verdict.tolerance);
+      std::snprintf(e2e, sizeof e2e, "%.3f", r.end_to_end_ms);
+    }
+    std::printf("%-12s %-*s %-15s %13s %10s %11s  %s\n", r.spec.workload->name().c_str(), lw,
+                r.spec.layer_label().c_str(), r.spec.workload->size_label(r.spec.shape).c_str(), error, tolerance, e2e,
+                status.c_str());
+  }
+  std::printf("checked once each, not timed (--check)\n");
+  print_totals(results, context, out_path);
 }
 
 }  // namespace lb

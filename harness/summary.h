@@ -11,4 +11,9 @@ namespace lb {
 
 void print_summary(const std::vector<CaseResult>& results, const nlohmann::json& context, const std::string& out_path);
 
+// After `run --check`: one line per case with its verdict (largest relative error against the
+// tolerance) and the time of its one run, end to end on the host clock; then the totals.
+void print_check_summary(const std::vector<CaseResult>& results, const nlohmann::json& context,
+                         const std::string& out_path);
+
 }  // namespace lb

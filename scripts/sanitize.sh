@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# compute-sanitizer over every layer x workload on edge sizes, through `layerbench run --check`
+# (one verified run per case; no ceilings, L2 flush, stream gate or sampling, which the
+# sanitizers' serialised launches would upset). Each tool -- memcheck, racecheck, initcheck,
+# synccheck -- runs over the whole set: the vector workloads and the launch workloads, matmul, and
+# every ladder rung through the runtime layer, each tool in its own process at the same time as
+# the others, bounded by --budget seconds. The Python layers run inside layerbench, so they are
+# covered where this machine has them. Fails (exit 1) on any sanitizer error, any case that is not
+# ok, or a tool that ran out of time; prints one summary line per tool.
+#
+#   scripts/sanitize.sh [--tools memcheck,racecheck,initcheck,synccheck] [--budget 480]
+#                       [--layers L1,L2] [--out DIR] [--exe build/layerbench]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+tools="memcheck,racecheck,initcheck,synccheck"
+budget=480
+layers=""
+out="${OUT:-sanitize-out}"
+exe="build/layerbench"
+usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --tools) tools="$2"; shift 2 ;;
+    --budget) budget="$2"; shift 2 ;;
+    --layers) layers="$2"; shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    --exe) exe="$2"; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "sanitize: error: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+case "$budget" in ''|*[!0-9]*) echo "sanitize: error: --budget '$budget' is not a whole number of seconds" >&2; exit 2 ;; esac
+for tool in ${tools//,/ }; do
+  case "$tool" in memcheck|racecheck|initcheck|synccheck) ;;
+    *) echo "sanitize: error: unknown tool '$tool' (memcheck, racecheck, initcheck, synccheck)" >&2; exit 2 ;;
+  esac
+done
+
+sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
+[ -x "$sanitizer" ] || { echo "sanitize: error: compute-sanitizer not found (CUDA toolkit's bin/)" >&2; exit 2; }
+[ -x "$exe" ] || { echo "sanitize: error: '$exe' not found; build first (scripts/build.sh)" >&2; exit 2; }
+if ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "sanitize: no usable GPU here (nvidia-smi -L failed): nothing to check"
+  exit 0
+fi
+mkdir -p "$out"
+
+# The sets, each one `run --check`: edge sizes are the smallest, ones that leave a partial float4
+# or warp or block, and a prime past one block's reach; matmul's leave partial tiles on each side.
+layer_args=()
+[ -n "$layers" ] && layer_args=(-l "$layers")
+# name|arguments|whether --layers applies. The rungs run through the runtime layer (the driver layer
+# compiles the same text), each ladder at its own edge sizes.
+sets=(
+  "vector|-w vector_add,saxpy,reduce -s 1,33,1000003|yes"
+  "launch|-w launch_async,launch_sync -s 7|yes"
+  "matmul|-w matmul -s 1,17x33x65,130x257x70|yes"
+  "rungs-matmul|--rung matmul/all -l runtime -s 1,17x33x65,130x257x70|no"
+  "rungs-reduce|--rung reduce/all -l runtime -s 1,33,1000003|no"
+)
+
+# One tool over every set, in order, within the budget; writes $out/<tool>.summary.
+run_tool() {
+  local tool="$1" start=$SECONDS errors=0 cases=0 bad_cases=0 timed_out=0 failed_runs=0
+  for entry in "${sets[@]}"; do
+    local name args layered left=$(( budget - (SECONDS - start) ))
+    IFS='|' read -r name args layered <<<"$entry"
+    if [ "$left" -le 0 ]; then timed_out=1; echo "$tool: $name not run: budget of $budget s spent" >>"$out/$tool.log"; continue; fi
+    local log="$out/$tool-$name.log" json="$out/$tool-$name.json"
+    local extra=()
+    [ "$layered" = yes ] && extra=("${layer_args[@]}")
+    # shellcheck disable=SC2086
+    timeout --signal=TERM --kill-after=20 "$left" "$sanitizer" --tool "$tool" --error-exitcode 86 \
+      --print-limit 20 "$exe" run --check $args "${extra[@]}" -o "$json" >"$log" 2>&1
+    local code=$?
+    case "$code" in 124|137) timed_out=1 ;; esac
+    local n
+    n=$(grep -Eo "ERROR SUMMARY: [0-9]+ error" "$log" | tail -1 | grep -Eo "[0-9]+" || true)
+    if [ -z "$n" ]; then n=0; failed_runs=$((failed_runs + 1)); fi
+    errors=$((errors + n))
+    if [ -f "$json" ]; then
+      cases=$((cases + $(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["benchmarks"]))' "$json")))
+      bad_cases=$((bad_cases + $(python3 -c 'import json,sys; print(sum(b["status"] != "ok" for b in json.load(open(sys.argv[1]))["benchmarks"]))' "$json")))
+    fi
+    echo "$tool $name: exit $code, $n errors, $(( SECONDS - start )) s so far" >>"$out/$tool.log"
+  done
+  echo "$tool|$errors|$cases|$bad_cases|$timed_out|$failed_runs|$(( SECONDS - start ))" >"$out/$tool.summary"
+}
+
+echo "sanitize: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), $("$sanitizer" --version | grep -Eo 'Version [0-9.]+' | head -1), tools ${tools}, budget ${budget} s each, logs in $out/"
+started=$SECONDS
+for tool in ${tools//,/ }; do run_tool "$tool" & done
+wait
+
+status=0
+printf '\n%-10s %7s %7s %10s %8s  %s\n' tool errors cases "not ok" time verdict
+for tool in ${tools//,/ }; do
+  IFS='|' read -r _ errors cases bad timed_out failed_runs seconds <"$out/$tool.summary"
+  verdict="clean"
+  [ "$errors" != 0 ] && verdict="ERRORS (see $out/$tool-*.log)"
+  [ "$bad" != 0 ] && verdict="$verdict; cases not ok (see $out/$tool-*.json)"
+  [ "$failed_runs" != 0 ] && verdict="$verdict; $failed_runs runs ended without a sanitizer summary"
+  [ "$timed_out" != 0 ] && verdict="$verdict; ran out of its $budget s"
+  [ "$verdict" = clean ] || status=1
+  printf '%-10s %7s %7s %10s %7ss  %s\n' "$tool" "$errors" "$cases" "$bad" "$seconds" "$verdict"
+done
+echo "sanitize: $(( SECONDS - started )) s in all"
+exit $status
