@@ -24,6 +24,9 @@ fi
 scripts/install-report-deps.sh
 # The Python layers' adapter (pybind11, NumPy), after the step above, which may create .venv.
 scripts/install-python-deps.sh
+# Google Benchmark's source into .deps/, for a Release build with a release library (never fails
+# the build: without it CMake uses the system's library).
+scripts/fetch-deps.sh || echo "install-deps: going on without it (cmake/Dependencies.cmake says what that means)" >&2
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 
