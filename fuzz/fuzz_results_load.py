@@ -128,13 +128,15 @@ def check_error(e: results.ResultsError, data: bytes) -> None:
                 doc = json.loads(data.decode("utf-8"))
             except Exception:
                 doc = None
-            rest = message
             quoted: list[str] = []
             _strings(doc, quoted)
-            for s in sorted(quoted, key=len, reverse=True):
-                if "\n" in s or "\r" in s:
-                    rest = rest.replace(s, "")
-            if "\n" not in rest and "\r" not in rest:
+            covered = [False] * len(message)  # every line break must lie inside a copy of one
+            for q in {q for q in quoted if "\n" in q or "\r" in q}:
+                at = message.find(q)
+                while at >= 0:
+                    covered[at:at + len(q)] = [True] * len(q)
+                    at = message.find(q, at + 1)
+            if all(covered[i] for i, ch in enumerate(message) if ch in "\n\r"):
                 note_known("R2", data)
                 return
         raise Finding(f"ResultsError message is not one line: {message!r}")
