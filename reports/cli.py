@@ -27,6 +27,14 @@ class UsageError(Exception):
     pass
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with the project's one-line errors: `layerbench compare: error: WHAT (see layerbench
+    compare --help)` and exit status 2, instead of a usage block and then the error."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def _percent(text: str) -> float:
     try:
         value = float(text.strip().rstrip("%"))
@@ -47,12 +55,13 @@ def _positive(text: str) -> float:
     return value
 
 
-def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(
+def parser() -> _Parser:
+    top = _Parser(
         prog=PROG, description="Reports, comparisons and CSV from layerbench's JSON results.",
         epilog="Exit status: 0 done; 1 compare found a slower case; 2 bad input. See docs/reports.md.")
     sub = top.add_subparsers(dest="command", metavar="{report,compare,csv}")
     sub.required = True
+    top.commands = sub.choices  # name -> its parser, for errors about a command's arguments
 
     p = sub.add_parser(
         "report", help="write report.md, report.html and the plots (PNG and SVG)",
@@ -135,6 +144,7 @@ def run_report(args) -> int:
 
 
 def run_compare(args) -> int:
+    _not_over_input(args.out, args.base, args.new)
     base, new = results.load(args.base), results.load(args.new)
     comparison = compare_mod.compare(base, new, threshold=args.threshold, k=args.noise_k)
     text = compare_mod.to_markdown(comparison)
@@ -147,14 +157,32 @@ def run_compare(args) -> int:
 
 
 def run_csv(args) -> int:
+    _not_over_input(args.out, args.results)
     data = results.load(args.results)
     text = csvout.text(data)
     _write_or_print(args.out, text, f"{PROG} csv: wrote {len(data.cases)} rows to {args.out}")
     return 0
 
 
+def _not_over_input(out: str | None, *inputs: str) -> None:
+    """Refuses an output file that is one of the results files being read: writing the table or
+    the CSV there would destroy the results."""
+    if not out:
+        return
+    for path in inputs:
+        same = Path(out).resolve() == Path(path).resolve()
+        if not same and Path(out).exists() and Path(path).exists():
+            same = os.path.samefile(out, path)
+        if same:
+            which = "the results file" if out == path else f"the same file as {path}, a results file"
+            raise UsageError(f"{out}: is {which} being read; writing there would destroy it (pick another --out)")
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    top = parser()
+    args, extra = top.parse_known_args(argv)
+    if extra:  # e.g. `compare a.json b.json --verbose`: the command's error, not the top level's
+        top.commands[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
     sub = {"report": run_report, "compare": run_compare, "csv": run_csv}[args.command]
     try:
         return sub(args)

@@ -2,7 +2,7 @@
 
 The first columns name the case (workload, layer, size, n, m, k) and give its main figures; every
 other field of the entries follows in alphabetical order, so nothing the JSON holds is dropped.
-Numbers keep full precision; null and absent fields are empty cells; nested values (none today)
+Numbers keep full precision; null, absent and non-finite (NaN) fields are empty cells; nested values (none today)
 are written as JSON.
 """
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from pathlib import Path
 
 from . import fmt
@@ -26,6 +27,8 @@ def _cell(value) -> str:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, float) and not math.isfinite(value):
+        return ""  # NaN or an infinity (Python's json reads them): not a number, as null is not
     if isinstance(value, float):
         return repr(value) if value != int(value) or abs(value) >= 1e16 else str(int(value))
     if isinstance(value, (dict, list)):

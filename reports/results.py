@@ -32,6 +32,12 @@ KNOWN_LAYERS = ("cpu", "thrust-omp", "runtime", "driver", "graph", "thrust")
 # Version-1 files only: they do not record where a layer runs or what a workload's figure is.
 _V1_CPU_LAYERS = ("cpu", "thrust-omp")
 FIGURES = ("gbps", "gflops", "us_per_launch")
+# The numbers a case's figures come from: each, where present and not null, must be a number, at
+# least 0; a time (…_ms) at most MAX_MS. The harness writes null for a number it does not have.
+NUMBER_FIELDS = ("median_ms", "mean_ms", "min_ms", "max_ms", "end_to_end_ms", "allocate_ms", "first_run_ms",
+                 "rel_stddev", "samples", "gbps", "gflops", "us_per_launch", "bytes_moved", "flops",
+                 "fraction_of_copy", "n", "m", "k")
+MAX_MS = 1e12  # about 30 years: a larger time is no measurement (and overflows the plots' axes)
 
 
 class ResultsError(Exception):
@@ -380,6 +386,8 @@ def _json_type(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "a boolean"
+    if isinstance(value, dict):
+        return "an object"
     return "a number"
 
 
@@ -406,6 +414,26 @@ def _size_of(path: Path, index: int, entry: dict[str, Any], workload: str) -> tu
                              f"(no n, or m, n and k)")
 
 
+def _check_numbers(path: Path, index: int, entry: dict[str, Any]) -> None:
+    """A wrong type or an impossible value in a field the figures come from is bad input, named, not
+    a figure silently left out (or a traceback further on)."""
+    for name in NUMBER_FIELDS:
+        value = entry.get(name)
+        if value is None:
+            continue
+        where = f"benchmarks[{index}] ({entry.get('name', 'no name')}): \"{name}\" is"
+        shown = json.dumps(value)
+        shown = shown if len(shown) <= 40 else shown[:37] + "..."
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ResultsError(path, f"{where} {_json_type(value)} {shown}, expected a number")
+        if not math.isfinite(value):
+            continue  # NaN and infinities: read as not measured, as null is
+        if value < 0:
+            raise ResultsError(path, f"{where} {shown}, below 0")
+        if name.endswith("_ms") and value > MAX_MS:
+            raise ResultsError(path, f"{where} {shown} ms, more than {MAX_MS:g} ms: not a measured time")
+
+
 def _cases(path: Path, benchmarks: list[Any]) -> tuple[list[Case], list[str]]:
     groups: dict[tuple, list[tuple[int, dict]]] = {}
     aggregates = 0
@@ -422,6 +450,7 @@ def _cases(path: Path, benchmarks: list[Any]) -> tuple[list[Case], list[str]]:
         if not (isinstance(workload, str) and workload and isinstance(layer, str) and layer):
             raise ResultsError(path, f"benchmarks[{index}] ({entry.get('name', 'no name')}) has no "
                                      f"workload or layer: not written by layerbench")
+        _check_numbers(path, index, entry)
         size = _size_of(path, index, entry, workload)
         rung = entry.get("rung") if isinstance(entry.get("rung"), dict) else {}
         groups.setdefault((workload, layer, size, str(rung.get("id", ""))), []).append((index, entry))

@@ -60,11 +60,27 @@ def make_bad(tmp_path: Path, kind: str) -> tuple[Path, str]:
         del data["benchmarks"][3]["workload"]
         write_json(path, data)
         return path, "benchmarks[3]"
+    if kind in WRONG_VALUES:  # a field the figures come from, with a wrong type or an impossible value
+        field, value, phrase = WRONG_VALUES[kind]
+        data = load_json(H200_RUN1)
+        data["benchmarks"][2][field] = value
+        write_json(path, data)
+        return path, f'benchmarks[2] ({data["benchmarks"][2]["name"]}): "{field}" is {phrase}'
     raise AssertionError(kind)
 
 
+WRONG_VALUES = {  # kind -> (field of benchmarks[2], value, what the error says of it)
+    "time_as_text": ("median_ms", "fast", 'a string "fast", expected a number'),
+    "samples_as_list": ("samples", [1, 2], "a list [1, 2], expected a number"),
+    "size_as_object": ("n", {"n": 1}, 'an object {"n": 1}, expected a number'),
+    "figure_as_boolean": ("gbps", True, "a boolean true, expected a number"),
+    "negative_time": ("median_ms", -1, "-1, below 0"),  # was a traceback in compare (log of a negative ratio)
+    "absurd_time": ("end_to_end_ms", 1e308, "1e+308 ms, more than"),  # was a traceback in report (axis limits)
+}
+
 KINDS = ["missing", "directory", "empty", "truncated", "not_json", "binary", "json_list", "other_tool",
-         "google_benchmark", "schema_99", "no_schema", "benchmarks_not_list", "entry_without_workload"]
+         "google_benchmark", "schema_99", "no_schema", "benchmarks_not_list", "entry_without_workload",
+         *WRONG_VALUES]
 
 
 def assert_one_line_error(result, path: Path, phrase: str, command: str) -> None:
@@ -85,13 +101,13 @@ def test_report_bad_input(tmp_path: Path, kind: str):
     assert not out.exists()  # nothing written
 
 
-@pytest.mark.parametrize("kind", ["missing", "truncated", "other_tool", "schema_99"])
+@pytest.mark.parametrize("kind", ["missing", "truncated", "other_tool", "schema_99", *WRONG_VALUES])
 def test_csv_bad_input(tmp_path: Path, kind: str):
     path, phrase = make_bad(tmp_path, kind)
     assert_one_line_error(run_cli("csv", path), path, phrase, "csv")
 
 
-@pytest.mark.parametrize("kind", ["missing", "not_json", "google_benchmark", "schema_99"])
+@pytest.mark.parametrize("kind", ["missing", "not_json", "google_benchmark", "schema_99", "negative_time"])
 @pytest.mark.parametrize("side", ["base", "new"])
 def test_compare_bad_input_either_side(tmp_path: Path, kind: str, side: str):
     path, phrase = make_bad(tmp_path, kind)
@@ -117,3 +133,57 @@ def test_truncated_file_error_names_the_position(tmp_path: Path):
     path, _ = make_bad(tmp_path, "truncated")
     result = run_cli("report", path)
     assert "ends at line" in result.stderr and json.loads(H200_RUN1.read_text())
+
+
+def test_nan_and_null_figures_are_read_as_not_measured(tmp_path: Path):
+    """null (what the harness writes for a number it does not have) and NaN are not bad input."""
+    data = load_json(H200_RUN1)
+    data["benchmarks"][2]["gbps"] = None
+    data["benchmarks"][3]["gflops"] = float("nan")
+    data["benchmarks"][4]["max_rel_error"] = float("inf")
+    path = write_json(tmp_path / "nulls.json", data)
+    result = run_cli("csv", path)  # NaN and infinities used to be a traceback in the CSV writer
+    assert result.returncode == 0, result.stderr
+    rows = result.stdout.splitlines()
+    header = rows[0].split(",")
+    assert rows[4].split(",")[header.index("gflops")] == ""
+
+
+@pytest.mark.parametrize("args, phrase", [
+    (("compare", H200_RUN1), "the following arguments are required: NEW.json"),
+    (("compare",), "the following arguments are required: BASE.json, NEW.json"),
+    (("report",), "the following arguments are required: RESULTS.json"),
+    (("csv", H200_RUN1, "extra.json"), "unrecognized arguments: extra.json"),
+    (("compare", H200_RUN1, H200_RUN1, "--verbose"), "unrecognized arguments: --verbose"),
+    (("compare", H200_RUN1, H200_RUN1, "--threshold", "lots"), "'lots' is not a percentage"),
+    (("compare", H200_RUN1, H200_RUN1, "--noise-k", "0"), "'0' must be above 0"),
+])
+def test_usage_errors_are_one_line_naming_the_command(args, phrase: str):
+    """argparse's usage errors, as the project's: one line (no usage block), prefixed with the
+    command the user typed (not the bare program), naming what is wrong, exit status 2."""
+    result = run_cli(*args)
+    assert result.returncode == 2 and result.stdout == "", (result.stdout, result.stderr)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith(f"layerbench {args[0]}: error: ") and phrase in lines[0], lines[0]
+    assert lines[0].endswith(f"(see layerbench {args[0]} --help)"), lines[0]
+
+
+@pytest.mark.parametrize("command", ["csv", "compare_base", "compare_new", "compare_other_spelling"])
+def test_out_over_an_input_is_refused_and_the_results_kept(tmp_path: Path, command: str):
+    """`csv r.json -o r.json` and `compare a.json b.json -o a.json` used to write the CSV or the
+    table over the results they had just read: now bad input, the file untouched."""
+    base, new = tmp_path / "base.json", tmp_path / "new.json"
+    base.write_text(H200_RUN1.read_text())
+    new.write_text(H200_RUN1.read_text())
+    args, target = {
+        "csv": (("csv", base, "-o", base), base),
+        "compare_base": (("compare", base, new, "-o", base), base),
+        "compare_new": (("compare", base, new, "--out", new), new),
+        "compare_other_spelling": (("compare", base, new, "-o", tmp_path / "." / "new.json"), new),
+    }[command]
+    result = run_cli(*args)
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "being read; writing there would destroy it" in lines[0], lines
+    assert target.read_text() == H200_RUN1.read_text()
