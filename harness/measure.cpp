@@ -39,15 +39,13 @@ SampleSeries take_samples(CaseResult& r, Variant& variant, const Environment& en
     if (gate) gate->release();
     const double ms = clock->elapsed_ms();
     if (gate && gate->timed_out()) {
-      // A tool injected into CUDA (compute-sanitizer, a profiler) may serialise launches: each then
-      // waits for the gate's kernel, and the gate times out through no fault of the variant.
-      const char* injected = std::getenv("CUDA_INJECTION64_PATH");
-      throw std::runtime_error(
-          "the stream was held back while run() enqueued, and run() waited for the device; " +
-          std::string(injected && *injected
-                          ? "a tool injected into CUDA (CUDA_INJECTION64_PATH) serialises launches: under "
-                            "compute-sanitizer or cuda-gdb use `layerbench run --check`"
-                          : "a variant whose run() waits must say so (Variant::run_waits)"));
+      // compute-sanitizer serialises launches: each then waits for the gate's kernel, and the gate
+      // times out through no fault of the variant. It sets this variable in the process it runs.
+      const bool sanitizer = std::getenv("NV_SANITIZER_INJECTION_PORT_RANGE_BEGIN") != nullptr;
+      throw std::runtime_error("the stream was held back while run() enqueued, and run() waited for the device; " +
+                               std::string(sanitizer ? "compute-sanitizer serialises launches: under it, use "
+                                                       "`layerbench run --check` (scripts/sanitize.sh)"
+                                                     : "a variant whose run() waits must say so (Variant::run_waits)"));
     }
     bool keep = true;
     if (sm_clock) {

@@ -83,7 +83,7 @@ def _kernels_compiled(numba_callable) -> int | None:
 def first_call(what: str, numba_callable, call, cost) -> None:
     """Runs `call` (a variant's own call, on its arrays and its stream) once, in allocate(): the
     first call for a set of argument types compiles a kernel, and the first on a stream makes its
-    launch configuration. A call that compiled is reported as a one-time cost; where that cannot be
+    launch configuration. The inputs are not uploaded yet: the variant zeroes its arrays first. A call that compiled is reported as a one-time cost; where that cannot be
     told, the call is reported anyway, as a first call."""
     before = _kernels_compiled(numba_callable)
     t0 = time.perf_counter()

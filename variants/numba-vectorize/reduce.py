@@ -15,6 +15,7 @@ class Variant:
     def allocate(self, shape, stream_handle, cost):
         self.stream = lb_numba.stream(stream_handle)
         self.x, self.sum = lb_numba.device_array(shape[1]), lb_numba.device_array(1)
+        lb_numba.zero(self.stream, self.x, self.sum)
         first_call("@cuda.reduce add", sum_reduce, lambda: self.run(stream_handle), cost)
 
     def upload(self, problem, stream_handle):

@@ -16,6 +16,7 @@ class Variant:
         self.saxpy = ufunc("saxpy", cost)
         self.alpha = lb_numba.device_array(1)
         self.x, self.y = (lb_numba.device_array(n) for _ in range(2))
+        lb_numba.zero(self.stream, self.alpha, self.x, self.y)
         first_call("@vectorize saxpy", self.saxpy, lambda: self.run(stream_handle), cost)
 
     def upload(self, problem, stream_handle):

@@ -13,6 +13,7 @@ class Variant:
         self.stream = lb_numba.stream(stream_handle)
         self.add = ufunc("add", cost)
         self.a, self.b, self.c = (lb_numba.device_array(n) for _ in range(3))
+        lb_numba.zero(self.stream, self.a, self.b, self.c)
         first_call("@vectorize add", self.add, lambda: self.run(stream_handle), cost)
 
     def upload(self, problem, stream_handle):
