@@ -430,6 +430,8 @@ def _check_numbers(path: Path, index: int, entry: dict[str, Any]) -> None:
             continue  # NaN and infinities: read as not measured, as null is
         if value < 0:
             raise ResultsError(path, f"{where} {shown}, below 0")
+        if name in ("n", "m", "k") and (value != int(value) or value >= 2 ** 63):
+            raise ResultsError(path, f"{where} {shown}, not a size (a whole number below 2^63)")
         if name.endswith("_ms") and value > MAX_MS:
             raise ResultsError(path, f"{where} {shown} ms, more than {MAX_MS:g} ms: not a measured time")
 

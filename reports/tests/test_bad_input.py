@@ -76,6 +76,8 @@ WRONG_VALUES = {  # kind -> (field of benchmarks[2], value, what the error says 
     "figure_as_boolean": ("gbps", True, "a boolean true, expected a number"),
     "negative_time": ("median_ms", -1, "-1, below 0"),  # was a traceback in compare (log of a negative ratio)
     "absurd_time": ("end_to_end_ms", 1e308, "1e+308 ms, more than"),  # was a traceback in report (axis limits)
+    "absurd_size": ("n", 1e308, "1e+308, not a size"),  # was a traceback in report (log2 of a huge int)
+    "fractional_size": ("n", 1.5, "1.5, not a size"),
 }
 
 KINDS = ["missing", "directory", "empty", "truncated", "not_json", "binary", "json_list", "other_tool",
