@@ -186,8 +186,12 @@ RunOutcome measure_and_record(const SuitePlan& plan, const RunArgs& args, int ar
 }
 
 // A run: plan the suite, measure and record it, print the summary.
-int run_command(const RunArgs& args, int argc, char** argv) {
+int run_command(RunArgs& args, int argc, char** argv) {
   const SuitePlan plan = plan_suite(args.suite);
+  if (!args.check && under_compute_sanitizer()) {
+    std::fprintf(stderr, "layerbench: under compute-sanitizer: each case is checked once, not timed (as with --check)\n");
+    args.check = true;
+  }
   const RunOutcome outcome = measure_and_record(plan, args, argc, argv);
   if (args.check) print_check_summary(outcome.results, outcome.context, args.out);
   else print_summary(outcome.results, outcome.context, args.out);

@@ -1,12 +1,15 @@
 #include "harness/environment.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "harness/ceilings.h"
 #include "harness/device_info.h"
 
 namespace lb {
+
+bool under_compute_sanitizer() { return std::getenv("NV_SANITIZER_INJECTION_PORT_RANGE_BEGIN") != nullptr; }
 
 std::unique_ptr<Environment> open_environment(bool with_gpu, const MeasureOptions& options) {
   auto env = std::make_unique<Environment>();

@@ -46,6 +46,11 @@ struct Environment {
   cudaStream_t stream_for(const Layer& layer) const { return layer.on_gpu ? gpu_stream() : nullptr; }
 };
 
+// Whether this process runs under compute-sanitizer, which sets NV_SANITIZER_INJECTION_PORT_RANGE_BEGIN
+// in the processes it starts. It serialises launches and slows kernels by orders of magnitude, so a
+// timed run under it would wait on its own stream gate and take hours over its ceilings.
+bool under_compute_sanitizer();
+
 // Measures the ceilings when `with_gpu` (saying so on stderr: it takes a second or two), unless
 // options.check_only: then a GPU run gets the device and the stream, and nothing else.
 std::unique_ptr<Environment> open_environment(bool with_gpu, const MeasureOptions& options);

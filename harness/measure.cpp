@@ -1,7 +1,6 @@
 #include "harness/measure.h"
 
 #include <chrono>
-#include <cstdlib>
 #include <stdexcept>
 
 #include "common/elapsed.h"
@@ -40,10 +39,9 @@ SampleSeries take_samples(CaseResult& r, Variant& variant, const Environment& en
     const double ms = clock->elapsed_ms();
     if (gate && gate->timed_out()) {
       // compute-sanitizer serialises launches: each then waits for the gate's kernel, and the gate
-      // times out through no fault of the variant. It sets this variable in the process it runs.
-      const bool sanitizer = std::getenv("NV_SANITIZER_INJECTION_PORT_RANGE_BEGIN") != nullptr;
+      // times out through no fault of the variant.
       throw std::runtime_error("the stream was held back while run() enqueued, and run() waited for the device; " +
-                               std::string(sanitizer ? "compute-sanitizer serialises launches: under it, use "
+                               std::string(under_compute_sanitizer() ? "compute-sanitizer serialises launches: under it, use "
                                                        "`layerbench run --check` (scripts/sanitize.sh)"
                                                      : "a variant whose run() waits must say so (Variant::run_waits)"));
     }

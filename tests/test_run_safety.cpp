@@ -196,6 +196,26 @@ TEST_F(RunSafety, CheckOnTheGpuHasNoTimingMachinery) {
   }
 }
 
+// The command, which ran for more than 200 s (racecheck over the ceilings' cuBLAS SGEMM): a
+// run under compute-sanitizer is a check, and ends in seconds.
+TEST_F(RunSafety, UnderComputeSanitizerARunIsACheck) {
+  if (!have_gpu()) GTEST_SKIP() << "needs a CUDA device: " << lb::gpu_unavailable_reason();
+  std::string sanitizer = "/usr/local/cuda/bin/compute-sanitizer";
+  if (!fs::exists(sanitizer)) GTEST_SKIP() << "needs compute-sanitizer at " << sanitizer;
+  Child child(sanitizer, {"--tool", "racecheck", LB_EXE, "run", "-l", "runtime", "-w", "reduce", "-s", "1000003",
+                          "--min-samples", "1", "--max-time", "0.001", "-o", out_.string()},
+              dir_);
+  const int code = child.wait_exit(120);
+  ASSERT_EQ(code, 0) << child.stderr_text() << child.stdout_text();
+  EXPECT_NE(child.stderr_text().find("under compute-sanitizer: each case is checked once"), std::string::npos);
+  const std::string both = child.stdout_text() + child.stderr_text();
+  EXPECT_NE(both.find("RACECHECK SUMMARY: 0 hazards"), std::string::npos) << both;
+  const auto j = results();
+  EXPECT_EQ(j.at("context").at("measurement").at("mode"), "check");
+  ASSERT_EQ(j.at("benchmarks").size(), 1u);
+  EXPECT_EQ(j.at("benchmarks")[0].at("status"), "ok");
+}
+
 // --- a kernel that kills the context ------------------------------------------------------------
 
 TEST_F(RunSafety, AFaultingKernelFailsItsCaseAndSkipsTheLaterGpuCases) {
