@@ -84,9 +84,16 @@ std::vector<std::string> default_runner() {
   return {fs::read_symlink("/proc/self/exe").string()};
 }
 
+void require_student_file(const fs::path& file) {
+  std::error_code ec;
+  if (fs::is_regular_file(file, ec)) return;
+  if (fs::is_directory(file, ec)) throw UsageError(file.string() + ": is a folder, not a kernel file");
+  throw UsageError("no such file: " + file.string());
+}
+
 ChildReport run_child_process(const LabSpec& spec, const fs::path& file, ChildMode mode, const CheckOptions& options,
                               double time_limit_s) {
-  if (!fs::is_regular_file(file)) throw UsageError("no such file: " + file.string());
+  require_student_file(file);
   ChildReport report;
   try {
     precheck_student_file(spec, file);
@@ -191,7 +198,7 @@ std::size_t ChildReport::sizes_passed() const {
 
 int check_submission(const LabSpec& spec, const fs::path& file, const CheckOptions& options, std::FILE* out) {
   if (options.sanitize) {
-    if (!fs::is_regular_file(file)) throw UsageError("no such file: " + file.string());
+    require_student_file(file);
     if (const ToolLookup tool = find_cuda_tool("compute-sanitizer"); !tool.found()) {
       std::fprintf(out, "cannot run --sanitize here: %s\n", tool.why_not.c_str());
       return kExitCannotRun;

@@ -75,6 +75,10 @@ struct ChildReport {
   std::string why_stopped() const;
 };
 
+// The student's file must be a regular file: UsageError "no such file: FILE", or "FILE: is a
+// folder, not a kernel file" (a folder named by mistake, e.g. the lab's own).
+void require_student_file(const std::filesystem::path& file);
+
 // Checks the file on the host (precheck_student_file), then runs the child in `mode` under
 // `time_limit_s`. UsageError when `file` is missing.
 ChildReport run_child_process(const LabSpec& spec, const std::filesystem::path& file, ChildMode mode,

@@ -35,10 +35,14 @@ std::vector<std::string> start_lab(const LabSpec& spec, const fs::path& dest) {
   for (const auto& entry : fs::directory_iterator(spec.dir))
     if (entry.is_regular_file()) files.push_back(entry.path());
   std::sort(files.begin(), files.end());
+  std::error_code ec;
+  if (fs::exists(dest, ec) && !fs::is_directory(dest, ec))
+    throw UsageError(dest.string() + ": exists and is not a folder (start the lab in another folder)");
   for (const fs::path& f : files)
     if (fs::exists(dest / f.filename()))
       throw UsageError((dest / f.filename()).string() + " already exists: not overwriting (start the lab in another folder)");
-  fs::create_directories(dest);
+  if (fs::create_directories(dest, ec); ec)
+    throw UsageError("cannot create the folder " + dest.string() + ": " + ec.message());
   std::vector<std::string> copied;
   for (const fs::path& f : files) {
     fs::copy_file(f, dest / f.filename());
@@ -118,9 +122,33 @@ int run_lab_cli(const std::vector<std::string>& args) {
   run_child_command->add_option("--mode", mode)->check(CLI::IsMember({"check", "time", "profile"}));
   run_child_command->add_flag("--line-info", line_info);
 
+  // The first word that is not an option (or --labs's value) names the command: an unknown one is
+  // named here, where CLI11 would say only that a subcommand is required.
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--labs") {
+      ++i;
+      continue;
+    }
+    if (!args[i].empty() && args[i][0] == '-') continue;
+    const auto known = app.get_subcommands([&](const CLI::App* sub) { return sub->get_name() == args[i]; });
+    if (known.empty()) {
+      std::fprintf(stderr,
+                   "layerbench lab: error: unknown lab command '%s' (commands: list, start, check, profile, grade; "
+                   "see layerbench lab --help)\n",
+                   args[i].c_str());
+      return kExitBadInput;
+    }
+    break;
+  }
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 reads a vector back to front
   try {
     app.parse(reversed);
+  } catch (const CLI::ExtrasError&) {
+    // CLI11 2.1 names the unexpected arguments back to front ("/proc --labs"): name them as typed.
+    std::string extras;
+    for (const std::string& word : app.remaining(true)) extras += (extras.empty() ? "" : " ") + word;
+    std::fprintf(stderr, "layerbench lab: error: not expected: %s (see layerbench lab --help)\n", extras.c_str());
+    return kExitBadInput;
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help
     std::fprintf(stderr, "layerbench lab: error: %s\n", e.what());

@@ -123,12 +123,38 @@ void write_outputs(const LabSpec& spec, const std::vector<Grade>& grades, const 
   }
 }
 
+// Before any grading: no output file may be a submission (the grades written over a student's
+// kernel), nor the same file as another output (the second written over the first).
+void check_output_paths(const std::vector<fs::path>& files, const GradeOptions& options) {
+  const auto same = [](const fs::path& a, const fs::path& b) {
+    std::error_code ea, eb, ec;
+    const fs::path ca = fs::weakly_canonical(fs::absolute(a, ea), ea);
+    const fs::path cb = fs::weakly_canonical(fs::absolute(b, eb), eb);
+    if (!ea && !eb && ca == cb) return true;
+    return fs::equivalent(a, b, ec);  // links to one file; false (ec set) where either is missing
+  };
+  const std::vector<std::pair<const char*, const std::string*>> outputs = {
+      {"--json", &options.json_path}, {"--csv", &options.csv_path}, {"--markdown", &options.markdown_path}};
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const auto& [flag, path] = outputs[i];
+    if (path->empty()) continue;
+    for (const fs::path& file : files)
+      if (same(*path, file))
+        throw UsageError(std::string(flag) + " " + *path + ": is a submission being graded; writing the grades there "
+                         "would destroy it (pick another file)");
+    for (std::size_t j = i + 1; j < outputs.size(); ++j)
+      if (!outputs[j].second->empty() && same(*path, *outputs[j].second))
+        throw UsageError(std::string(flag) + " and " + outputs[j].first + " both name " + *path +
+                         ": give each its own file");
+  }
+}
+
 }  // namespace
 
 int grade_submissions(const LabSpec& spec, const std::vector<fs::path>& files, const GradeOptions& options,
                       std::FILE* out) {
-  for (const fs::path& file : files)
-    if (!fs::is_regular_file(file)) throw UsageError("no such file: " + file.string());
+  for (const fs::path& file : files) require_student_file(file);
+  check_output_paths(files, options);
   for (const std::string* path : {&options.json_path, &options.csv_path, &options.markdown_path})
     if (!path->empty()) check_writable(*path);
   const std::string started = utc_now();

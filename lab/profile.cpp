@@ -296,7 +296,7 @@ std::vector<std::string> ncu_prefix(const fs::path& ncu, const fs::path& log_fil
 }
 
 int profile_submission(const LabSpec& spec, const fs::path& file, const CheckOptions& options, std::FILE* out) {
-  if (!fs::is_regular_file(file)) throw UsageError("no such file: " + file.string());
+  require_student_file(file);
   const ToolLookup ncu = find_cuda_tool("ncu");
   if (!ncu.found()) {
     std::fprintf(out, "cannot profile here: %s\n", ncu.why_not.c_str());
