@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# One call on a lent GPU machine: a clean build, every test, then the default suite twice (the
+# One call on a lent GPU machine: a clean build, every test, compute-sanitizer over every case
+# (scripts/sanitize.sh), then the default suite twice (the
 # first with empty kernel caches, ours and the libraries', the second hitting them), each timed as a whole
 # process; the second is left out when the call has used $DEVICE_CHECK_SECOND_RUN_BEFORE_S (450)
 # seconds, so that the call ends inside the device tool's 10-minute limit.
@@ -25,6 +26,12 @@ scripts/test.sh >"$out/test.log" 2>&1
 echo "tests exit code: $?"
 grep -E "tests passed|\(Failed\)|\(Skipped\)|Not Run" "$out/test.log" | head -40
 build/layerbench list | sed -n '/^Python layers/,$p'
+# compute-sanitizer's four tools over every layer x workload on edge sizes (run --check), in parallel,
+# each bounded; DEVICE_CHECK_SANITIZE=0 leaves it out.
+if [ "${DEVICE_CHECK_SANITIZE:-1}" != 0 ]; then
+  scripts/sanitize.sh --budget "${DEVICE_CHECK_SANITIZE_BUDGET_S:-240}" --out "$out/sanitize" | tail -n 30
+  echo "sanitize exit code: ${PIPESTATUS[0]}"
+fi
 # Every kernel cache starts empty for suite 1: ours, CuPy's, Numba's and PyCUDA's (under XDG_CACHE_HOME).
 export LAYERBENCH_KERNEL_CACHE="$(mktemp -d)" CUPY_CACHE_DIR="$(mktemp -d)" NUMBA_CACHE_DIR="$(mktemp -d)" \
   XDG_CACHE_HOME="$(mktemp -d)"
