@@ -112,6 +112,7 @@ SuitePlan plan_suite(const SuiteRequest& request) {
     if (const Workload* w = find_workload(r->workload)) add_once(plan.workloads, w);
 
   std::vector<const Layer*> layers = pick(request.layers, all_layers(), "layer");
+  plan.layers_named = !request.layers.empty();
   std::vector<const Layer*> rung_layers;
   if (!plan.rungs.empty()) {
     if (request.layers.empty()) {
@@ -162,9 +163,11 @@ SuitePlan plan_suite(const SuiteRequest& request) {
 
 void print_plan_notes(const SuitePlan& plan, std::FILE* out) {
   for (const auto& [reason, names] : plan.unavailable) {
-    std::string list;
-    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-    std::fprintf(out, "layerbench: GPU layers skipped (%s): %s\n", list.c_str(), reason.c_str());
+    if (plan.layers_named) {
+      for (const auto& n : names) std::fprintf(out, "layerbench: layer %s skipped: %s\n", n.c_str(), reason.c_str());
+    } else {
+      std::fprintf(out, "layerbench: GPU layers skipped (%s): %s\n", names_of(names).c_str(), reason.c_str());
+    }
   }
   if (!plan.no_rungs.empty())
     std::fprintf(out, "layerbench: ladder rungs run only through %s: no rung cases on %s\n",

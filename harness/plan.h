@@ -24,6 +24,7 @@ struct SuitePlan {
   std::vector<const Layer*> layers;  // those that can run here
   std::vector<Case> cases;           // workload x size x layer, in that order
   std::map<std::string, std::vector<std::string>> unavailable;  // reason -> layers left out for it
+  bool layers_named = false;          // -l named the layers (else: all of them)
   std::vector<std::string> left_out;  // cases the default sweep leaves out (too slow on a layer)
   std::vector<const Rung*> rungs;     // the rungs asked for, in ladder order
   std::vector<std::string> no_rungs;  // layers named that do not run rungs
@@ -37,7 +38,8 @@ SuitePlan plan_suite(const SuiteRequest& request);
 // The rungs that `spec` names (see SuiteRequest), in ladder order; UsageError naming it if none.
 std::vector<const Rung*> rungs_named(const std::string& spec);
 
-// The plan's notes on stderr: one line per reason GPU layers are left out, one per case left out
+// The plan's notes on stderr: one line per layer left out with its reason (one per reason when no
+// layer was named: the run is then every layer there is), one per case left out
 // of the default sweep, one naming the layers that were asked for rungs and do not run them.
 void print_plan_notes(const SuitePlan& plan, std::FILE* out);
 

@@ -106,6 +106,7 @@ void print_totals(const std::vector<CaseResult>& results, const nlohmann::json& 
 }  // namespace
 
 void print_summary(const std::vector<CaseResult>& results, const nlohmann::json& context, const std::string& out_path) {
+  if (results.empty()) return print_totals(results, context, out_path);
   print_cases(results, context);
   print_launch_overhead(results);
   print_one_time_costs(results, context);
@@ -114,6 +115,7 @@ void print_summary(const std::vector<CaseResult>& results, const nlohmann::json&
 
 void print_check_summary(const std::vector<CaseResult>& results, const nlohmann::json& context,
                          const std::string& out_path) {
+  if (results.empty()) return print_totals(results, context, out_path);
   int lw = 13;
   for (const CaseResult& r : results) lw = std::max(lw, static_cast<int>(r.spec.layer_label().size()));
   std::printf("\n%-12s %-*s %-15s %13s %10s %11s  %s\n", "workload", lw, "layer", "size", "max rel error",

@@ -217,6 +217,21 @@ TEST_F(Cli, WithoutAGpuTheGpuLayersAreSkippedInOneLine) {
   EXPECT_EQ(j.at("benchmarks").size(), ran.size());
 }
 
+// Only layers that cannot run here: a line for each with its reason, the JSON with no cases, exit 0.
+TEST_F(Cli, WithOnlyUnavailableLayersEachIsNamedAndTheEmptyJsonWritten) {
+  const std::string why = lb::gpu_unavailable_reason();
+  if (why.empty()) GTEST_SKIP() << "this machine has a GPU";
+  const fs::path out = dir_ / "r.json";
+  const Outcome o = run("run --layer driver,runtime --size 4096 --out " + out.string());
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.err.find("layerbench: layer driver skipped: " + why + "\n"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("layerbench: layer runtime skipped: " + why + "\n"), std::string::npos) << o.err;
+  EXPECT_NE(o.out.find("0 cases in"), std::string::npos) << o.out;
+  const auto j = nlohmann::json::parse(slurp(out));
+  EXPECT_TRUE(j.at("benchmarks").empty());
+  EXPECT_EQ(j.at("context").at("gpu_unavailable_reason"), why);
+}
+
 TEST_F(Cli, GpuRunRecordsDeviceAndCeiling) {
   if (const auto why = lb::gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
   const fs::path out = dir_ / "r.json";
