@@ -1,6 +1,7 @@
 #include "harness/sizes.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <limits>
 
@@ -14,9 +15,29 @@ bool all_digits(const std::string& s) {
   return true;
 }
 
+// The text as a one-line message quotes it: control characters (a line break, a NUL) as \xNN.
+std::string quoted(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u != 0x7f) {
+      out += c;
+    } else {
+      char hex[5];
+      std::snprintf(hex, sizeof hex, "\\x%02x", u);
+      out += hex;
+    }
+  }
+  return out;
+}
+
+// `digits` is all digits (the callers check): its value, or UsageError above INT64_MAX. Any number
+// of digits, leading zeros included: 4611686018427387904 (the label of 2^62) reads back.
 std::int64_t parse_digits(const std::string& digits, const std::string& named) {
-  if (digits.size() > 18) throw UsageError(named + " is too large");
-  return std::stoll(digits);
+  std::int64_t value = 0;
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (error != std::errc() || end != digits.data() + digits.size()) throw UsageError(named + " is too large");
+  return value;
 }
 
 // `text` as a count >= 1; `named` is how messages name it: "size '1000'", or for one dimension of
@@ -28,11 +49,14 @@ std::int64_t parse_count_named(const std::string& text, const std::string& named
     if (!all_digits(base) || !all_digits(exponent))
       throw UsageError(named + " is not a number (expected e.g. 1000 or 2^20)");
     const std::int64_t b = parse_digits(base, named), e = parse_digits(exponent, named);
-    value = 1;
-    for (std::int64_t i = 0; i < e; ++i) {
-      if (b != 0 && value > std::numeric_limits<std::int64_t>::max() / std::max<std::int64_t>(b, 1))
-        throw UsageError(named + " is too large");
-      value *= b;
+    if (b <= 1) {
+      value = (b == 1 || e == 0) ? 1 : 0;  // 1^e and 0^0 are 1, 0^e is 0: no loop of e steps
+    } else {
+      value = 1;
+      for (std::int64_t i = 0; i < e; ++i) {  // b >= 2 overflows within 63 steps
+        if (value > std::numeric_limits<std::int64_t>::max() / b) throw UsageError(named + " is too large");
+        value *= b;
+      }
     }
   } else {
     if (!text.empty() && text[0] == '-') throw UsageError(named + " is negative; sizes must be at least 1");
@@ -43,31 +67,38 @@ std::int64_t parse_count_named(const std::string& text, const std::string& named
   return value;
 }
 
+// The kernels and BLAS take a matrix dimension as an int.
+constexpr std::int64_t kMaxMatrixDimension = std::numeric_limits<int>::max();
+constexpr const char* kAboveMaxDimension = " is above 2^31 - 1, the largest matrix dimension the layers take";
+
 }  // namespace
 
-std::int64_t parse_count(const std::string& text) { return parse_count_named(text, "size '" + text + "'"); }
+std::int64_t parse_count(const std::string& text) { return parse_count_named(text, "size '" + quoted(text) + "'"); }
 
 Shape parse_shape(const std::string& text, const Workload& workload) {
+  const std::string size = "size '" + quoted(text) + "'";
   if (text.find('x') == std::string::npos) {
     const std::int64_t n = parse_count(text);
-    return workload.takes_matrix_sizes() ? Shape{n, n, n} : Shape{1, n, 1};
+    if (!workload.takes_matrix_sizes()) return Shape{1, n, 1};
+    if (n > kMaxMatrixDimension)
+      throw UsageError(size + " for " + workload.name() + " (one number is a cube)" + kAboveMaxDimension +
+                       "; pick workloads with --workload");
+    return Shape{n, n, n};
   }
   if (!workload.takes_matrix_sizes())
-    throw UsageError("size '" + text + "' is MxNxK, but workload " + workload.name() + " takes one number");
+    throw UsageError(size + " is MxNxK, but workload " + workload.name() + " takes one number");
   std::int64_t dims[3];
   std::size_t start = 0;
   for (int d = 0; d < 3; ++d) {
     const std::size_t end = d < 2 ? text.find('x', start) : text.size();
     if (end == std::string::npos || (d == 2 && text.find('x', start) != std::string::npos))
-      throw UsageError("size '" + text + "' is not MxNxK (expected e.g. 512x1024x256)");
+      throw UsageError(size + " is not MxNxK (expected e.g. 512x1024x256)");
     const std::string part = text.substr(start, end - start);
     const std::string dim(1, "MNK"[d]);
-    if (part.empty()) throw UsageError("size '" + text + "': " + dim + " is missing (expected e.g. 512x1024x256)");
-    dims[d] = parse_count_named(part, "size '" + text + "': " + dim + " '" + part + "'");
-    // The kernels and BLAS take a matrix dimension as an int.
-    if (dims[d] > std::numeric_limits<int>::max())
-      throw UsageError("size '" + text + "': " + dim + " = " + std::to_string(dims[d]) +
-                       " is above 2^31 - 1, the largest matrix dimension the layers take");
+    if (part.empty()) throw UsageError(size + ": " + dim + " is missing (expected e.g. 512x1024x256)");
+    dims[d] = parse_count_named(part, size + ": " + dim + " '" + quoted(part) + "'");
+    if (dims[d] > kMaxMatrixDimension)
+      throw UsageError(size + ": " + dim + " = " + std::to_string(dims[d]) + kAboveMaxDimension);
     start = end + 1;
   }
   return Shape{dims[0], dims[1], dims[2]};
