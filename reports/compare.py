@@ -87,6 +87,9 @@ def compare(base: Results, new: Results, threshold: float = 0.05, k: float = 2.0
             result.not_compared.append((b, n, "no median time recorded"))
             continue
         ratio = n.median_ms / b.median_ms
+        if not 0 < ratio < math.inf:  # too far apart for a float (5e-324 against 1e12): no ratio to judge
+            result.not_compared.append((b, n, "the median times have no ratio (too far apart)"))
+            continue
         noise = math.hypot(b.noise, n.noise) if b.noise is not None and n.noise is not None else None
         v, why = verdict(ratio, noise, threshold, k)
         result.rows.append(Row(b, n, ratio, noise, v, why))
@@ -123,8 +126,9 @@ def to_markdown(c: Comparison) -> str:
     if c.rows:
         out += ["| case | size | BASE median ms | noise | NEW median ms | noise | NEW / BASE | change | verdict |",
                 "|---|---|---:|---:|---:|---:|---:|---:|---|"]
-        workloads = c.base.workloads
-        for row in sorted(c.rows, key=lambda r: (workloads.index(r.base.workload), size_order(r.base), r.base.order)):
+        rank = {w: i for i, w in enumerate(c.base.workloads)}  # a workload with rung cases only is not in it
+        for row in sorted(c.rows, key=lambda r: (rank.get(r.base.workload, len(rank)), r.base.workload,
+                                                 size_order(r.base), r.base.order)):
             b, n = row.base, row.new
             out.append(f"| `{b.name}` | {fmt.size_label(b.size)} | {fmt.ms(b.median_ms)} | "
                        f"{fmt.noise(b.noise, b.samples)} | {fmt.ms(n.median_ms)} | {fmt.noise(n.noise, n.samples)} | "

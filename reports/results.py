@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,13 +41,19 @@ NUMBER_FIELDS = ("median_ms", "mean_ms", "min_ms", "max_ms", "end_to_end_ms", "a
 MAX_MS = 1e12  # about 30 years: a larger time is no measurement (and overflows the plots' axes)
 
 
+def _one_line(text: str) -> str:
+    """Text for a one-line message: control characters (a line break in a quoted name, a NUL) as
+    \\xNN escapes."""
+    return re.sub(r"[\x00-\x1f\x7f]", lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
 class ResultsError(Exception):
     """Bad input: the message is one line, starting with the file's name."""
 
     def __init__(self, path: str | Path, what: str):
-        super().__init__(f"{path}: {what}")
+        super().__init__(_one_line(f"{path}: {what}"))
         self.path = str(path)
-        self.what = what
+        self.what = _one_line(what)
 
 
 def _num(value: Any) -> float | None:
@@ -277,7 +284,7 @@ class Results:
     def ladders(self) -> dict[tuple[str, str, tuple[int, ...]], list[Case]]:
         """Rung cases by (workload, layer, size), each list in ladder order."""
         found: dict[tuple[str, str, tuple[int, ...]], list[Case]] = {}
-        for c in sorted((c for c in self.cases if c.rung), key=lambda c: (c.rung.get("number") or 0, c.order)):
+        for c in sorted((c for c in self.cases if c.rung), key=lambda c: (_num(c.rung.get("number")) or 0.0, c.order)):
             found.setdefault((c.workload, c.layer, c.size), []).append(c)
         return found
 
@@ -365,7 +372,7 @@ def _read_json(path: Path) -> Any:
     except UnicodeDecodeError:
         raise ResultsError(path, "not a JSON text file (not UTF-8; binary?)") from None
     try:
-        return json.loads(text)
+        return json.loads(text, parse_int=_json_int)
     except json.JSONDecodeError as e:
         rest = text[e.pos:]
         if not rest.strip() or (e.msg.startswith("Unterminated string") and '"' not in rest[1:]):
@@ -375,6 +382,13 @@ def _read_json(path: Path) -> Any:
         raise ResultsError(path, f"not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
     except RecursionError:
         raise ResultsError(path, "not a layerbench results file (JSON nested too deeply)") from None
+
+
+def _json_int(digits: str) -> int | float:
+    """A JSON integer: a Python int, or beyond 300 digits (no count, size or seed is that long) a
+    float, inf past ~1.8e308, read as not measured. So no integer too large for float arithmetic
+    (OverflowError) or for Python's 4300-digit int() limit (ValueError) reaches the tool."""
+    return int(digits) if len(digits) <= 300 else float(digits)
 
 
 def _json_type(value: Any) -> str:
@@ -398,16 +412,22 @@ def _size_of(path: Path, index: int, entry: dict[str, Any], workload: str) -> tu
             return None
         return int(value)
 
+    def in_range(size: tuple[int, ...]) -> tuple[int, ...]:
+        if any(abs(v) >= 2 ** 63 for v in size):  # the harness's sizes are int64
+            raise ResultsError(path, f"benchmarks[{index}] ({entry.get('name', 'no name')}) has a size "
+                                     f"out of range ({'x'.join(str(v) for v in size)[:60]})")
+        return size
+
     m, n, k = as_int("m"), as_int("n"), as_int("k")
     if m is not None and n is not None and k is not None:
-        return (m, n, k)
+        return in_range((m, n, k))
     if n is not None and workload != MATMUL:
-        return (n,)
+        return in_range((n,))
     # Fall back on the name: <workload>/<layer>/<size>/manual_time
     parts = str(entry.get("name", "")).split("/")
     if len(parts) >= 3:
         try:
-            return tuple(int(p) for p in parts[2].split("x"))
+            return in_range(tuple(int(p) for p in parts[2].split("x")))
         except ValueError:
             pass
     raise ResultsError(path, f"benchmarks[{index}] ({entry.get('name', 'no name')}) has no size "

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import H200_RUN1, load_json, run_cli, write_json
+from conftest import H200_RUN1, case_entry, load_json, results_file, run_cli, write_json
 
 
 def make_bad(tmp_path: Path, kind: str) -> tuple[Path, str]:
@@ -189,3 +189,61 @@ def test_out_over_an_input_is_refused_and_the_results_kept(tmp_path: Path, comma
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "being read; writing there would destroy it" in lines[0], lines
     assert target.read_text() == H200_RUN1.read_text()
+
+
+# Inputs the results loader's fuzz target found (fuzz/findings/README.md, R1-R4, R6, R7): each was a
+# traceback or a message of several lines.
+
+def _no_traceback(result) -> None:
+    assert "Traceback" not in result.stderr and result.returncode in (0, 1, 2), (result.returncode, result.stderr)
+    assert len(result.stderr.strip().splitlines()) <= 1, result.stderr
+
+
+def test_integers_too_large_for_python_or_a_float_are_not_a_traceback(tmp_path: Path):
+    """R1: a 5000-digit integer (past Python's int() limit: ValueError); R3: 1 and 400 zeros (past a
+    float's range: OverflowError). Read as not measured."""
+    data = load_json(H200_RUN1)
+    text = json.dumps(data).replace('"samples": ', '"samples": 1' + "0" * 400 + ", \"was_samples\": ", 1)
+    text = text.replace('"context": {', '"context": {"junk": ' + "7" * 5000 + ", ", 1)
+    path = tmp_path / "huge-ints.json"
+    path.write_text(text)
+    for command in (("csv", path), ("compare", path, path)):
+        _no_traceback(run_cli(*command))
+
+
+def test_a_line_break_in_a_quoted_name_stays_one_line(tmp_path: Path):
+    """R2: an error quoting an entry's name with a line break was two lines; now \\x0a."""
+    data = load_json(H200_RUN1)
+    data["benchmarks"][0]["name"] = "a\nb"
+    del data["benchmarks"][0]["workload"]
+    result = run_cli("csv", write_json(tmp_path / "newline.json", data))
+    assert result.returncode == 2 and "(a\\x0ab)" in result.stderr, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def test_medians_too_far_apart_for_a_ratio_are_not_compared(tmp_path: Path):
+    """R4: 5e-324 ms against 1e11 ms: the ratio underflows to 0 and math.log(0) was a traceback."""
+    base = results_file(tmp_path / "base.json", [case_entry("vector_add", "cpu", 1000, 1e11, end_to_end_ms=1e11)])
+    new = results_file(tmp_path / "new.json", [case_entry("vector_add", "cpu", 1000, 5e-324)])
+    result = run_cli("compare", base, new)
+    _no_traceback(result)
+    assert result.returncode == 0 and "no ratio" in result.stdout, result.stdout
+
+
+def test_compare_of_rung_only_files(tmp_path: Path):
+    """R6: a file of ladder rung cases only (run --rung without -w): compare sorted its rows by
+    the layers' own workloads, which has none of them: a traceback."""
+    rung = case_entry("matmul", "runtime", 64, 0.01, rung={"id": "matmul/01_naive", "number": 1})
+    path = results_file(tmp_path / "rungs.json", [rung])
+    result = run_cli("compare", path, path)
+    _no_traceback(result)
+    assert result.returncode == 0, result.stderr
+
+
+def test_rung_numbers_of_mixed_types_sort(tmp_path: Path):
+    """R7: rung numbers 1 and "2" could not be sorted (TypeError) when the report drew the ladders."""
+    from reports import results
+    entries = [case_entry("matmul", "runtime", 64, 0.01, rung={"id": "matmul/01_naive", "number": 1}),
+               case_entry("matmul", "runtime", 64, 0.02, rung={"id": "matmul/02_coalescing", "number": "2"})]
+    loaded = results.load(results_file(tmp_path / "rungs.json", entries))
+    assert [len(v) for v in loaded.ladders.values()] == [2]
