@@ -15,6 +15,23 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// An error message as one line: what the user typed may hold a line break (or another control
+// character), which is shown as \xNN.
+std::string one_line(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u != 0x7f) {
+      out += c;
+    } else {
+      char hex[5];
+      std::snprintf(hex, sizeof hex, "\\x%02x", u);
+      out += hex;
+    }
+  }
+  return out;
+}
+
 int list_labs(const fs::path& labs_dir) {
   const std::vector<LabSpec> labs = all_labs(labs_dir);
   if (labs.empty()) {
@@ -135,7 +152,7 @@ int run_lab_cli(const std::vector<std::string>& args) {
       std::fprintf(stderr,
                    "layerbench lab: error: unknown lab command '%s' (commands: list, start, check, profile, grade; "
                    "see layerbench lab --help)\n",
-                   args[i].c_str());
+                   one_line(args[i]).c_str());
       return kExitBadInput;
     }
     break;
@@ -147,11 +164,12 @@ int run_lab_cli(const std::vector<std::string>& args) {
     // CLI11 2.1 names the unexpected arguments back to front ("/proc --labs"): name them as typed.
     std::string extras;
     for (const std::string& word : app.remaining(true)) extras += (extras.empty() ? "" : " ") + word;
-    std::fprintf(stderr, "layerbench lab: error: not expected: %s (see layerbench lab --help)\n", extras.c_str());
+    std::fprintf(stderr, "layerbench lab: error: not expected: %s (see layerbench lab --help)\n",
+                 one_line(extras).c_str());
     return kExitBadInput;
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help
-    std::fprintf(stderr, "layerbench lab: error: %s\n", e.what());
+    std::fprintf(stderr, "layerbench lab: error: %s\n", one_line(e.what()).c_str());
     return kExitBadInput;
   }
   try {
@@ -185,10 +203,10 @@ int run_lab_cli(const std::vector<std::string>& args) {
     }
     return list_labs(labs_dir);
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "layerbench lab: error: %s\n", e.what());
+    std::fprintf(stderr, "layerbench lab: error: %s\n", one_line(e.what()).c_str());
     return kExitBadInput;
   } catch (const fs::filesystem_error& e) {
-    std::fprintf(stderr, "layerbench lab: error: %s\n", e.what());
+    std::fprintf(stderr, "layerbench lab: error: %s\n", one_line(e.what()).c_str());
     return kExitBadInput;
   }
 }
