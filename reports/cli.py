@@ -32,7 +32,7 @@ class _Parser(argparse.ArgumentParser):
     compare --help)` and exit status 2, instead of a usage block and then the error."""
 
     def error(self, message: str):
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        self.exit(2, f"{self.prog}: error: {results.one_line(message)} (see {self.prog} --help)\n")
 
 
 def _percent(text: str) -> float:
@@ -187,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return sub(args)
     except (results.ResultsError, UsageError) as e:
-        print(f"{PROG} {args.command}: error: {e}", file=sys.stderr)
+        print(f"{PROG} {args.command}: error: {results.one_line(str(e))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"{PROG} {args.command}: interrupted", file=sys.stderr)

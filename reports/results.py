@@ -41,7 +41,7 @@ NUMBER_FIELDS = ("median_ms", "mean_ms", "min_ms", "max_ms", "end_to_end_ms", "a
 MAX_MS = 1e12  # about 30 years: a larger time is no measurement (and overflows the plots' axes)
 
 
-def _one_line(text: str) -> str:
+def one_line(text: str) -> str:
     """Text for a one-line message: control characters (a line break in a quoted name, a NUL) as
     \\xNN escapes."""
     return re.sub(r"[\x00-\x1f\x7f]", lambda m: f"\\x{ord(m.group()):02x}", text)
@@ -51,9 +51,9 @@ class ResultsError(Exception):
     """Bad input: the message is one line, starting with the file's name."""
 
     def __init__(self, path: str | Path, what: str):
-        super().__init__(_one_line(f"{path}: {what}"))
+        super().__init__(one_line(f"{path}: {what}"))
         self.path = str(path)
-        self.what = _one_line(what)
+        self.what = one_line(what)
 
 
 def _num(value: Any) -> float | None:

@@ -247,3 +247,10 @@ def test_rung_numbers_of_mixed_types_sort(tmp_path: Path):
                case_entry("matmul", "runtime", 64, 0.02, rung={"id": "matmul/02_coalescing", "number": "2"})]
     loaded = results.load(results_file(tmp_path / "rungs.json", entries))
     assert [len(v) for v in loaded.ladders.values()] == [2]
+
+
+@pytest.mark.parametrize("args", [("csv", "a\nb.json"), ("csv", H200_RUN1, "-o", "/proc/a\nb"), ("csv", H200_RUN1, "x\ny")])
+def test_a_line_break_in_what_was_typed_stays_one_line(args):
+    result = run_cli(*args)
+    assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert "\\x0a" in result.stderr, result.stderr
