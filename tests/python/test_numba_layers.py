@@ -252,7 +252,8 @@ class Stream:
 class FakeUfunc:
     """A CUDA ufunc's contract: as many arrays as the signature has arguments, every one float32 (a
     CUDA ufunc casts nothing), broadcast to the first's shape, the result written into out=, on
-    the stream given."""
+    the stream given. Its inputs must have been written: the stand-in device memory starts as NaN,
+    as uninitialised memory, which compute-sanitizer's initcheck reports when a kernel reads it."""
 
     def __init__(self, name: str, stream: Stream):
         self.name, self.stream = name, stream
@@ -263,6 +264,7 @@ class FakeUfunc:
         assert len(args) == self.arity, f"{self.name}: {len(args)} arguments, its signature has {self.arity}"
         assert all(isinstance(a, np.ndarray) and a.dtype == np.float32 for a in (*args, out)), \
             f"{self.name}: every argument must be a float32 device array"
+        assert not any(np.isnan(a).any() for a in args), f"{self.name}: reads device memory never written"
         arrays = np.broadcast_arrays(*args)  # a one-element array is broadcast to n, as alpha is
         assert arrays[0].shape == out.shape
         out[...] = _numba_vectorize_layer.SCALAR_FUNCTIONS[self.name](*arrays)
@@ -276,11 +278,18 @@ def fake_device(monkeypatch):
     monkeypatch.setattr(lb_numba, "upload", lambda host, device, s: device.__setitem__(..., host.reshape(device.shape)))
     monkeypatch.setattr(lb_numba, "download", lambda device, out, s: out.__setitem__(..., device.reshape(out.shape)))
     monkeypatch.setattr(lb_numba, "deferred_frees", contextlib.nullcontext)
+
+    def fake_zero(s, *arrays):
+        assert s is harness_stream, "lb_numba.zero: not on the harness's stream"
+        for a in arrays:
+            a[...] = 0
+    monkeypatch.setattr(lb_numba, "zero", fake_zero)
     monkeypatch.setattr(_numba_vectorize_layer, "ufunc", lambda name, cost: FakeUfunc(name, harness_stream))
 
     def fake_reduce(arr, size=None, res=None, init=0, stream=0):
         assert stream is harness_stream, "@cuda.reduce: not on the harness's stream"
         assert res is not None, "@cuda.reduce without res= returns the sum to the host"
+        assert not np.isnan(arr).any(), "@cuda.reduce: reads device memory never written"
         res[0] = arr.sum(dtype=np.float32) + init
     monkeypatch.setattr(_numba_vectorize_layer, "sum_reduce", fake_reduce)
 
