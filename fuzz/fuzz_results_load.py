@@ -4,8 +4,8 @@
 Each input is the bytes of a results file. The target writes them to a file, calls
 results.load(path) and, when that returns, runs the Results through what `layerbench csv` and
 `layerbench compare` run (csvout.text; compare.compare, to_markdown and summary, against itself and
-both ways against a fixed valid file) and through the Results views the report reads. Property
-(docs/fuzzing.md):
+both ways against a fixed valid file, also with extreme medians) and through the Results views the
+report reads. Property (docs/fuzzing.md):
   - load() returns Results, or raises results.ResultsError whose message is one non-empty line
     starting with "<path>: " (the command line prints it and exits 2);
   - nothing after a successful load raises;
@@ -17,8 +17,10 @@ parses as JSON) structured ones: a key deleted or added, a value replaced by an 
 Infinity, negative, huge, a string with a line break, a number of 5000 digits, nesting 900 deep),
 an entry duplicated (so repetitions are folded) or given a ladder rung.
 
-Known findings, reported and not yet fixed in reports/, are tolerated unless LB_FUZZ_STRICT=1 (see
-KNOWN below and docs/fuzzing.md), so that a CI run fails on new bugs only.
+What it found (fuzz/findings/README.md), fixed in 3359130 (and R5 in 3e0b16f): integers past
+Python's 4300-digit limit or a float's range, a line break in a quoted name, a ratio of medians
+of 0, compare of rung-only files, rung numbers of mixed types, NaN in csv. The reproducers in
+fuzz/findings/results/ are seeds of every run (scripts/fuzz.sh): a regression is a finding again.
 
 Run: scripts/fuzz.sh (builds the venv with atheris, fuzz/requirements.txt), or
   build-fuzz/venv/bin/python fuzz/fuzz_results_load.py [libFuzzer flags] CORPUS_DIR...
@@ -30,92 +32,26 @@ import json
 import math
 import os
 import random
-import re
 import sys
 import tempfile
-import traceback
 from pathlib import Path
 
 import atheris
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+# $LB_FUZZ_ROOT: import reports/ from another tree (e.g. one with a proposed fix applied).
+sys.path.insert(0, os.environ.get("LB_FUZZ_ROOT") or str(REPO))
 
 with atheris.instrument_imports():
     from reports import compare, csvout, fmt, results
 
-STRICT = os.environ.get("LB_FUZZ_STRICT", "") not in ("", "0")
 WORK = Path(tempfile.mkdtemp(prefix="lb-fuzz-results-"))
 INPUT = WORK / "input.json"
 BASELINE_FILE = REPO / "fuzz" / "corpus" / "results" / "cpu.json"
 
 
-KNOWN_DIR = os.environ.get("LB_FUZZ_KNOWN_DIR")  # where the first input of each known finding goes
-_noted: set[str] = set()
-
-
-def note_known(ident: str, data: bytes) -> None:
-    """A tolerated known finding: its first input goes to $LB_FUZZ_KNOWN_DIR/<id>, so that a run
-    can say which known findings it met (scripts/fuzz.sh prints them)."""
-    if KNOWN_DIR and ident not in _noted:
-        _noted.add(ident)
-        Path(KNOWN_DIR, ident).write_bytes(data)
-
-
 class Finding(Exception):
     """A broken property that is not an exception of the code under test."""
-
-
-# --- known findings (tolerated unless LB_FUZZ_STRICT=1) --------------------------------------------
-# R1 results._read_json: a JSON number of more than 4300 digits makes json.loads raise ValueError
-#    ("Exceeds the limit (4300 digits) for integer string conversion"), which is not wrapped into
-#    ResultsError: a traceback instead of one line (fuzz/findings/results-int-4300-digits.json).
-# R2 results._cases/_size_of: the error message quotes an entry's "name" as is; a name with a line
-#    break gives a message of several lines (fuzz/findings/results-newline-in-message.json).
-# R3 an integer too large for a float (beyond ~1.8e308; JSON allows it): OverflowError "int too
-#    large to convert to float" wherever such a number meets float arithmetic: results._num (any
-#    number field: median_ms, samples, ...), math.isfinite in _size_of (a huge n, m or k, inside
-#    load), size_order (the product of a size) (fuzz/findings/results-huge-int.json).
-# R4 compare.verdict: math.log of a non-positive ratio (a negative median_ms, or a ratio that
-#    underflows to 0): ValueError "math domain error" (fuzz/findings/results-negative-median.json).
-# R5 csvout._cell: int(value) of NaN or Infinity (json reads NaN/Infinity literals): ValueError or
-#    OverflowError in `layerbench csv` (fuzz/findings/results-nan-field.json).
-# R6 compare.to_markdown: workloads.index(...) of a workload that has only ladder-rung cases
-#    (e.g. two files from `run --rung ...` without -w): ValueError "... is not in list"
-#    (fuzz/findings/results-rung-only.json).
-# R7 Results.ladders: rung "number"s of different types (e.g. 2 and "3") cannot be sorted:
-#    TypeError (fuzz/findings/results-rung-number-types.json).
-def known(exc: BaseException) -> str | None:
-    """The id of the known finding this exception is, or None."""
-    text = str(exc)
-    frames = [f.name for f in traceback.extract_tb(exc.__traceback__)]
-    if isinstance(exc, ValueError) and "Exceeds the limit" in text and "_read_json" in frames:
-        return "R1"
-    if isinstance(exc, OverflowError) and "int too large to convert to float" in text:
-        return "R3"
-    if isinstance(exc, ValueError) and "math domain error" in text and "verdict" in frames:
-        return "R4"
-    if isinstance(exc, (ValueError, OverflowError)) and "_cell" in frames:
-        return "R5"
-    if isinstance(exc, ValueError) and "is not in list" in text and "to_markdown" in frames:
-        return "R6"
-    if isinstance(exc, TypeError) and "'<' not supported" in text and "ladders" in frames:
-        return "R7"
-    return None
-
-
-def _strings(node, out: list[str], depth: int = 0) -> None:
-    if depth > 50:
-        return
-    if isinstance(node, str):
-        out.append(node)
-    elif isinstance(node, dict):
-        for k, v in node.items():
-            out.append(k)
-            _strings(v, out, depth + 1)
-    elif isinstance(node, list):
-        for v in node:
-            _strings(v, out, depth + 1)
 
 
 def check_error(e: results.ResultsError, data: bytes) -> None:
@@ -123,29 +59,13 @@ def check_error(e: results.ResultsError, data: bytes) -> None:
     if not e.what or not message.startswith(f"{INPUT}: "):
         raise Finding(f"ResultsError without the path and a reason: {message!r}")
     if "\n" in message or "\r" in message:
-        if not STRICT:  # R2: tolerate line breaks copied from the document's own strings
-            try:
-                doc = json.loads(data.decode("utf-8"))
-            except Exception:
-                doc = None
-            quoted: list[str] = []
-            _strings(doc, quoted)
-            covered = [False] * len(message)  # every line break must lie inside a copy of one
-            for q in {q for q in quoted if "\n" in q or "\r" in q}:
-                at = message.find(q)
-                while at >= 0:
-                    covered[at:at + len(q)] = [True] * len(q)
-                    at = message.find(q, at + 1)
-            if all(covered[i] for i, ch in enumerate(message) if ch in "\n\r"):
-                note_known("R2", data)
-                return
         raise Finding(f"ResultsError message is not one line: {message!r}")
 
 
-def exercise(r: results.Results, baseline: results.Results | None) -> None:
+def exercise(r: results.Results, baselines: list[results.Results]) -> None:
     """What csv and compare run on a loaded file, and the Results views the report reads."""
     csvout.text(r)
-    pairs = [(r, r)] + ([(baseline, r), (r, baseline)] if baseline is not None else [])
+    pairs = [(r, r)] + [(b, r) for b in baselines] + [(r, b) for b in baselines]
     for base, new in pairs:
         c = compare.compare(base, new, threshold=0.05, k=2.0)
         compare.to_markdown(c)
@@ -175,14 +95,23 @@ def exercise(r: results.Results, baseline: results.Results | None) -> None:
         fmt.bytes_h(case.bytes_moved)
 
 
-def _load_baseline() -> results.Results | None:
-    try:
-        return results.load(BASELINE_FILE)
-    except results.ResultsError:
-        return None
+def _baselines() -> list[results.Results]:
+    """The other side of compare: the harness's cpu.json as written, and as if its medians were the
+    largest and the smallest a file may hold (the ratio of medians then over- and underflows)."""
+    found = []
+    for median in (None, 1e12, 5e-324):
+        try:
+            r = results.load(BASELINE_FILE)
+        except results.ResultsError:
+            return []
+        if median is not None:
+            for case in r.cases:
+                case.entry["median_ms"] = median
+        found.append(r)
+    return found
 
 
-BASELINE = _load_baseline()
+BASELINES = _baselines()
 
 
 def TestOneInput(data: bytes) -> None:
@@ -193,14 +122,8 @@ def TestOneInput(data: bytes) -> None:
         except results.ResultsError as e:
             check_error(e, data)
             return
-        exercise(loaded, BASELINE)
+        exercise(loaded, BASELINES)
     except Finding:
-        raise
-    except Exception as e:  # noqa: BLE001 - anything else is a finding, unless known
-        ident = None if STRICT else known(e)
-        if ident is not None:
-            note_known(ident, data)
-            return
         raise
 
 

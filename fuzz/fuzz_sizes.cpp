@@ -11,27 +11,15 @@
 //     for shapes that pass the harness's host-memory gate (plan.cpp refuses host_bytes above the
 //     machine's memory; we use 2^60 bytes, more than any machine), the element counts the code
 //     computes in int64 (m*k, k*n, m*n, output_elements, launches) do not overflow;
-//   - every lb::UsageError message is non-empty and one line;
+//   - a matrix workload's dimensions are at most 2^31 - 1 (the layers take an int);
+//   - every lb::UsageError message is non-empty and one line (a line break or NUL typed in a size
+//     is shown escaped);
 //   - anything else (another exception, a crash, an ASan/UBSan report, a hang) is a finding.
 //
-// Known findings, reported and not yet fixed in harness/sizes.cpp, are tolerated unless
-// LB_FUZZ_STRICT=1 is set (scripts/fuzz.sh --strict), so that CI catches new bugs only:
-//   K1 a base of 0 or 1 with a huge exponent ("1^999999999999999999") loops once per unit of the
-//      exponent: a hang (fuzz/findings/sizes-hang-1-pow-huge.txt);
-//   K2 the message quotes the input as is, so a size containing a line break gives a message of
-//      several lines (fuzz/findings/sizes-newline-in-message.txt). Tolerated: line breaks in the
-//      message's copies of the input (or of one of its 'x'-separated parts), none elsewhere;
-//   K3 a run of more than 18 digits is refused as "too large" even when its value fits in int64
-//      (10^18 to 2^63-1, or leading zeros: "0000000000000000001"), while "2^62" is accepted; so
-//      the label the harness prints for such a shape does not parse back
-//      (fuzz/findings/sizes-label-19-digits.txt). Tolerated: a refusal, or a label that does not
-//      parse back, where the text has a run of more than 18 digits;
-//   K4 (the working tree's sizes.cpp of 2026-11-22, not committed yet) MxNxK refuses a dimension
-//      above 2^31 - 1, but one number for matmul (a cube) is not checked: "3000000000" gives
-//      3000000000^3, whose label "3000000000x3000000000x3000000000" is refused
-//      (fuzz/findings/sizes-cube-above-int.txt). Tolerated: a cube above 2^31 - 1 whose label is
-//      refused.
-#include <algorithm>
+// What it found (fuzz/findings/README.md), fixed in b6bd946: a hang on a base of 0 or 1 with a huge
+// exponent, messages of several lines, 19-digit values refused though 2^62 is accepted, a matmul
+// cube above 2^31 - 1 whose label was refused. The reproducers in fuzz/findings/sizes/ are seeds of
+// every run (scripts/fuzz.sh): a regression is a finding again.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -40,28 +28,11 @@
 #include <exception>
 #include <limits>
 #include <string>
-#include <vector>
 
 #include "harness/sizes.h"
 #include "workloads/workload.h"
 
 namespace {
-
-bool g_strict = false;
-const char* g_known_dir = nullptr;  // $LB_FUZZ_KNOWN_DIR: where the first input of each known finding goes
-
-// A tolerated known finding: the first input that hit it is written to $LB_FUZZ_KNOWN_DIR/<id>, so
-// that a run can say which known findings it met (scripts/fuzz.sh prints them).
-void note_known(int id, const std::string& input) {
-  static bool noted[8] = {};
-  if (!g_known_dir || id < 0 || id >= 8 || noted[id]) return;
-  noted[id] = true;
-  const std::string path = std::string(g_known_dir) + "/K" + std::to_string(id);
-  if (std::FILE* f = std::fopen(path.c_str(), "wb")) {
-    std::fwrite(input.data(), 1, input.size(), f);
-    std::fclose(f);
-  }
-}
 
 // Printable ASCII as is, every other byte as \xNN: one line, whatever the input holds.
 std::string escaped(const std::string& text) {
@@ -88,7 +59,7 @@ bool all_digits(const std::string& s) {
 
 // Reference parser: what the documented grammar says the value is, in 128-bit arithmetic. `ok`
 // false when the text is not digits or digits^digits, or when the value is 0 or above INT64_MAX.
-// Any number of digits (leading zeros too) is fine here; the parser's 18-digit limit is K3.
+// Any number of digits, leading zeros included.
 struct Expected {
   bool ok = false;
   std::int64_t value = 0;
@@ -130,77 +101,16 @@ Expected reference_count(const std::string& text) {
   return r;
 }
 
-// K1: a piece "B^E" with B in {0, 1} (leading zeros allowed) and E large makes parse_count loop E
-// times. Only pieces parse_count would see: the whole text, or its 'x'-separated parts.
-bool known_hang_piece(const std::string& piece) {
-  const auto caret = piece.find('^');
-  if (caret == std::string::npos) return false;
-  const std::string base = piece.substr(0, caret), exponent = piece.substr(caret + 1);
-  if (!all_digits(base) || !all_digits(exponent) || base.size() > 18 || exponent.size() > 18) return false;
-  const auto b = std::stoll(base), e = std::stoll(exponent);
-  return b <= 1 && e > (1 << 20);
-}
-
-bool known_hang(const std::string& text) {
-  if (known_hang_piece(text)) return true;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t end = text.find('x', start);
-    if (known_hang_piece(text.substr(start, end == std::string::npos ? std::string::npos : end - start)))
-      return true;
-    if (end == std::string::npos) return false;
-    start = end + 1;
-  }
-}
-
 std::size_t line_breaks(const std::string& s) {
   std::size_t count = 0;
   for (char c : s) count += (c == '\n' || c == '\r');
   return count;
 }
 
-// Whether every line break in the message lies inside a copy of the input, or of one of its
-// 'x'-separated parts (the messages quote the size, and for MxNxK the bad dimension). A copy ends at
-// the input's first NUL, what() being a C string (part of K2).
-bool breaks_only_in_quotes(const std::string& message, const std::string& text) {
-  std::vector<std::string> quotes{text};
-  for (std::size_t start = 0;;) {
-    const std::size_t end = text.find('x', start);
-    quotes.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  for (std::size_t i = 0, count = quotes.size(); i < count; ++i)
-    if (const auto nul = quotes[i].find('\0'); nul != std::string::npos) quotes.push_back(quotes[i].substr(0, nul));
-  std::vector<bool> covered(message.size(), false);
-  for (const std::string& q : quotes) {
-    if (q.empty()) continue;
-    for (std::size_t at = message.find(q); at != std::string::npos; at = message.find(q, at + 1))
-      std::fill(covered.begin() + at, covered.begin() + at + q.size(), true);
-  }
-  for (std::size_t i = 0; i < message.size(); ++i)
-    if ((message[i] == '\n' || message[i] == '\r') && !covered[i]) return false;
-  return true;
-}
-
 void check_usage_error(const lb::UsageError& e, const std::string& text, const char* where) {
   const std::string message = e.what();
   if (message.empty()) finding(std::string(where) + ": UsageError with an empty message", text);
-  const std::size_t breaks = line_breaks(message);
-  if (breaks > 0 && !g_strict && breaks_only_in_quotes(message, text)) {  // K2
-    note_known(2, text);
-    return;
-  }
-  if (breaks > 0) finding(std::string(where) + ": UsageError message is not one line: \"" + message + "\"", text);
-}
-
-bool has_long_digit_run(const std::string& s) {
-  std::size_t run = 0;
-  for (char c : s) {
-    run = (c >= '0' && c <= '9') ? run + 1 : 0;
-    if (run > 18) return true;
-  }
-  return false;
+  if (line_breaks(message) > 0) finding(std::string(where) + ": UsageError message is not one line: \"" + message + "\"", text);
 }
 
 bool fits_mul(std::int64_t a, std::int64_t b) {
@@ -215,11 +125,8 @@ void check_count(const std::string& text) {
     value = lb::parse_count(text);
   } catch (const lb::UsageError& e) {
     check_usage_error(e, text, "parse_count");
-    if (expected.ok) {
-      if (g_strict || !has_long_digit_run(text))  // K3: 19 digits or more refused as "too large"
-        finding("parse_count rejected a valid size (expected " + std::to_string(expected.value) + ")", text);
-      note_known(3, text);
-    }
+    if (expected.ok)
+      finding("parse_count rejected a valid size (expected " + std::to_string(expected.value) + ")", text);
     return;
   }
   if (value < 1) finding("parse_count returned " + std::to_string(value) + " (< 1)", text);
@@ -244,16 +151,15 @@ void check_shape(const std::string& text, const lb::Workload& w) {
     finding(where + " gave a vector workload the shape " + dims, text);
   if (w.takes_matrix_sizes() && !has_x && !(s.m == s.n && s.n == s.k))
     finding(where + " read one number as a non-cube " + dims, text);
+  constexpr std::int64_t kIntMax = std::numeric_limits<int>::max();
+  if (w.takes_matrix_sizes() && (s.m > kIntMax || s.n > kIntMax || s.k > kIntMax))
+    finding(where + " accepted a matrix dimension above 2^31 - 1: " + dims, text);
   // The label the harness prints and writes must read back as the same shape.
   const std::string label = w.size_label(s);
   try {
     if (!(lb::parse_shape(label, w) == s)) finding(where + " label '" + label + "' reads back differently", text);
   } catch (const lb::UsageError& e) {
-    const bool k3 = has_long_digit_run(label);
-    const bool k4 = w.takes_matrix_sizes() && !has_x && s.m > std::numeric_limits<int>::max();
-    if (g_strict || !(k3 || k4))
-      finding(where + " label '" + label + "' does not parse back: " + e.what(), text);
-    note_known(k3 ? 3 : 4, text);
+    finding(where + " label '" + label + "' does not parse back: " + e.what(), text);
   }
   const double bytes = w.bytes_moved(s), flops = w.flops(s), host = w.host_bytes(s);
   if (!std::isfinite(bytes) || !std::isfinite(flops) || !std::isfinite(host) || bytes < 0 || flops < 0 || host <= 0)
@@ -273,9 +179,6 @@ void check_shape(const std::string& text, const lb::Workload& w) {
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  const char* strict = std::getenv("LB_FUZZ_STRICT");
-  g_strict = strict && *strict && *strict != '0';
-  g_known_dir = std::getenv("LB_FUZZ_KNOWN_DIR");
   if (lb::all_workloads().empty()) {
     std::fprintf(stderr, "fuzz_sizes: no workloads registered (link problem)\n");
     std::abort();
@@ -285,10 +188,6 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
-  if (!g_strict && known_hang(text)) {  // K1: not run, it would hang
-    note_known(1, text);
-    return 0;
-  }
   try {
     check_count(text);
     for (const lb::Workload* w : lb::all_workloads()) check_shape(text, *w);

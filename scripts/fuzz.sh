@@ -3,13 +3,13 @@
 #   fuzz_sizes         libFuzzer (clang, ASan + UBSan): the --size parser, harness/sizes.cpp
 #   fuzz_results_load  atheris: the reports tool's results loader, reports/results.py (+ csv, compare)
 #
-# usage: scripts/fuzz.sh [SECONDS] [--update-corpus] [--strict] [--only sizes|results]
+# usage: scripts/fuzz.sh [SECONDS] [--update-corpus] [--only sizes|results]
 #   SECONDS          time per target, default 60
 #   --update-corpus  afterwards, merge the new inputs that add coverage (small ones only) into
 #                    fuzz/corpus/<target>/; without it the repository is not modified
-#   --strict         also fail on the known findings the targets otherwise tolerate (LB_FUZZ_STRICT=1)
 #   --only T         run one target: sizes or results
 #
+# Seeds: fuzz/corpus/<target>/ and the reproducers of past findings, fuzz/findings/<target>/.
 # Prints, for each target, its executions and findings (crashes, timeouts, broken properties),
 # and exits 1 on any finding or a target that does not build; 0 otherwise. A target whose tools are
 # missing (no clang++ with libFuzzer; no Python or no atheris wheel) prints one SKIP line and counts
@@ -21,16 +21,14 @@ BUILD="$ROOT/build-fuzz"
 WORK="$BUILD/work"
 SECONDS_EACH=60
 UPDATE=0
-STRICT=0
 ONLY=""
 
 while [ $# -gt 0 ]; do
   case "$1" in
     --update-corpus) UPDATE=1 ;;
-    --strict) STRICT=1 ;;
     --only) shift; ONLY="${1:-}" ;;
     --only=*) ONLY="${1#--only=}" ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *[!0-9]*|'') echo "fuzz.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     *) SECONDS_EACH="$1" ;;
   esac
@@ -40,34 +38,35 @@ case "$ONLY" in ""|sizes|results) ;; *) echo "fuzz.sh: --only takes sizes or res
 [ "$SECONDS_EACH" -ge 1 ] || { echo "fuzz.sh: SECONDS must be at least 1" >&2; exit 2; }
 
 mkdir -p "$BUILD" "$WORK"
-export LB_FUZZ_STRICT="$STRICT"
 FAILED=0
 JOBS="$(nproc 2>/dev/null || echo 2)"
 
 say() { printf '%s\n' "$*"; }
 
 # --- running one target -------------------------------------------------------------------------
-# run_target NAME CORPUS_DIR MAX_SMALL_BYTES COMMAND... : fuzzes into a fresh working corpus (the
-# repository's corpus is read, not written), then reports executions and findings.
+# run_target NAME CORPUS_DIR FINDINGS_DIR MAX_SMALL_BYTES COMMAND... : fuzzes into a fresh working
+# corpus, seeded from the repository's corpus and findings (read, not written), then reports
+# executions and findings.
 run_target() {
-  local name="$1" corpus="$2" small="$3"
-  shift 3
+  local name="$1" corpus="$2" findings_dir="$3" small="$4"
+  shift 4
   local dir="$WORK/$name"
   rm -rf "$dir"
-  mkdir -p "$dir/corpus" "$dir/artifacts" "$dir/known"
+  mkdir -p "$dir/corpus" "$dir/artifacts"
+  local seeds=("$ROOT/$corpus")
+  [ -d "$ROOT/$findings_dir" ] && seeds+=("$ROOT/$findings_dir")
   local start=$SECONDS rc=0
-  LB_FUZZ_KNOWN_DIR="$dir/known" timeout --kill-after=30 $((SECONDS_EACH + 600)) \
+  timeout --kill-after=30 $((SECONDS_EACH + 600)) \
     "$@" -max_total_time="$SECONDS_EACH" -print_final_stats=1 -rss_limit_mb=2048 \
-    -artifact_prefix="$dir/artifacts/" "$dir/corpus" "$ROOT/$corpus" >"$dir/log" 2>&1 || rc=$?
+    -artifact_prefix="$dir/artifacts/" "$dir/corpus" "${seeds[@]}" >"$dir/log" 2>&1 || rc=$?
   local took=$((SECONDS - start))
-  local execs findings new known
+  local execs findings new
   execs="$(awk '/^stat::number_of_executed_units:/ {print $2}' "$dir/log" | tail -1)"
   [ -n "$execs" ] || execs="$(grep -oE '^#[0-9]+' "$dir/log" | tail -1 | tr -d '#')"
   new="$(awk '/^stat::new_units_added:/ {print $2}' "$dir/log" | tail -1)"
   findings="$(find "$dir/artifacts" -type f \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' -o -name 'leak-*' \) | wc -l)"
   if [ "$rc" -ne 0 ] && [ "$findings" -eq 0 ]; then findings=1; fi  # died without an artifact
-  known="$(cd "$dir/known" && ls | sort | tr '\n' ' ' | sed 's/ $//')"
-  say "$name: ${execs:-0} executions in ${took} s, ${new:-0} new inputs, $findings finding(s)${known:+ (known, tolerated: $known; inputs in build-fuzz/work/$name/known/)}"
+  say "$name: ${execs:-0} executions in ${took} s, ${new:-0} new inputs, $findings finding(s)"
   if [ "$findings" -gt 0 ]; then
     FAILED=1
     say "$name: FINDING (exit status $rc); log: $dir/log"
@@ -144,7 +143,7 @@ fuzz_sizes() {
     if [ "$ok" -eq 0 ]; then rm -f "$bin"; FAILED=1; return; fi
     say "fuzz_sizes: built $bin with $cxx in $((SECONDS - start)) s"
   fi
-  run_target fuzz_sizes fuzz/corpus/sizes 64 "$bin" -timeout=10 -max_len=128 -dict="$ROOT/fuzz/sizes.dict"
+  run_target fuzz_sizes fuzz/corpus/sizes fuzz/findings/sizes 64 "$bin" -timeout=10 -max_len=128 -dict="$ROOT/fuzz/sizes.dict"
 }
 
 # --- fuzz_results_load: atheris over reports/results.py -------------------------------------------
@@ -176,7 +175,7 @@ fuzz_results() {
   printf '#!/bin/sh\nexec "%s" "%s" "$@"\n' "$venv/bin/python" "$ROOT/fuzz/fuzz_results_load.py" >"$wrapper"
   chmod +x "$wrapper"
   export LB_FUZZ_ARGV0="$wrapper"
-  run_target fuzz_results_load fuzz/corpus/results 4096 "$wrapper" \
+  run_target fuzz_results_load fuzz/corpus/results fuzz/findings/results 4096 "$wrapper" \
     -timeout=20 -max_len=65536
 }
 
