@@ -4,6 +4,8 @@
 
 #include <CLI/CLI.hpp>
 #include <cerrno>
+#include <charconv>
+#include <cmath>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -12,6 +14,7 @@
 #include <optional>
 #include <random>
 
+#include "harness/benchmark_flags.h"
 #include "harness/environment.h"
 #include "harness/interrupt.h"
 #include "harness/ladder_table.h"
@@ -108,19 +111,6 @@ std::string iso_time_now() {
   char text[64];
   std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S%z", std::localtime(&now));
   return text;
-}
-
-// Google Benchmark sees only its own flags; anything else is a usage error.
-void initialize_google_benchmark(const std::vector<std::string>& benchmark_flags, char* argv0) {
-  for (const auto& flag : benchmark_flags)
-    if (flag.rfind("--benchmark_", 0) != 0) throw UsageError("unknown option '" + flag + "' (see layerbench run --help)");
-  std::vector<std::string> flags = benchmark_flags;
-  std::vector<char*> gb_argv{argv0};
-  for (auto& f : flags) gb_argv.push_back(f.data());
-  int gb_argc = static_cast<int>(gb_argv.size());
-  gb_argv.push_back(nullptr);
-  benchmark::Initialize(&gb_argc, gb_argv.data());
-  if (gb_argc > 1) throw UsageError("unknown option '" + std::string(gb_argv[1]) + "' (see layerbench run --help)");
 }
 
 MeasureOptions measure_options(const RunArgs& args) {
@@ -256,25 +246,51 @@ int ladder_command(LadderArgs& args, int argc, char** argv) {
   return outcome.exit_code();
 }
 
+// A number above 0 (CLI11's PositiveNumber names the largest double instead of the value typed).
+const CLI::Validator kAboveZero(
+    [](std::string& value) -> std::string {
+      std::size_t used = 0;
+      double x = 0;
+      try {
+        x = std::stod(value, &used);
+      } catch (const std::exception&) {
+      }
+      if (used == 0 || used != value.size()) return "'" + one_line(value) + "' is not a number";
+      return x > 0 && std::isfinite(x) ? "" : "'" + value + "' must be above 0";
+    },
+    "> 0");
+
+// A seed: a whole number from 0 to 2^64 - 1, in decimal (CLI11 would wrap -1 and clamp larger ones).
+const CLI::Validator kSeed(
+    [](std::string& value) -> std::string {
+      std::uint64_t seed = 0;
+      const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), seed);
+      if (value.empty() || error != std::errc() || end != value.data() + value.size())
+        return "'" + one_line(value) + "' is not a whole number from 0 to 18446744073709551615";
+      return "";
+    },
+    "0..2^64-1");
+
 // The measurement options `run` and `ladder` share.
 void add_measurement_options(CLI::App* sub, RunArgs& args, bool& no_kernel_cache) {
-  sub->add_option("--seed", args.seed, "Seed for the random inputs (default: a fresh one, recorded in the JSON)");
+  sub->add_option("--seed", args.seed, "Seed for the random inputs (default: a fresh one, recorded in the JSON)")
+      ->check(kSeed);
   sub->add_option("--mode", args.mode,
                   "GPU samples: cold (the L2 flushed before each) or hot (back to back); CPU layers run hot")
       ->capture_default_str()
       ->check(CLI::IsMember({"cold", "hot"}));
   sub->add_option("--noise", args.noise_percent, "Stop sampling once the samples' relative standard deviation is under this (%)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(kAboveZero);
   sub->add_option("--min-samples", args.rule.min_samples, "...but not before this many samples")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(kAboveZero);
   sub->add_option("--min-time", args.rule.min_time_s, "...and this much measured time (s)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(kAboveZero);
   sub->add_option("--max-time", args.rule.max_time_s, "Stop sampling a case after this wall-clock time even if noisy (s)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(kAboveZero);
   sub->add_flag("--to-cap", args.to_cap,
                 "Sample a case whose noise stays above --noise until --max-time, instead of stopping once\n"
                 "its noise has settled above the target or is out of its reach");
@@ -320,7 +336,8 @@ int run_cli(int argc, char** argv) {
                "layerbench"};
   app.set_version_flag("--version", LB_VERSION);
   app.require_subcommand(1);
-  app.add_subcommand("list", "List the workloads and layers, and whether each layer can run here");
+  CLI::App* list = app.add_subcommand("list", "List the workloads and layers, and whether each layer can run here");
+  list->allow_extras();  // named below, in the order typed (CLI11 lists them back to front)
   // Handed over whole to reports/cli.py, --help included.
   const std::vector<std::pair<const char*, const char*>> reports_commands = {
       {"report", "Make report.md, report.html and plots from a results file (reports/cli.py)"},
@@ -382,14 +399,24 @@ int run_cli(int argc, char** argv) {
                  "130 interrupted (as for `run`).");
 
   try {
+    // A first word that is no command: CLI11 would only say that a subcommand is required.
+    std::vector<std::string> commands;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) commands.push_back(sub->get_name());
+    if (argc > 1 && std::find(commands.begin(), commands.end(), argv[1]) == commands.end()) {
+      const std::string word = argv[1];
+      if (word != "--help" && word != "-h" && word != "--version") {
+        std::string names;
+        for (const auto& c : commands) names += (names.empty() ? "" : ", ") + c;
+        throw UsageError("unknown command '" + one_line(word) + "' (commands: " + names + "; see layerbench --help)");
+      }
+    }
     app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    std::fprintf(stderr, "layerbench: error: %s\n", e.what());
-    return 2;
-  }
-  try {
-    if (app.got_subcommand("list")) return list_command();
+    if (!list->remaining().empty()) {
+      std::string extras;
+      for (const auto& word : list->remaining()) extras += (extras.empty() ? "" : " ") + word;
+      throw UsageError("list takes no arguments: " + one_line(extras));
+    }
+    if (app.got_subcommand(list)) return list_command();
     if (app.got_subcommand(lab)) return lab::run_lab_cli(lab->remaining());
     if (app.got_subcommand(ladder)) {
       ladder_args.run.layers.kernel_cache_enabled = !ladder_no_kernel_cache;
@@ -400,8 +427,12 @@ int run_cli(int argc, char** argv) {
     args.benchmark_flags = run->remaining();
     args.layers.kernel_cache_enabled = !no_kernel_cache;
     return run_command(args, argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::fprintf(stderr, "layerbench: error: %s\n", one_line(e.what()).c_str());
+    return 2;
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "layerbench: error: %s\n", e.what());
+    std::fprintf(stderr, "layerbench: error: %s\n", one_line(e.what()).c_str());
     return 2;
   }
 }

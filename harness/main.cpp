@@ -2,12 +2,13 @@
 #include <exception>
 
 #include "harness/cli.h"
+#include "harness/sizes.h"
 
 int main(int argc, char** argv) {
   try {
     return lb::run_cli(argc, argv);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "layerbench: error: %s\n", e.what());
+    std::fprintf(stderr, "layerbench: error: %s\n", lb::one_line(e.what()).c_str());
     return 1;
   }
 }

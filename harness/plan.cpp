@@ -9,22 +9,6 @@
 namespace lb {
 namespace {
 
-// A name the user typed, for a one-line message: control characters (a line break, a NUL) as \xNN.
-std::string quoted(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u >= 0x20 && u != 0x7f) {
-      out += c;
-    } else {
-      char hex[5];
-      std::snprintf(hex, sizeof hex, "\\x%02x", u);
-      out += hex;
-    }
-  }
-  return out;
-}
-
 std::string name_of(const Workload* w) { return w->name(); }
 std::string name_of(const Layer* l) { return l->name; }
 
@@ -39,7 +23,7 @@ std::vector<const T*> pick(const std::vector<std::string>& names, const std::vec
     if (found == all.end()) {
       std::string known;
       for (const T* item : all) known += (known.empty() ? "" : ", ") + name_of(item);
-      throw UsageError("unknown " + std::string(kind) + " '" + quoted(name) + "' (known: " + known + ")");
+      throw UsageError("unknown " + std::string(kind) + " '" + one_line(name) + "' (known: " + known + ")");
     }
     if (std::find(picked.begin(), picked.end(), *found) == picked.end()) picked.push_back(*found);
   }
@@ -71,7 +55,7 @@ void add_once(std::vector<T>& list, T item) {
 
 std::string names_of(const std::vector<std::string>& names) {
   std::string text;
-  for (const auto& n : names) text += (text.empty() ? "" : ", ") + quoted(n);
+  for (const auto& n : names) text += (text.empty() ? "" : ", ") + one_line(n);
   return text;
 }
 
@@ -107,7 +91,7 @@ std::vector<const Rung*> rungs_named(const std::string& spec) {
     last_workload = r->workload;
   }
   if (!last_workload.empty()) known.insert(known.end(), {last_workload + "/all", "all"});
-  throw UsageError("unknown rung '" + quoted(spec) + "' (known: " + (known.empty() ? "none registered" : names_of(known)) + ")");
+  throw UsageError("unknown rung '" + one_line(spec) + "' (known: " + (known.empty() ? "none registered" : names_of(known)) + ")");
 }
 
 bool SuitePlan::any_gpu() const {

@@ -15,22 +15,6 @@ bool all_digits(const std::string& s) {
   return true;
 }
 
-// The text as a one-line message quotes it: control characters (a line break, a NUL) as \xNN.
-std::string quoted(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u >= 0x20 && u != 0x7f) {
-      out += c;
-    } else {
-      char hex[5];
-      std::snprintf(hex, sizeof hex, "\\x%02x", u);
-      out += hex;
-    }
-  }
-  return out;
-}
-
 // `digits` is all digits (the callers check): its value, or UsageError above INT64_MAX. Any number
 // of digits, leading zeros included: 4611686018427387904 (the label of 2^62) reads back.
 std::int64_t parse_digits(const std::string& digits, const std::string& named) {
@@ -73,10 +57,10 @@ constexpr const char* kAboveMaxDimension = " is above 2^31 - 1, the largest matr
 
 }  // namespace
 
-std::int64_t parse_count(const std::string& text) { return parse_count_named(text, "size '" + quoted(text) + "'"); }
+std::int64_t parse_count(const std::string& text) { return parse_count_named(text, "size '" + one_line(text) + "'"); }
 
 Shape parse_shape(const std::string& text, const Workload& workload) {
-  const std::string size = "size '" + quoted(text) + "'";
+  const std::string size = "size '" + one_line(text) + "'";
   if (text.find('x') == std::string::npos) {
     const std::int64_t n = parse_count(text);
     if (!workload.takes_matrix_sizes()) return Shape{1, n, 1};
@@ -96,7 +80,7 @@ Shape parse_shape(const std::string& text, const Workload& workload) {
     const std::string part = text.substr(start, end - start);
     const std::string dim(1, "MNK"[d]);
     if (part.empty()) throw UsageError(size + ": " + dim + " is missing (expected e.g. 512x1024x256)");
-    dims[d] = parse_count_named(part, size + ": " + dim + " '" + quoted(part) + "'");
+    dims[d] = parse_count_named(part, size + ": " + dim + " '" + one_line(part) + "'");
     if (dims[d] > kMaxMatrixDimension)
       throw UsageError(size + ": " + dim + " = " + std::to_string(dims[d]) + kAboveMaxDimension);
     start = end + 1;
@@ -114,6 +98,21 @@ std::string human_bytes(double bytes) {
   char text[32];
   std::snprintf(text, sizeof text, "%.1f %s", bytes, units[u]);
   return text;
+}
+
+std::string one_line(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u != 0x7f) {
+      out += c;
+    } else {
+      char hex[5];
+      std::snprintf(hex, sizeof hex, "\\x%02x", u);
+      out += hex;
+    }
+  }
+  return out;
 }
 
 }  // namespace lb

@@ -14,6 +14,10 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// `text` for a one-line message: control characters (a line break, a NUL) as \xNN. What a user
+// typed goes through it before it is quoted in an error.
+std::string one_line(const std::string& text);
+
 std::int64_t parse_count(const std::string& text);                    // >= 1, or UsageError
 Shape parse_shape(const std::string& text, const Workload& workload);  // UsageError when bad
 std::string human_bytes(double bytes);                                 // "12.0 GiB"

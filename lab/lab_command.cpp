@@ -6,6 +6,7 @@
 #include <optional>
 #include <random>
 
+#include "harness/sizes.h"
 #include "lab/lab_check.h"
 #include "lab/lab_grade.h"
 #include "lab/profile.h"
@@ -14,23 +15,6 @@ namespace lb::lab {
 namespace {
 
 namespace fs = std::filesystem;
-
-// An error message as one line: what the user typed may hold a line break (or another control
-// character), which is shown as \xNN.
-std::string one_line(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u >= 0x20 && u != 0x7f) {
-      out += c;
-    } else {
-      char hex[5];
-      std::snprintf(hex, sizeof hex, "\\x%02x", u);
-      out += hex;
-    }
-  }
-  return out;
-}
 
 int list_labs(const fs::path& labs_dir) {
   const std::vector<LabSpec> labs = all_labs(labs_dir);
