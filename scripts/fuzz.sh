@@ -39,6 +39,7 @@ case "$ONLY" in ""|sizes|results) ;; *) echo "fuzz.sh: --only takes sizes or res
 
 mkdir -p "$BUILD" "$WORK"
 FAILED=0
+RAN=0
 JOBS="$(nproc 2>/dev/null || echo 2)"
 
 say() { printf '%s\n' "$*"; }
@@ -60,6 +61,7 @@ run_target() {
     "$@" -max_total_time="$SECONDS_EACH" -print_final_stats=1 -rss_limit_mb=2048 \
     -artifact_prefix="$dir/artifacts/" "$dir/corpus" "${seeds[@]}" >"$dir/log" 2>&1 || rc=$?
   local took=$((SECONDS - start))
+  RAN=$((RAN + 1))
   local execs findings new
   execs="$(awk '/^stat::number_of_executed_units:/ {print $2}' "$dir/log" | tail -1)"
   [ -n "$execs" ] || execs="$(grep -oE '^#[0-9]+' "$dir/log" | tail -1 | tr -d '#')"
@@ -94,8 +96,8 @@ fuzz_sizes() {
       if command -v "$c" >/dev/null 2>&1; then cxx="$c"; break; fi
     done
   fi
-  if [ -z "$cxx" ]; then
-    say "fuzz_sizes: SKIP: no clang++ found (libFuzzer needs clang; set FUZZ_CXX to use another)"
+  if [ -z "$cxx" ] || ! command -v "$cxx" >/dev/null 2>&1; then
+    say "fuzz_sizes: SKIP: no clang++ found${cxx:+ ($cxx)} (libFuzzer needs clang; FUZZ_CXX picks one)"
     return
   fi
   local flags=(-std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
@@ -154,7 +156,10 @@ fuzz_results() {
       if command -v "$p" >/dev/null 2>&1; then py="$p"; break; fi
     done
   fi
-  if [ -z "$py" ]; then say "fuzz_results_load: SKIP: no python3 found"; return; fi
+  if [ -z "$py" ] || ! "$py" -c 'import venv' >/dev/null 2>&1; then
+    say "fuzz_results_load: SKIP: no python3 with venv found${py:+ ($py)}"
+    return
+  fi
   local venv="$BUILD/venv" req="$ROOT/fuzz/requirements.txt"
   local want have=""
   want="$("$py" -c 'import sys; print(sys.version.split()[0])') $(sha256sum "$req" | cut -c1-16)"
@@ -185,5 +190,9 @@ start_all=$SECONDS
 if [ "$FAILED" -ne 0 ]; then
   say "fuzz: FAILED in $((SECONDS - start_all)) s (findings or a build failure above; docs/fuzzing.md says how to reproduce)"
   exit 1
+fi
+if [ "$RAN" -eq 0 ]; then
+  say "fuzz: no target ran (each SKIP line above says why); nothing to report"
+  exit 0
 fi
 say "fuzz: no findings in $((SECONDS - start_all)) s"
