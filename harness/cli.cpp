@@ -256,7 +256,7 @@ const CLI::Validator kAboveZero(
       } catch (const std::exception&) {
       }
       if (used == 0 || used != value.size()) return "'" + one_line(value) + "' is not a number";
-      return x > 0 && std::isfinite(x) ? "" : "'" + value + "' must be above 0";
+      return x > 0 && std::isfinite(x) ? "" : "'" + one_line(value) + "' must be above 0";
     },
     "> 0");
 
