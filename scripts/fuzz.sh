@@ -77,12 +77,13 @@ run_target() {
     find "$dir/artifacts" -type f | sed 's/^/  input: /'
   fi
   if [ "$UPDATE" -eq 1 ] && [ "$findings" -eq 0 ]; then
-    # Only small new inputs, and only those that add coverage to the corpus (libFuzzer's merge).
+    # Only small new inputs, and only those that add an edge to the corpus's coverage (libFuzzer's
+    # merge; -use_counters=0: a new hit count of a known edge does not count).
     mkdir -p "$dir/small"
     find "$dir/corpus" -type f -size -"$((small + 1))"c -exec cp {} "$dir/small/" \;
     local before after
     before="$(ls "$ROOT/$corpus" | wc -l)"
-    "$@" -merge=1 "$ROOT/$corpus" "$dir/small" >"$dir/merge.log" 2>&1 || say "$name: merge failed; see $dir/merge.log"
+    "$@" -merge=1 -use_counters=0 "$ROOT/$corpus" "$dir/small" >"$dir/merge.log" 2>&1 || say "$name: merge failed; see $dir/merge.log"
     after="$(ls "$ROOT/$corpus" | wc -l)"
     say "$name: corpus $corpus: $before -> $after files"
   fi
