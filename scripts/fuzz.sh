@@ -53,11 +53,11 @@ run_target() {
   shift 4
   local dir="$WORK/$name"
   rm -rf "$dir"
-  mkdir -p "$dir/corpus" "$dir/artifacts"
+  mkdir -p "$dir/corpus" "$dir/artifacts" "$dir/tmp"
   local seeds=("$ROOT/$corpus")
   [ -d "$ROOT/$findings_dir" ] && seeds+=("$ROOT/$findings_dir")
   local start=$SECONDS rc=0
-  timeout --kill-after=30 $((SECONDS_EACH + 600)) \
+  TMPDIR="$dir/tmp" timeout --kill-after=30 $((SECONDS_EACH + 600)) \
     "$@" -max_total_time="$SECONDS_EACH" -print_final_stats=1 -rss_limit_mb=2048 \
     -artifact_prefix="$dir/artifacts/" "$dir/corpus" "${seeds[@]}" >"$dir/log" 2>&1 || rc=$?
   local took=$((SECONDS - start))
@@ -83,7 +83,7 @@ run_target() {
     find "$dir/corpus" -type f -size -"$((small + 1))"c -exec cp {} "$dir/small/" \;
     local before after
     before="$(ls "$ROOT/$corpus" | wc -l)"
-    "$@" -merge=1 -use_counters=0 "$ROOT/$corpus" "$dir/small" >"$dir/merge.log" 2>&1 || say "$name: merge failed; see $dir/merge.log"
+    TMPDIR="$dir/tmp" "$@" -merge=1 -use_counters=0 "$ROOT/$corpus" "$dir/small" >"$dir/merge.log" 2>&1 || say "$name: merge failed; see $dir/merge.log"
     after="$(ls "$ROOT/$corpus" | wc -l)"
     say "$name: corpus $corpus: $before -> $after files"
   fi
