@@ -245,7 +245,9 @@ def _shade_l2(ax, results: Results, workload: str, sizes: list[int]) -> None:
 
 
 def matmul_gflops(results: Results, out: Path) -> Plot | None:
-    layers = [layer for layer in results.layers if results.of(MATMUL, layer, ok_only=True)]
+    # Only layers with a case that can be drawn (a rate and a flop count): the axes come from them.
+    layers = [layer for layer in results.layers
+              if any(_rate(c, "gflops") and c.flops for c in results.of(MATMUL, layer, ok_only=True))]
     if not layers:
         return None
     _setup()
@@ -254,8 +256,6 @@ def matmul_gflops(results: Results, out: Path) -> Plot | None:
     noisy = False
     for layer in layers:
         cases = [c for c in results.of(MATMUL, layer, ok_only=True) if _rate(c, "gflops") and c.flops]
-        if not cases:
-            continue
         for c in cases:
             label = fmt.size_label(c.size)
             if label not in ticks.get(c.flops, "").split("\n"):  # equal flops, other shapes: stack labels

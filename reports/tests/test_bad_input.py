@@ -254,3 +254,13 @@ def test_a_line_break_in_what_was_typed_stays_one_line(args):
     result = run_cli(*args)
     assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1, result.stderr
     assert "\\x0a" in result.stderr, result.stderr
+
+
+def test_report_of_matmul_cases_without_flops_is_not_a_traceback(tmp_path: Path):
+    """P1 (fuzz/findings/README.md): passing matmul cases without `flops` made the GFLOP/s plot index
+    an empty list; the plot is now left out, as for no matmul case at all."""
+    findings = Path(__file__).resolve().parents[2] / "fuzz" / "findings" / "report" / "matmul-no-flops.json"
+    result = run_cli("report", str(findings), "--out", str(tmp_path / "rep"))
+    _no_traceback(result)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "rep" / "report.md").exists()
