@@ -12,9 +12,20 @@ namespace {
 
 bool is_launch(const CaseResult& r) { return r.spec.workload->figure() == Figure::kLaunchTime; }
 
+// The layer column's width: wider for a rung ("runtime:03_smem_tiling").
+int layer_column_width(const std::vector<CaseResult>& results) {
+  int width = 13;
+  for (const CaseResult& r : results) width = std::max(width, static_cast<int>(r.spec.layer_label().size()));
+  return width;
+}
+
+// "ok", or the status and why ("failed: verification failed: ...").
+std::string status_text(const CaseResult& r) {
+  return r.status == CaseStatus::kOk ? "ok" : std::string(to_string(r.status)) + ": " + r.message;
+}
+
 void print_cases(const std::vector<CaseResult>& results, const nlohmann::json& context) {
-  int lw = 13;  // the layer column: wider for a rung ("runtime:03_smem_tiling")
-  for (const CaseResult& r : results) lw = std::max(lw, static_cast<int>(r.spec.layer_label().size()));
+  const int lw = layer_column_width(results);
   std::printf("\n%-12s %-*s %-15s %11s %7s %10s %10s %6s %11s  %s\n", "workload", lw, "layer", "size", "median ms",
               "noise", "GB/s", "GFLOP/s", "%copy", "e2e ms", "status");
   const auto& ceilings = context.value("ceilings", nlohmann::json::object());
@@ -23,8 +34,7 @@ void print_cases(const std::vector<CaseResult>& results, const nlohmann::json& c
   for (const CaseResult& r : results) {
     if (r.status == CaseStatus::kNotRun || is_launch(r)) continue;
     const std::string size = r.spec.workload->size_label(r.spec.shape);
-    const std::string status =
-        r.status == CaseStatus::kOk ? "ok" : std::string(to_string(r.status)) + ": " + r.message;
+    const std::string status = status_text(r);
     if (r.stats.count == 0) {
       std::printf("%-12s %-*s %-15s %11s %7s %10s %10s %6s %11s  %s\n", r.spec.workload->name().c_str(), lw,
                   r.spec.layer_label().c_str(), size.c_str(), "-", "-", "-", "-", "-", "-", status.c_str());
@@ -116,13 +126,11 @@ void print_summary(const std::vector<CaseResult>& results, const nlohmann::json&
 void print_check_summary(const std::vector<CaseResult>& results, const nlohmann::json& context,
                          const std::string& out_path) {
   if (results.empty()) return print_totals(results, context, out_path);
-  int lw = 13;
-  for (const CaseResult& r : results) lw = std::max(lw, static_cast<int>(r.spec.layer_label().size()));
+  const int lw = layer_column_width(results);
   std::printf("\n%-12s %-*s %-15s %13s %10s %11s  %s\n", "workload", lw, "layer", "size", "max rel error",
               "tolerance", "e2e ms", "status");
   for (const CaseResult& r : results) {
-    const std::string status =
-        r.status == CaseStatus::kOk ? "ok" : std::string(to_string(r.status)) + ": " + r.message;
+    const std::string status = status_text(r);
     char error[32] = "-", tolerance[32] = "-", e2e[32] = "-";
     if (r.checked) {
       std::snprintf(error, sizeof error, "%.2e", r.verdict.max_rel_error);

@@ -93,8 +93,10 @@ run_tool() {
     echo "$tool $name: $summary" >>"$out/summary-lines.txt"
     errors=$((errors + n))
     if [ -f "$json" ]; then
-      cases=$((cases + $(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["benchmarks"]))' "$json")))
-      bad_cases=$((bad_cases + $(python3 -c 'import json,sys; print(sum(b["status"] != "ok" for b in json.load(open(sys.argv[1]))["benchmarks"]))' "$json")))
+      local counts  # "<cases> <cases not ok>", from one read of the results
+      counts=$(python3 -c 'import json,sys; b=json.load(open(sys.argv[1]))["benchmarks"]; print(len(b), sum(x["status"] != "ok" for x in b))' "$json")
+      cases=$((cases + ${counts% *}))
+      bad_cases=$((bad_cases + ${counts#* }))
     fi
     echo "$tool $name: exit $code, $n errors, $(( SECONDS - start )) s so far" >>"$out/$tool.log"
   done
