@@ -3,9 +3,11 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "harness/device_peaks.h"
 #include "harness/sampling.h"
 #include "variants/variant.h"
 #include "workloads/ladder.h"
@@ -56,6 +58,9 @@ struct CaseResult {
   std::size_t throttled_samples = 0;  // discarded: SM clock under 75% of its default
   double mean_sm_clock_mhz = 0;       // over the kept samples; 0 when the clock was not read
   double gbps = 0, gflops = 0;
+  // A timed case's plausibility check (device_peaks.h): the limit its rate was held to, or why it
+  // was not checked. A rate above the limit failed the case ("faster than the hardware allows").
+  std::optional<RateLimit> plausibility;
   double allocate_ms = 0;     // allocate(): device memory and one-time work
   double first_run_ms = 0;    // the first run(), host clock, launch to completion: lazy loading included
   double end_to_end_ms = 0;   // the verified run: upload + run + download, host clock

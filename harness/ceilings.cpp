@@ -71,15 +71,4 @@ nlohmann::json measure_sgemm_ceiling(cudaStream_t stream) {
                                std::to_string(version)}};
 }
 
-nlohmann::json theoretical_fp32_gflops(const nlohmann::json& device) {
-  const std::string cc = device.value("compute_capability", "");
-  int lanes = 0;  // fp32 lanes per SM by architecture
-  if (cc == "7.0" || cc == "7.5" || cc == "8.0") lanes = 64;
-  else if (cc == "8.6" || cc == "8.7" || cc == "8.9" || cc.rfind("9.", 0) == 0 || cc.rfind("10.", 0) == 0 ||
-           cc.rfind("12.", 0) == 0)
-    lanes = 128;
-  if (lanes == 0) return nullptr;
-  return device["sm_count"].get<double>() * lanes * 2.0 * device["sm_clock_mhz"].get<double>() / 1e3;
-}
-
 }  // namespace lb

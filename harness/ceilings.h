@@ -15,8 +15,4 @@ nlohmann::json measure_copy_ceiling(cudaStream_t stream);
 // inputs, median of 10 after 3 warm-ups, timed with CUDA events: the matmul ceiling.
 nlohmann::json measure_sgemm_ceiling(cudaStream_t stream);
 
-// Peak fp32 rate from the device's clock, SM count and fp32 lanes per SM (FMA = 2 flops); null
-// for architectures the table does not know.
-nlohmann::json theoretical_fp32_gflops(const nlohmann::json& device);
-
 }  // namespace lb

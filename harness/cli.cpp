@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -11,8 +12,10 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <random>
+#include <sstream>
 
 #include "harness/benchmark_flags.h"
 #include "harness/environment.h"
@@ -103,8 +106,90 @@ struct RunArgs {
   bool to_cap = false;
   bool check = false;
   LayerConfig layers;
+  std::vector<std::string> kernel_texts;  // --kernel-text NAME=FILE, as typed (run only)
   std::vector<std::string> benchmark_flags;
 };
+
+std::string joined(const std::vector<std::string>& words) {
+  std::string text;
+  for (const auto& w : words) text += (text.empty() ? "" : ", ") + w;
+  return text;
+}
+
+// The layer that lets `run --kernel-text NAME=FILE` replace kernel text NAME (Layer::kernel_texts:
+// the driver layer's workloads/NAME/kernels.cu); nullptr when none does.
+const Layer* kernel_text_layer(const std::string& name) {
+  for (const Layer* l : all_layers())
+    if (std::find(l->kernel_texts.begin(), l->kernel_texts.end(), name) != l->kernel_texts.end()) return l;
+  return nullptr;
+}
+
+// --kernel-text NAME=FILE, each checked and read now, before anything runs: NAME a kernel text a
+// layer compiles at run time, FILE a readable file that is not empty. UsageError naming the bad
+// value otherwise.
+std::map<std::string, LayerConfig::KernelText> read_kernel_texts(const std::vector<std::string>& specs) {
+  namespace fs = std::filesystem;
+  std::map<std::string, LayerConfig::KernelText> texts;
+  for (const std::string& spec : specs) {
+    const std::size_t eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+      throw UsageError("--kernel-text '" + one_line(spec) + "': expected WORKLOAD=FILE, e.g. reduce=my_reduce.cu");
+    const std::string name = spec.substr(0, eq), file = spec.substr(eq + 1);
+    const std::string what = "--kernel-text " + one_line(spec);
+    if (!kernel_text_layer(name)) {
+      std::vector<std::string> known;
+      for (const Layer* l : all_layers()) known.insert(known.end(), l->kernel_texts.begin(), l->kernel_texts.end());
+      const std::string texts_there = known.empty() ? "no layer of this build compiles kernel text at run time"
+                                                    : "kernel texts: " + joined(known);
+      if (find_workload(name))
+        throw UsageError(what + ": workload '" + one_line(name) + "' has no workloads/" + one_line(name) +
+                         "/kernels.cu of its own (" + texts_there + ")");
+      throw UsageError(what + ": unknown workload '" + one_line(name) + "' (" + texts_there + ")");
+    }
+    if (const auto twice = texts.find(name); twice != texts.end())
+      throw UsageError(what + ": " + name + "'s kernel text is already replaced by '" + one_line(twice->second.file) +
+                       "'");
+    std::error_code ec;
+    if (fs::is_directory(file, ec))
+      throw UsageError(what + ": '" + one_line(file) + "' is a directory, not a kernel text");
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw UsageError(what + ": cannot read '" + one_line(file) + "': " + std::strerror(errno));
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (in.bad()) throw UsageError(what + ": cannot read '" + one_line(file) + "'");
+    if (text.str().empty()) throw UsageError(what + ": '" + one_line(file) + "' is empty");
+    texts[name] = {file, text.str()};
+  }
+  return texts;
+}
+
+// A replaced kernel text is for its layer (the driver): -l must name that layer when it names any.
+void check_kernel_text_layers(const RunArgs& args) {
+  if (args.suite.layers.empty()) return;
+  for (const auto& [name, given] : args.layers.kernel_texts) {
+    const Layer* layer = kernel_text_layer(name);
+    if (std::find(args.suite.layers.begin(), args.suite.layers.end(), layer->name) == args.suite.layers.end())
+      throw UsageError("--kernel-text " + name + "=" + one_line(given.file) + " applies to the " + layer->name +
+                       " layer only; -l named " + one_line(joined(args.suite.layers)));
+  }
+}
+
+// One line per --kernel-text: the text a layer compiled in place of its own, or that none did.
+void print_kernel_text_notes(const RunArgs& args, const nlohmann::json& context) {
+  for (const auto& [name, given] : args.layers.kernel_texts) {
+    const std::string layer = kernel_text_layer(name)->name;
+    const nlohmann::json& layers = context.value("layers", nlohmann::json::object());
+    const nlohmann::json info = layers.contains(layer) ? layers[layer] : nlohmann::json::object();
+    const nlohmann::json kernels = info.value("kernels", nlohmann::json::object());
+    const bool used = kernels.contains(name) && kernels[name].value("replaced_kernel_text", false);
+    if (used)
+      std::printf("%s: %s kernels compiled from %s, not the built-in text\n", layer.c_str(), name.c_str(),
+                  one_line(given.file).c_str());
+    else
+      std::printf("%s: --kernel-text %s=%s not used: no %s case compiled %s's kernels\n", layer.c_str(),
+                  name.c_str(), one_line(given.file).c_str(), layer.c_str(), name.c_str());
+  }
+}
 
 std::string iso_time_now() {
   const std::time_t now = std::time(nullptr);
@@ -178,11 +263,13 @@ RunOutcome measure_and_record(const SuitePlan& plan, const RunArgs& args, int ar
 // A run: plan the suite, measure and record it, print the summary.
 int run_command(RunArgs& args, int argc, char** argv) {
   const SuitePlan plan = plan_suite(args.suite);
+  check_kernel_text_layers(args);
   if (!args.check && under_compute_sanitizer()) {
     std::fprintf(stderr, "layerbench: under compute-sanitizer: each case is checked once, not timed (as with --check)\n");
     args.check = true;
   }
   const RunOutcome outcome = measure_and_record(plan, args, argc, argv);
+  print_kernel_text_notes(args, outcome.context);
   if (args.check) print_check_summary(outcome.results, outcome.context, args.out);
   else print_summary(outcome.results, outcome.context, args.out);
   if (outcome.interrupted)
@@ -373,6 +460,13 @@ int run_cli(int argc, char** argv) {
       ->delimiter(',');
   bool no_kernel_cache = false;
   add_measurement_options(run, args, no_kernel_cache);
+  run->add_option("--kernel-text", args.kernel_texts,
+                  "The driver layer compiles FILE in place of its built-in workloads/WORKLOAD/kernels.cu\n"
+                  "(the same kernel names; launch's serves launch_async and launch_sync), nothing rebuilt.\n"
+                  "Repeatable, one per workload. The results (the driver's \"kernels\") and the console say\n"
+                  "so. For known-wrong kernels (scripts/mutation-kill.py) or trying an edit")
+      ->type_name("WORKLOAD=FILE")
+      ->allow_extra_args(false);
   run->add_flag("--check", args.check,
                 "Run each case once and verify it; no timing: no ceilings, no L2 flush, no stream gate, no\n"
                 "sampling. For compute-sanitizer and cuda-gdb (scripts/sanitize.sh); the JSON records verdicts");
@@ -426,6 +520,7 @@ int run_cli(int argc, char** argv) {
       if (app.got_subcommand(name)) return hand_over_to_reports(name, app.get_subcommand(name)->remaining());
     args.benchmark_flags = run->remaining();
     args.layers.kernel_cache_enabled = !no_kernel_cache;
+    args.layers.kernel_texts = read_kernel_texts(args.kernel_texts);
     return run_command(args, argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version

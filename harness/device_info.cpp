@@ -4,6 +4,7 @@
 
 #include "common/cuda_check.h"
 #include "common/gpu.h"
+#include "harness/device_peaks.h"
 
 namespace lb {
 namespace {
@@ -29,8 +30,7 @@ nlohmann::json device_json() {
   int driver = 0, runtime = 0;
   LB_CUDA_CHECK(cudaDriverGetVersion(&driver));
   LB_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
-  // Double data rate: two transfers per memory clock across the whole bus.
-  const double theoretical_gbps = 2.0 * mem_clock_khz * 1e3 * (bus_bits / 8.0) / 1e9;
+  const DevicePeaks peaks = query_device_peaks();  // the theoretical peaks' arithmetic, in one place
   char pci[32] = {};
   cudaDeviceGetPCIBusId(pci, sizeof pci, device);
   return {
@@ -44,7 +44,8 @@ nlohmann::json device_json() {
       {"memory_bus_width_bits", bus_bits},
       {"memory_bytes", static_cast<double>(prop.totalGlobalMem)},
       {"l2_cache_bytes", prop.l2CacheSize},
-      {"theoretical_bandwidth_gbps", theoretical_gbps},
+      {"theoretical_bandwidth_gbps", peaks.dram_gbps},
+      {"theoretical_fp32_gflops", peaks.fp32_gflops > 0 ? nlohmann::json(peaks.fp32_gflops) : nlohmann::json(nullptr)},
       {"driver_version", version_text(driver)},
       {"runtime_version", version_text(runtime)},
       {"context_creation_ms", gpu_probe().context_creation_ms},

@@ -4,9 +4,9 @@
 
 namespace lb {
 
-// Name, compute capability, SMs, clocks, bus width, L2, memory, theoretical bandwidth, driver and
-// runtime versions, and the time the probe took to create the context (common/gpu.h). Call only
-// when gpu_unavailable_reason() is empty.
+// Name, compute capability, SMs, clocks, bus width, L2, memory, theoretical bandwidth and fp32 rate
+// (device_peaks.h), driver and runtime versions, and the time the probe took to create the context
+// (common/gpu.h). Call only when gpu_unavailable_reason() is empty.
 nlohmann::json device_json();
 
 }  // namespace lb

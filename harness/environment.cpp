@@ -19,6 +19,7 @@ std::unique_ptr<Environment> open_environment(bool with_gpu, const MeasureOption
     env->measurement = {{"mode", "check"}};
     if (with_gpu) {
       env->device = device_json();
+      env->peaks = query_device_peaks();
       env->stream.emplace();
     }
     return env;
@@ -35,7 +36,7 @@ std::unique_ptr<Environment> open_environment(bool with_gpu, const MeasureOption
   if (!with_gpu) return env;
 
   env->device = device_json();
-  env->device["theoretical_fp32_gflops"] = theoretical_fp32_gflops(env->device);
+  env->peaks = query_device_peaks();
   env->stream.emplace();
   const cudaStream_t stream = env->gpu_stream();
   std::fprintf(stderr, "layerbench: measuring the ceilings of %s (copy bandwidth, cuBLAS SGEMM)\n",

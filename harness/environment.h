@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "common/stream.h"
+#include "harness/device_peaks.h"
 #include "harness/l2_flush.h"
 #include "harness/sampling.h"
 #include "harness/sm_clock.h"
@@ -37,6 +38,7 @@ struct Environment {
   std::unique_ptr<SmClock> sm_clock;  // when NVML can read the SM clock
   double throttle_mhz = 0;            // samples under this SM clock are discarded
   nlohmann::json device = nullptr;    // device_json(), null without a GPU
+  std::optional<DevicePeaks> peaks;   // the theoretical peaks a timed rate is checked against (GPU runs)
   nlohmann::json ceilings = nlohmann::json::object();
   nlohmann::json measurement;         // the settings above, as the results record them
 

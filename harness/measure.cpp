@@ -9,7 +9,8 @@
 
 namespace lb {
 
-SampleSeries take_samples(CaseResult& r, Variant& variant, const Environment& env, Progress& progress) {
+SampleSeries take_samples(CaseResult& r, Variant& variant, const Environment& env, Progress& progress,
+                          SampleHooks* hooks) {
   const bool gpu = r.spec.layer->on_gpu;
   const cudaStream_t stream = env.stream_for(*r.spec.layer);
   L2Flusher* flusher = gpu && env.options.cold ? env.flusher.get() : nullptr;
@@ -24,7 +25,8 @@ SampleSeries take_samples(CaseResult& r, Variant& variant, const Environment& en
   r.throttled_samples = 0;
   const auto t0 = std::chrono::steady_clock::now();
   Stop stop = Stop::kContinue;
-  while (stop == Stop::kContinue) {
+  for (std::size_t index = 0; stop == Stop::kContinue; ++index) {
+    if (hooks) hooks->before_sample(index, stream);
     if (gate) gate->hold(stream);
     try {
       if (flusher) flusher->flush(stream);  // same stream, before the start event: not timed
@@ -54,6 +56,7 @@ SampleSeries take_samples(CaseResult& r, Variant& variant, const Environment& en
     if (keep) series.add(ms);
     else ++r.throttled_samples;
     stop = interrupt_requested() ? Stop::kInterrupted : check_stop(series, ms_since(t0) / 1e3, env.options.rule);
+    if (hooks) hooks->after_sample(index, stop != Stop::kContinue, stream);
     progress.tick();
   }
   r.l2_flushed = flusher != nullptr;

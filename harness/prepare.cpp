@@ -1,7 +1,6 @@
 #include "harness/prepare.h"
 
 #include <chrono>
-#include <functional>
 #include <new>
 #include <stdexcept>
 
@@ -9,15 +8,15 @@
 #include "common/elapsed.h"
 #include "harness/clocks.h"
 #include "harness/verify.h"
+#include "workloads/problem.h"
 
 namespace lb {
 
 const HostProblem& CaseInputs::problem_for(const Case& c, std::uint64_t suite_seed) {
   if (!problem_ || workload_ != c.workload || !(shape_ == c.shape)) {
     problem_.reset();  // free the old one before drawing the new one
-    const std::uint64_t seed = suite_seed ^ std::hash<std::string>{}(c.workload->name() + "/" +
-                                                                     c.workload->size_label(c.shape));
-    problem_ = std::make_unique<const HostProblem>(c.workload->make_problem(c.shape, seed));
+    problem_ = std::make_unique<const HostProblem>(
+        c.workload->make_problem(c.shape, case_seed(suite_seed, *c.workload, c.shape)));
     workload_ = c.workload;
     shape_ = c.shape;
   }

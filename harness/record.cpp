@@ -80,6 +80,17 @@ nlohmann::json case_fields(const CaseResult& r, const nlohmann::json& context) {
     j["mean_sm_clock_mhz"] = r.mean_sm_clock_mhz > 0 ? nlohmann::json(r.mean_sm_clock_mhz) : nlohmann::json(nullptr);
     j["first_run_ms"] = r.first_run_ms;
   }
+  if (r.plausibility) {  // timed cases: what the rate was held to (device_peaks.h), or why nothing
+    const RateLimit& p = *r.plausibility;
+    if (p.checked())
+      j["plausibility"] = {{"limit", p.limit},
+                           {"unit", p.unit()},
+                           {"fraction_of_limit", number(p.rate(r.gbps, r.gflops) / p.limit)},
+                           {"bound", p.bound},
+                           {"derivation", p.derivation}};
+    else
+      j["plausibility"] = {{"not_checked", p.not_checked}};
+  }
   if (!r.one_time_costs.entries().empty()) j["one_time_costs"] = r.one_time_costs.to_json();
   return j;
 }
@@ -117,6 +128,7 @@ nlohmann::json run_context(const RunInfo& run, const SuitePlan& plan, const Envi
                       {"command_line", run.command_line}, {"suite_wall_s", run.suite_wall_s}}},
       {"host", host_json()},
       {"device", env.device},
+      {"peaks", env.peaks ? peaks_json(*env.peaks) : nlohmann::json(nullptr)},
       {"ceilings", env.ceilings},
       {"measurement", env.measurement},
       {"layers", nlohmann::json::object()},

@@ -37,6 +37,17 @@ void prepare(CaseRun& run, CaseInputs& inputs, const Environment& env, LayerSess
   run.result.prepare_wall_s = ms_since(t0) / 1e3;
 }
 
+// The plausibility check's limit for a timed case (device_peaks.h). CPU layers are left out: the
+// device's peaks do not bound the host, and no host peak is measured. The fp32 peak is taken at
+// the SM clock the samples ran at when GPU Boost ran it above the one the device reports.
+RateLimit plausibility_limit(const CaseResult& r, const Environment& env) {
+  const Figure figure = r.spec.workload->figure();
+  if (!r.spec.layer->on_gpu)
+    return RateLimit::unchecked(figure, "a CPU layer: the device's peaks do not bound the host");
+  if (!env.peaks) return RateLimit::unchecked(figure, "no device peaks in this run");
+  return rate_limit(*r.spec.workload, r.spec.shape, at_sm_clock(*env.peaks, r.mean_sm_clock_mhz), r.l2_flushed);
+}
+
 void mark_interrupted(CaseResult& r, const std::string& when) {
   r.status = CaseStatus::kInterrupted;
   r.message = std::string("interrupted (") + interrupt_signal_name() + ") " + when;
@@ -62,6 +73,14 @@ void run_case(benchmark::State& state, CaseRun& run, CaseInputs& inputs, const E
         r.status = CaseStatus::kFailed;
         r.message = "every sample was throttled (SM clock under 75% of its default): " +
                     std::to_string(r.throttled_samples) + " discarded";
+        return report_not_ok(state, r);
+      }
+      // A rate no correct run can reach: the case fails, its figures kept in the record.
+      r.plausibility = plausibility_limit(r, env);
+      if (const std::string excess = rate_excess(*r.plausibility, r.plausibility->rate(r.gbps, r.gflops));
+          !excess.empty()) {
+        r.status = CaseStatus::kFailed;
+        r.message = skipped_work_message(excess);
         return report_not_ok(state, r);
       }
       state.SetIterationTime(r.stats.median_ms * 1e-3);

@@ -55,6 +55,14 @@ void print_cases(const std::vector<CaseResult>& results, const nlohmann::json& c
   if (ceilings.contains("sgemm_gflops"))
     std::printf("matmul ceiling: cuBLAS SGEMM %s %.1f GFLOP/s (fp32, no TF32)\n",
                 ceilings["sgemm_size"].get<std::string>().c_str(), ceilings["sgemm_gflops"].get<double>());
+  if (const auto& peaks = context.value("peaks", nlohmann::json()); peaks.is_object()) {
+    std::printf("plausibility: a GPU case faster than the theoretical DRAM peak (%.1f GB/s, raised where part of the "
+                "working set fits in the L2)",
+                peaks.value("dram_gbps", 0.0));
+    if (peaks.value("fp32_gflops", nlohmann::json()).is_number())
+      std::printf(" or the fp32 peak (%.1f GFLOP/s)", peaks["fp32_gflops"].get<double>());
+    std::printf(" fails: the kernel skipped work\n");
+  }
 }
 
 // Launch-overhead cases: microseconds per launch, as throughput (async) and round trip (sync).

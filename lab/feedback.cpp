@@ -109,8 +109,8 @@ std::string explain_result(const Workload& workload, const Shape& shape, std::sp
       std::snprintf(percent, sizeof percent, "%.3g%%", 100.0 * got[0] / expected);
       line += std::string(" — the sum is about ") + percent + " of the expected one";
       const double ratio = got[0] / expected;
-      if (ratio > 0 && ratio < 0.99) line += ": are some blocks' or threads' partial sums lost?";
-      else if (ratio > 1.01) line += ": are some elements added more than once?";
+      if (ratio > 0 && ratio < 1) line += ": are some elements skipped, or some blocks' or threads' partial sums lost?";
+      else if (ratio > 1) line += ": are some elements added more than once?";
     }
     return line;
   }

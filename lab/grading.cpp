@@ -43,6 +43,7 @@ const char* to_string(GradeOutcome outcome) {
     case GradeOutcome::kCheckFailed: return "check failed";
     case GradeOutcome::kDidNotCompile: return "did not compile";
     case GradeOutcome::kCouldNotRun: return "could not run";
+    case GradeOutcome::kRefused: return "refused";
   }
   return "?";
 }
@@ -83,7 +84,11 @@ Grade grade_submission(const LabSpec& spec, std::string file, std::size_t passed
   }
   g.outcome = GradeOutcome::kGraded;
   std::vector<double> speeds, fractions;
+  std::string excesses;  // the sizes where the student's rate is above what the GPU allows
   for (const BenchmarkResult& b : g.benchmarks) {
+    if (b.student)
+      if (const std::string excess = rate_excess(b.limit, rate(spec, *b.student)); !excess.empty())
+        excesses += (excesses.empty() ? "" : "; ") + ("at " + b.size + ": " + excess);
     if (!b.error.empty()) {
       g.feedback.push_back("at " + b.size + ": " + b.error);
     } else if (!b.student || !b.runtime) {
@@ -92,6 +97,16 @@ Grade grade_submission(const LabSpec& spec, std::string file, std::size_t passed
       speeds.push_back(b.speed());
       if (ceiling.value > 0) fractions.push_back(rate(spec, *b.student) / ceiling.value);
     }
+  }
+  if (!excesses.empty()) {
+    // A correct kernel cannot be this fast: its figures are kept, its speed earns nothing.
+    g.outcome = GradeOutcome::kRefused;
+    g.refusal = std::string(kSkippedWork) + " (" + excesses + ")";
+    if (!speeds.empty()) g.speed = geometric_mean(speeds);
+    if (!fractions.empty() && fractions.size() == speeds.size()) g.ceiling_fraction = geometric_mean(fractions);
+    g.feedback.insert(g.feedback.begin(), "refused, 0 of " + std::to_string(spec.performance_points) +
+                                              " performance points: " + g.refusal);
+    return g;
   }
   if (speeds.size() != spec.benchmark_sizes.size()) {
     g.feedback.push_back("no performance points: not every benchmark size was timed");
@@ -125,6 +140,11 @@ nlohmann::json grade_json(const LabSpec& spec, const Grade& g) {
     nlohmann::json j = {{"size", b.size}, {"student", timing_json(b.student)}, {"runtime", timing_json(b.runtime)}};
     if (b.student && b.runtime) j["speed"] = b.speed();
     if (!b.error.empty()) j["error"] = b.error;
+    if (b.limit.checked())
+      j["limit"] = {{"limit", b.limit.limit}, {"unit", b.limit.unit()}, {"bound", b.limit.bound},
+                    {"derivation", b.limit.derivation}};
+    else
+      j["limit"] = {{"not_checked", b.limit.not_checked}};
     benchmarks.push_back(j);
   }
   return {{"file", g.file},
@@ -143,6 +163,7 @@ nlohmann::json grade_json(const LabSpec& spec, const Grade& g) {
             {"tier_at_least", g.tier ? nlohmann::json(g.tier->at_least) : nlohmann::json(nullptr)},
             {"points", g.performance_points},
             {"max_points", spec.performance_points},
+            {"refused", g.refusal.empty() ? nlohmann::json(nullptr) : nlohmann::json(g.refusal)},
             {"benchmarks", benchmarks}}},
           {"feedback", g.feedback}};
 }
@@ -156,21 +177,27 @@ std::string grade_markdown(const LabSpec& spec, const Grade& g, const Ceiling& c
   md << "| check | " << g.sizes_passed << " of " << g.sizes_total << " sizes passed | " << format("%g", g.check_points)
      << " / " << spec.check_points << " |\n";
   md << "| performance | "
-     << (g.speed ? format("%.2f", *g.speed) + " of ours" + (g.tier ? ", tier " + tier_text(*g.tier) : ", below every tier")
-                 : std::string("not graded"))
+     << (!g.refusal.empty() ? "**refused**: " + g.refusal
+         : g.speed ? format("%.2f", *g.speed) + " of ours" + (g.tier ? ", tier " + tier_text(*g.tier) : ", below every tier")
+                   : std::string("not graded"))
      << " | " << format("%g", g.performance_points) << " / " << spec.performance_points << " |\n\n";
-  bool any_timed = false;
-  for (const BenchmarkResult& b : g.benchmarks) any_timed = any_timed || (b.student && b.runtime);
+  bool any_timed = false, any_limit = false;
+  for (const BenchmarkResult& b : g.benchmarks) {
+    any_timed = any_timed || (b.student && b.runtime);
+    any_limit = any_limit || (b.student && b.runtime && b.limit.checked());
+  }
   if (any_timed) {
     md << "| size | yours ms | ours ms | yours " << rate_unit(spec) << " | ours " << rate_unit(spec) << " | speed";
     if (ceiling.value > 0) md << " | yours / " << ceiling.what;
-    md << " |\n|---|---|---|---|---|---|" << (ceiling.value > 0 ? "---|" : "") << "\n";
+    if (any_limit) md << " | most the GPU allows " << rate_unit(spec);
+    md << " |\n|---|---|---|---|---|---|" << (ceiling.value > 0 ? "---|" : "") << (any_limit ? "---|" : "") << "\n";
     for (const BenchmarkResult& b : g.benchmarks) {
       if (!b.student || !b.runtime) continue;
       md << "| " << b.size << " | " << format("%.4f", b.student->median_ms) << " | " << format("%.4f", b.runtime->median_ms)
          << " | " << format("%.0f", rate(spec, *b.student)) << " | " << format("%.0f", rate(spec, *b.runtime)) << " | "
          << format("%.2f", b.speed());
       if (ceiling.value > 0) md << " | " << format("%.0f%%", 100.0 * rate(spec, *b.student) / ceiling.value);
+      if (any_limit) md << " | " << (b.limit.checked() ? format("%.0f", b.limit.limit) : std::string("-"));
       md << " |\n";
     }
     md << "\n";

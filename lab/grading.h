@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/device_peaks.h"
 #include "lab/lab_spec.h"
 
 namespace lb::lab {
@@ -22,6 +23,9 @@ struct BenchmarkResult {
   std::string size;
   std::optional<Timing> student, runtime;
   std::string error;  // the student's kernel was wrong or failed at this size
+  // The highest rate a correct kernel can show at this size on this GPU (harness/device_peaks.h),
+  // or why there is none; unchecked unless the caller set it.
+  RateLimit limit = RateLimit::unchecked(Figure::kBandwidth, "the GPU's peaks are not known");
   double speed() const { return student && runtime ? runtime->median_ms / student->median_ms : 0.0; }
 };
 
@@ -32,8 +36,11 @@ struct Ceiling {
   double value = 0;   // 0 when not measured
 };
 
-enum class GradeOutcome { kGraded, kCheckFailed, kDidNotCompile, kCouldNotRun };
-const char* to_string(GradeOutcome outcome);  // "graded", "check failed", "did not compile", "could not run"
+// kRefused: every check size passed, but the kernel's rate at a benchmark size was above what the
+// GPU allows (BenchmarkResult::limit): it skipped work, so its performance part earns nothing.
+enum class GradeOutcome { kGraded, kCheckFailed, kDidNotCompile, kCouldNotRun, kRefused };
+// "graded", "check failed", "did not compile", "could not run", "refused"
+const char* to_string(GradeOutcome outcome);
 
 struct Grade {
   std::string file;
@@ -44,6 +51,9 @@ struct Grade {
   std::optional<double> ceiling_fraction;  // geometric mean of your rate / the ceiling
   const Tier* tier = nullptr;              // the tier reached; nullptr below every tier
   double performance_points = 0;
+  // kRefused: kSkippedWork and the figures, "faster than the hardware allows: the kernel skipped
+  // work (at 67108864: 4970.0 GB/s > 3585.8 GB/s, the DRAM peak for a 805306368-byte working set)".
+  std::string refusal;
   std::vector<BenchmarkResult> benchmarks;
   std::vector<std::string> feedback;       // what the student reads, one line each
   double points() const { return check_points + performance_points; }
@@ -59,7 +69,8 @@ const Tier* tier_for(const LabSpec& spec, double speed);
 
 // The grade of a submission whose check ran: performance points only when every size passed and
 // every benchmark size was timed, from the geometric mean of the speeds; feedback says where the
-// kernel stands and what the next tier needs.
+// kernel stands and what the next tier needs. A student's rate above its size's `limit` at any
+// benchmark size refuses the performance part (kRefused: 0 points, the check's points kept).
 Grade grade_submission(const LabSpec& spec, std::string file, std::size_t passed, std::size_t total,
                        std::vector<BenchmarkResult> benchmarks, const Ceiling& ceiling);
 

@@ -117,6 +117,7 @@ ChildReport run_child_process(const LabSpec& spec, const fs::path& file, ChildMo
                                   std::string("--mode"), std::string(mode_name)})
     argv.push_back(word);
   if (options.line_info || options.sanitize) argv.push_back("--line-info");  // the sanitizer names file:line
+  if (options.sanitize) argv.push_back("--exact-buffers");
   report.child = run_with_time_limit(argv, time_limit_s);
   report.time_limit_s = time_limit_s;
   if (options.sanitize) {

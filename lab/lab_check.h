@@ -12,7 +12,11 @@
 //   {"cuda_error": "an illegal memory access ... (CUDA_ERROR_ILLEGAL_ADDRESS)"}  then exit 1
 //   {"error": "..."}                                           any other failure, then exit 1
 // time mode:
-//   {"event": "environment", "gpu": "...", "ceilings": {"copy_gbps": ..., "sgemm_gflops": ...}}
+//   {"event": "environment", "gpu": "...", "ceilings": {"copy_gbps": ..., "sgemm_gflops": ...},
+//    "peaks": {"dram_gbps": ..., "fp32_gflops": ... or null, "l2_bytes": ..., ...} (peaks_json(),
+//    harness/device_peaks.h), "cache_mode": "cold"}   the GPU, its ceilings, its theoretical peaks
+//    (the grade refuses a rate above them: the kernel skipped work) and how the L2 was left before
+//    each sample ("cold": flushed; "hot": not; a line without it is graded as hot, the looser bound)
 //   {"benchmark": "2^26", "student": {figures}, "runtime": {figures}}   one per benchmark size
 //   {"benchmark": "2^26", "error": "..."} or {..., "runtime_error": "..."}
 // profile mode: {"profiled": "2^26", "passed": true} after one verified run at the first
@@ -62,7 +66,7 @@ struct ChildReport {
   std::string compile_error;  // the file did not compile (found before or by the child)
   std::map<std::string, nlohmann::json> by_size;  // check size as written -> its line
   std::string error;          // what stopped the child (a CUDA error, with a hint), if it said
-  nlohmann::json environment;                     // grade: the GPU and its ceilings
+  nlohmann::json environment;                     // grade: the GPU, its ceilings and peaks
   std::vector<nlohmann::json> benchmarks;         // grade: one per benchmark size reached
   nlohmann::json profiled;                        // profile: the profiled run's line
   ChildOutcome child;
@@ -98,6 +102,7 @@ struct ChildRequest {
   ChildMode mode = ChildMode::kCheck;
   std::uint64_t seed = 0;
   bool line_info = false;  // compile with source lines (for compute-sanitizer and ncu)
+  bool exact_buffers = false;  // under compute-sanitizer: StudentBuild::exact_buffers
 };
 // The child: the lines above to `out`. Returns its exit status.
 int run_child(const LabSpec& spec, const std::filesystem::path& file, const ChildRequest& request, std::FILE* out);

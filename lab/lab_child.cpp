@@ -13,6 +13,8 @@
 #include "lab/feedback.h"
 #include "lab/lab_check.h"
 #include "lab/lab_kernel.h"
+#include "lab/rotating_inputs.h"
+#include "workloads/problem.h"
 
 namespace lb::lab {
 namespace {
@@ -55,8 +57,7 @@ bool check_sizes(const LabSpec& spec, StudentProgram& program, const Setup& setu
   bool all_passed = true;
   for (std::size_t i = 0; i < spec.check_sizes.size(); ++i) {
     const Shape& shape = spec.check_sizes[i];
-    const HostProblem problem =
-        spec.workload->make_problem(shape, seed ^ std::hash<std::string>{}(spec.workload->size_label(shape)));
+    const HostProblem problem = spec.workload->make_problem(shape, case_seed(seed, *spec.workload, shape));
     const std::unique_ptr<StudentVariant> variant = program.make_variant();
     variant->allocate(shape, setup);
     HostBuffer result;
@@ -86,11 +87,16 @@ constexpr const char* kThrottled = "every timed sample was discarded: the GPU's 
 
 // The student's kernel beside the runtime layer's at each benchmark size, timed by the harness
 // (cold L2, the stream held, noise-based stopping, throttled samples dropped), on inputs drawn from
-// this grade's seed. The student's output is checked before and after its timed runs.
+// this grade's seed. The student's output is checked before its timed runs, and its timed samples
+// get fresh inputs and a re-poisoned output each, some of them verified (lab/rotating_inputs.h).
 void time_benchmarks(const LabSpec& spec, StudentProgram& program, driver::Session& session, std::uint64_t seed,
                      std::FILE* out) {
   const std::unique_ptr<Environment> env = open_environment(true, {.seed = seed});
-  emit(out, {{"event", "environment"}, {"gpu", env->device["name"]}, {"ceilings", env->ceilings}});
+  emit(out, {{"event", "environment"},
+             {"gpu", env->device["name"]},
+             {"ceilings", env->ceilings},
+             {"peaks", env->peaks ? peaks_json(*env->peaks) : json(nullptr)},
+             {"cache_mode", env->options.cold ? "cold" : "hot"}});
   const cudaStream_t stream = env->gpu_stream();
   static const Layer student_layer{.name = "student", .on_gpu = true};
   LayerSessions sessions(LayerConfig{});
@@ -108,12 +114,17 @@ void time_benchmarks(const LabSpec& spec, StudentProgram& program, driver::Sessi
       variant->allocate(shape, {stream, &costs, &session});
       std::string wrong = judge(*variant, spec, problem, stream, inputs.result());
       if (wrong.empty()) {
-        if (!record_kept_samples(student, take_samples(student, *variant, *env, quiet))) {
-          emit(out, {{"benchmark", label}, {"error", kThrottled}});
-          continue;
+        try {
+          RotatingInputs rotating(*spec.workload, shape, seed, *variant, stream);
+          if (!record_kept_samples(student, take_samples(student, *variant, *env, quiet, &rotating))) {
+            emit(out, {{"benchmark", label}, {"error", kThrottled}});
+            continue;
+          }
+          line["samples_verified"] = rotating.samples_verified();
+          line["input_reset_ms"] = rotating.reset_ms();
+        } catch (const WrongTimedResult& e) {
+          wrong = e.what();
         }
-        wrong = judge(*variant, spec, problem, stream, inputs.result());
-        if (!wrong.empty()) wrong = "right before the timed runs, wrong after them: " + wrong;
       }
       if (!wrong.empty()) {
         line["error"] = wrong;
@@ -147,7 +158,8 @@ int run_child(const LabSpec& spec, const std::filesystem::path& file, const Chil
   driver::Session session(LayerConfig{}, costs);  // the primary context, current on this thread
   std::unique_ptr<StudentProgram> program;
   try {
-    program = load_student_program(spec, file, session, {.line_info = request.line_info});
+    program = load_student_program(spec, file, session,
+                                   {.line_info = request.line_info, .exact_buffers = request.exact_buffers});
   } catch (const StudentCompileError& e) {
     emit(out, {{"event", "compile_error"}, {"message", e.what()}});
     return kExitFailed;
@@ -157,7 +169,7 @@ int run_child(const LabSpec& spec, const std::filesystem::path& file, const Chil
       // One verified run at the first benchmark size: the launch the profiler records.
       const Stream stream;
       const Shape& shape = spec.benchmark_sizes.front();
-      const HostProblem problem = spec.workload->make_problem(shape, request.seed);
+      const HostProblem problem = spec.workload->make_problem(shape, case_seed(request.seed, *spec.workload, shape));
       const std::unique_ptr<StudentVariant> variant = program->make_variant();
       variant->allocate(shape, {stream.get(), &costs, &session});
       HostBuffer result;

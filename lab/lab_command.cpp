@@ -115,13 +115,14 @@ int run_lab_cli(const std::vector<std::string>& args) {
 
   // Internal: the child that `check`, `grade` and `profile` start (lab_check.h).
   std::string lab_json, mode = "check";
-  bool line_info = false;
+  bool line_info = false, exact_buffers = false;
   CLI::App* run_child_command = app.add_subcommand("run-child", "")->group("");
   run_child_command->add_option("LAB_JSON", lab_json)->required();
   run_child_command->add_option("FILE", file)->required();
   run_child_command->add_option("--seed", seed)->required();
   run_child_command->add_option("--mode", mode)->check(CLI::IsMember({"check", "time", "profile"}));
   run_child_command->add_flag("--line-info", line_info);
+  run_child_command->add_flag("--exact-buffers", exact_buffers);
 
   // The first word that is not an option (or --labs's value) names the command: an unknown one is
   // named here, where CLI11 would say only that a subcommand is required.
@@ -183,7 +184,7 @@ int run_lab_cli(const std::vector<std::string>& args) {
     if (app.got_subcommand(run_child_command)) {
       const ChildMode child_mode =
           mode == "time" ? ChildMode::kTime : mode == "profile" ? ChildMode::kProfile : ChildMode::kCheck;
-      return run_child(parse_lab_spec(lab_json), file, {child_mode, seed, line_info}, stdout);
+      return run_child(parse_lab_spec(lab_json), file, {child_mode, seed, line_info, exact_buffers}, stdout);
     }
     return list_labs(labs_dir);
   } catch (const UsageError& e) {

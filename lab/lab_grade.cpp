@@ -35,6 +35,20 @@ std::optional<Timing> timing(const json& line, const char* who) {
                 static_cast<std::size_t>(number("samples"))};
 }
 
+// The highest rate a correct kernel can show at benchmark size `label` on the timing child's GPU
+// (harness/device_peaks.h), from the peaks its environment line carries. The child times with the
+// L2 flushed (cold); a line that does not say so is held to the hot bound, the looser one.
+RateLimit limit_of(const LabSpec& spec, const std::string& label, const json& environment) {
+  const Figure figure = spec.workload->figure();
+  const std::optional<DevicePeaks> peaks =
+      peaks_from_json(environment.is_object() ? environment.value("peaks", json()) : json());
+  if (!peaks) return RateLimit::unchecked(figure, "the timing child reported no peaks of its GPU");
+  for (const Shape& shape : spec.benchmark_sizes)
+    if (spec.workload->size_label(shape) == label)
+      return rate_limit(*spec.workload, shape, *peaks, environment.value("cache_mode", "") == "cold");
+  return RateLimit::unchecked(figure, "not one of the lab's benchmark sizes");
+}
+
 // `report` is the check's, `timed` the timing child's (empty when the check failed).
 Grade grade_of(const LabSpec& spec, const fs::path& file, const ChildReport& report, const ChildReport& timed,
                const Ceiling& ceiling) {
@@ -53,6 +67,7 @@ Grade grade_of(const LabSpec& spec, const fs::path& file, const ChildReport& rep
     BenchmarkResult b{line.value("benchmark", ""), timing(line, "student"), timing(line, "runtime"),
                       line.value("error", "")};
     if (b.error.empty() && line.contains("runtime_error")) b.error = "ours failed: " + line.value("runtime_error", "");
+    b.limit = limit_of(spec, b.size, timed.environment);
     benchmarks.push_back(std::move(b));
   }
   Grade g = grade_submission(spec, file.string(), report.sizes_passed(), spec.check_sizes.size(),
@@ -81,7 +96,9 @@ std::string utc_now() {
 void print_grade(const LabSpec& spec, const Grade& g, std::FILE* out) {
   std::fprintf(out, "GRADE %s: %g / %d  (check %g / %d", g.file.c_str(), g.points(),
                spec.check_points + spec.performance_points, g.check_points, spec.check_points);
-  if (g.outcome == GradeOutcome::kGraded) std::fprintf(out, ", performance %g / %d", g.performance_points, spec.performance_points);
+  if (g.outcome == GradeOutcome::kGraded || g.outcome == GradeOutcome::kRefused)
+    std::fprintf(out, ", performance %g / %d%s", g.performance_points, spec.performance_points,
+                 g.outcome == GradeOutcome::kRefused ? ": refused" : "");
   std::fprintf(out, ")\n");
   for (const BenchmarkResult& b : g.benchmarks)
     if (b.student && b.runtime)
@@ -103,6 +120,7 @@ void write_outputs(const LabSpec& spec, const std::vector<Grade>& grades, const 
                       {"graded_at", started},
                       {"gpu", environment.value("gpu", json(nullptr))},
                       {"ceiling", {{"what", ceiling.what}, {"unit", ceiling.unit}, {"value", ceiling.value}}},
+                      {"peaks", environment.value("peaks", json(nullptr))},
                       {"submissions", submissions}};
     write_file_atomically(options.json_path, doc.dump(2) + "\n");
   }
@@ -117,6 +135,16 @@ void write_outputs(const LabSpec& spec, const std::vector<Grade>& grades, const 
     if (ceiling.value > 0)
       md += "; the GPU's " + ceiling.what + ", measured in the same run: " + std::to_string(std::lround(ceiling.value)) +
             " " + ceiling.unit;
+    if (const std::optional<DevicePeaks> peaks = peaks_from_json(environment.value("peaks", json()))) {
+      const bool compute = spec.workload->figure() == Figure::kCompute;
+      const double peak = compute ? peaks->fp32_gflops : peaks->dram_gbps;
+      if (peak > 0)
+        md += "; a kernel faster than the GPU's theoretical peak (" +
+              (compute ? "fp32 " + std::to_string(std::lround(peak)) + " GFLOP/s"
+                       : "DRAM " + std::to_string(std::lround(peak)) +
+                             " GB/s, for the part of the working set the L2 cannot hold") +
+              ") is refused: it skipped work";
+    }
     md += ".\n\n";
     for (const Grade& g : grades) md += grade_markdown(spec, g, ceiling) + "\n";
     write_file_atomically(options.markdown_path, md);

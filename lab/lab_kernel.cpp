@@ -8,13 +8,6 @@
 namespace lb::lab {
 namespace {
 
-// Input buffers of each workload, in HostProblem::inputs order.
-std::vector<std::int64_t> input_sizes(const std::string& workload, const Shape& s) {
-  if (workload == "vector_add") return {s.n, s.n};
-  if (workload == "matmul") return {s.m * s.k, s.k * s.n};
-  return {s.n};  // saxpy: x; reduce: x
-}
-
 // What the guard zone after the output holds; compared bit for bit.
 constexpr std::uint32_t kGuardBits = 0x7F8ABCDEu;  // a NaN no arithmetic produces
 
@@ -41,6 +34,7 @@ driver::CompiledKernel compile_student_kernel(const LabSpec& spec, const std::fi
   try {
     std::vector<std::string> options;
     if (build.line_info) options.push_back("--generate-line-info");
+    if (build.exact_buffers) options.push_back("-G");  // loads stay where the source makes them
     compiled = driver::compile_cubin({file.string(), text.str(), {}, sm, options}, cache);
   } catch (const driver::NvrtcCompileError& e) {
     throw StudentCompileError(e.log());
@@ -84,23 +78,30 @@ Grid grid_for(const LaunchShape& launch, const Shape& shape, int sm_count) {
   return {};
 }
 
-StudentKernel::StudentKernel(const LabSpec& spec, CUfunction kernel, int sm_count)
-    : spec_(spec), kernel_(kernel), sm_count_(sm_count) {}
+StudentKernel::StudentKernel(const LabSpec& spec, CUfunction kernel, int sm_count, bool exact_buffers)
+    : spec_(spec), kernel_(kernel), sm_count_(sm_count), exact_buffers_(exact_buffers) {}
 
 void StudentKernel::allocate(const Shape& shape, const Setup&) {
   shape_ = shape;
   inputs_.clear();
-  for (std::int64_t count : input_sizes(spec_.workload->name(), shape))
+  input_at_.clear();
+  for (std::int64_t count : spec_.workload->input_elements(shape)) {
     inputs_.emplace_back(static_cast<std::size_t>(count));
+    input_at_.push_back(inputs_.back().get());
+  }
   output_count_ = spec_.workload->output_elements(shape);
-  output_ = driver::DeviceMemory(static_cast<std::size_t>(output_count_ + kGuardFloats));
+  output_ = driver::DeviceMemory(static_cast<std::size_t>(output_count_ + guard_floats()));
 }
 
 void StudentKernel::upload(const HostProblem& p, cudaStream_t stream) {
-  for (std::size_t i = 0; i < inputs_.size(); ++i) inputs_[i].upload(p.inputs[i], stream);
+  for (std::size_t i = 0; i < inputs_.size(); ++i) {
+    inputs_[i].upload(p.inputs[i], stream);
+    input_at_[i] = inputs_[i].get();
+  }
   alpha_ = p.alpha;
   if (spec_.output_starts_zero) output_.upload(starting_output(spec_, p), stream);
   else output_.upload(p.output, stream);  // NaN poison, or saxpy's y: uploaded without a copy
+  if (guard_floats() == 0) return;
   const HostBuffer guard = guard_pattern();
   LB_CU_CHECK(driver::cu().cuMemcpyHtoDAsync(output_.get() + output_count_ * sizeof(float), guard.data(),
                                              guard.size() * sizeof(float), stream));
@@ -108,6 +109,7 @@ void StudentKernel::upload(const HostProblem& p, cudaStream_t stream) {
 }
 
 std::int64_t StudentKernel::first_write_past_end(cudaStream_t stream) const {
+  if (guard_floats() == 0) return -1;
   HostBuffer guard(static_cast<std::size_t>(kGuardFloats));
   LB_CU_CHECK(driver::cu().cuMemcpyDtoHAsync(guard.data(), output_.get() + output_count_ * sizeof(float),
                                              guard.size() * sizeof(float), stream));
@@ -120,6 +122,24 @@ std::int64_t StudentKernel::first_write_past_end(cudaStream_t stream) const {
   return -1;
 }
 
+void StudentKernel::upload_pools(const HostProblem& pool, cudaStream_t stream) {
+  input_pools_.clear();
+  for (const HostBuffer& input : pool.inputs) {
+    input_pools_.emplace_back(input.size());
+    input_pools_.back().upload(input, stream);
+  }
+  output_pool_ = driver::DeviceMemory(pool.output.size());
+  output_pool_.upload(pool.output, stream);
+  alpha_ = pool.alpha;  // the pool's problem, with its own scalar
+}
+
+void StudentKernel::use_windows(const SampleWindows& w, cudaStream_t stream) {
+  for (std::size_t i = 0; i < input_at_.size(); ++i)
+    input_at_[i] = input_pools_.at(i).get() + w.input_offsets.at(i) * sizeof(float);
+  LB_CU_CHECK(driver::cu().cuMemcpyDtoDAsync(output_.get(), output_pool_.get() + w.output_offset * sizeof(float),
+                                             output_count_ * sizeof(float), stream));
+}
+
 void StudentKernel::run(cudaStream_t stream) {
   // One 8-byte slot per parameter, the value at its start: the driver copies as many bytes as the
   // kernel's parameter has (8 for pointers and long long, 4 for float and int).
@@ -130,8 +150,8 @@ void StudentKernel::run(cudaStream_t stream) {
     const std::string& name = spec_.arguments[i];
     void* slot = &slots[i];
     auto put = [slot](const auto value) { std::memcpy(slot, &value, sizeof value); };
-    if (name == "a" || name == "x" || name == "A") put(inputs_[0].get());
-    else if (name == "b" || name == "B") put(inputs_[1].get());
+    if (name == "a" || name == "x" || name == "A") put(input_at_[0]);
+    else if (name == "b" || name == "B") put(input_at_[1]);
     else if (name == "c" || name == "y" || name == "out" || name == "C") put(output_.get());
     else if (name == "n" && w != "matmul") put(static_cast<long long>(shape_.n));
     else if (name == "alpha") put(alpha_);

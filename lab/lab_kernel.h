@@ -51,25 +51,33 @@ Grid grid_for(const LaunchShape& launch, const Shape& shape, int sm_count);
 // output started as the spec says (poison, y for saxpy, or zeros: then zeroed again before every
 // launch, so that each timed run adds into zero as the first did), the kernel's parameters bound
 // by name from the spec's `arguments`, launched with the spec's shape on the harness's stream.
+// The output is followed by a guard zone, except with exact buffers (StudentBuild).
 class StudentKernel final : public StudentVariant {
  public:
-  StudentKernel(const LabSpec& spec, CUfunction kernel, int sm_count);
+  StudentKernel(const LabSpec& spec, CUfunction kernel, int sm_count, bool exact_buffers);
   void allocate(const Shape& shape, const Setup& setup) override;
   void upload(const HostProblem& problem, cudaStream_t stream) override;
   void run(cudaStream_t stream) override;
   void download(std::span<float> out, cudaStream_t stream) override;
   static constexpr std::int64_t kGuardFloats = 1 << 16;  // after the output, uploaded with it
   std::int64_t first_write_past_end(cudaStream_t stream) const override;
+  void upload_pools(const HostProblem& pool, cudaStream_t stream) override;
+  void use_windows(const SampleWindows& windows, cudaStream_t stream) override;
 
  private:
+  std::int64_t guard_floats() const { return exact_buffers_ ? 0 : kGuardFloats; }
   std::int64_t output_count_ = 0;
   const LabSpec& spec_;
   CUfunction kernel_;
   int sm_count_;
+  bool exact_buffers_;
   Shape shape_;
   float alpha_ = 0;
   std::vector<driver::DeviceMemory> inputs_;
+  std::vector<CUdeviceptr> input_at_;  // where the kernel reads each input: its buffer, or a pool window
   driver::DeviceMemory output_;
+  std::vector<driver::DeviceMemory> input_pools_;
+  driver::DeviceMemory output_pool_;
 };
 
 }  // namespace lb::lab

@@ -336,7 +336,8 @@ class Program:
     for the lab's argument types, once, before any size is checked: a compile error is reported as
     one, and no JIT lands in a timed run."""
 
-    def __init__(self, path: str, kernel: str, arguments, workload: str, block, grid: str, line_info: bool):
+    def __init__(self, path: str, kernel: str, arguments, workload: str, block, grid: str, line_info: bool,
+                 exact_buffers: bool = False):
         import importlib.util
         import sys
 
@@ -345,6 +346,7 @@ class Program:
         from numba import cuda
 
         self.path, self.kernel_name, self.arguments = path, kernel, list(arguments)
+        self.exact_buffers = exact_buffers
         self.workload, self.grid_rule = workload, grid
         self.block = tuple(int(b) for b in block)
         self.signature = signature_of(arguments)
@@ -369,6 +371,8 @@ class Program:
         options.pop("device", None)
         if line_info and not options.get("debug"):
             options["lineinfo"] = True
+        if exact_buffers:  # under compute-sanitizer: loads stay where the source makes them
+            options.update(debug=True, opt=False)
         t0 = time.perf_counter()
         try:
             compiled = cuda.jit(self.signature, **options)(dispatcher.py_func)
@@ -428,13 +432,16 @@ class Variant:
         self._stream(stream_handle)
         self.zero_output = output_starts_zero
         self.inputs = [lb_numba.device_array(int(np.prod(s))) for s in _input_shapes(p.workload, m, n, k)]
-        views = [a.reshape(s) for a, s in zip(self.inputs, _input_shapes(p.workload, m, n, k))]
+        self.input_shapes = _input_shapes(p.workload, m, n, k)
+        views = [a.reshape(s) for a, s in zip(self.inputs, self.input_shapes)]
         out_shape = _output_shape(p.workload, m, n)
         self.out_count = int(np.prod(out_shape))
         # One allocation: the output, then GUARD_FLOATS floats of guard. The kernel gets a view of
         # the output alone; Numba does not check indices on the GPU, so a store past its end lands
-        # in the guard, where first_write_past_end() finds it.
-        self.buffer = lb_numba.device_array(self.out_count + GUARD_FLOATS)
+        # in the guard, where first_write_past_end() finds it. With exact buffers (under
+        # compute-sanitizer) there is no guard: memcheck sees the store instead.
+        self.guard_floats = 0 if p.exact_buffers else GUARD_FLOATS
+        self.buffer = lb_numba.device_array(self.out_count + self.guard_floats)
         self.output = self.buffer[:self.out_count]
         self.guard = self.buffer[self.out_count:]
         out_view = self.output.reshape(out_shape)
@@ -444,6 +451,9 @@ class Variant:
         if len(views) > 1:
             by_name.update(b=views[1], B=views[1])
         self.args = [by_name[a] if a in by_name else values[a] for a in p.arguments]
+        # Which argument is which input (the inputs are re-pointed at pool windows for timing).
+        self.input_at = {i: p.arguments.index(name) for i, names in enumerate((("a", "x", "A"), ("b", "B")))
+                         for name in names if name in p.arguments}
         self.alpha_at = p.arguments.index("alpha") if "alpha" in p.arguments else -1
         # The specialized dispatcher passes arguments as its signature says, unchecked: check once.
         expected, _ = sigutils.normalize_signature(p.signature)
@@ -479,8 +489,38 @@ class Variant:
             self.args[self.alpha_at] = np.float32(problem.alpha)
         self._zeros = np.zeros(self.out_count, dtype=np.float32) if self.zero_output else None
         self.output.copy_to_device(self._zeros if self.zero_output else problem.output, stream=s)
-        self.guard.copy_to_device(np.full(GUARD_FLOATS, GUARD_BITS, dtype=np.uint32).view(np.float32), stream=s)
+        if self.guard_floats:
+            self.guard.copy_to_device(np.full(GUARD_FLOATS, GUARD_BITS, dtype=np.uint32).view(np.float32), stream=s)
         s.synchronize()
+
+    def upload_pools(self, pool, stream_handle):
+        """For timing: the pool problem's inputs and output on the device (each longer than this
+        size's buffer); use_windows() then points the kernel at windows of them."""
+        import lb_numba
+
+        s = self._stream(stream_handle)
+        self.input_pools = []
+        for host in pool.inputs:
+            device = lb_numba.device_array(host.size)
+            device.copy_to_device(host, stream=s)
+            self.input_pools.append(device)
+        self.output_pool = lb_numba.device_array(pool.output.size)
+        self.output_pool.copy_to_device(pool.output, stream=s)
+        if self.alpha_at >= 0:  # the pool's problem, with its own scalar
+            self.args[self.alpha_at] = np.float32(pool.alpha)
+        s.synchronize()
+
+    def use_windows(self, input_offsets, output_offset, stream_handle):
+        """Before a timed sample: each input a window of its pool, the output's starting contents
+        copied from the output pool (device to device, on the harness's stream)."""
+        import numpy as np
+
+        s = self._stream(stream_handle)
+        for i, at in self.input_at.items():
+            start, shape = int(input_offsets[i]), self.input_shapes[i]
+            self.args[at] = self.input_pools[i][start:start + int(np.prod(shape))].reshape(shape)
+        start = int(output_offset)
+        self.output.copy_to_device(self.output_pool[start:start + self.out_count], stream=s)
 
     def run(self, stream_handle):
         s = self._stream(stream_handle)
@@ -498,6 +538,8 @@ class Variant:
     def first_write_past_end(self, stream_handle) -> int:
         import numpy as np
 
+        if not self.guard_floats:
+            return -1
         s = self._stream(stream_handle)
         guard = self.guard.copy_to_host(stream=s)
         s.synchronize()
@@ -505,5 +547,6 @@ class Variant:
         return int(changed[0]) if changed.size else -1
 
 
-def load(path: str, kernel: str, arguments, workload: str, block, grid: str, line_info: bool) -> Program:
-    return Program(path, kernel, arguments, workload, block, grid, line_info)
+def load(path: str, kernel: str, arguments, workload: str, block, grid: str, line_info: bool,
+         exact_buffers: bool = False) -> Program:
+    return Program(path, kernel, arguments, workload, block, grid, line_info, exact_buffers)

@@ -77,6 +77,15 @@ py::list argument_names(const LabSpec& spec) {
 }
 
 
+// A HostProblem as the runner reads it: NumPy views of its buffers (no copies).
+py::object problem_of(const HostProblem& p) {
+  py::list inputs;
+  for (const HostBuffer& input : p.inputs) inputs.append(numpy_view(input, false));
+  return py::module_::import("types").attr("SimpleNamespace")(
+      py::arg("shape") = py::make_tuple(p.shape.m, p.shape.n, p.shape.k), py::arg("alpha") = p.alpha,
+      py::arg("inputs") = inputs, py::arg("output") = numpy_view(p.output, false));
+}
+
 // One size of the student's kernel: lb_lab_python.Variant's calls.
 class PythonStudentVariant final : public StudentVariant {
  public:
@@ -89,16 +98,15 @@ class PythonStudentVariant final : public StudentVariant {
     });
     call("allocate", py::make_tuple(s.m, s.n, s.k), stream_handle(setup.stream), report, spec_.output_starts_zero, sm_count_);
   }
-  void upload(const HostProblem& p, cudaStream_t stream) override {
-    py::list inputs;
-    for (const HostBuffer& input : p.inputs) inputs.append(numpy_view(input, false));
-    const py::object problem = py::module_::import("types").attr("SimpleNamespace")(
-        py::arg("shape") = py::make_tuple(p.shape.m, p.shape.n, p.shape.k), py::arg("alpha") = p.alpha,
-        py::arg("inputs") = inputs, py::arg("output") = numpy_view(p.output, false));
-    call("upload", problem, stream_handle(stream));
-  }
+  void upload(const HostProblem& p, cudaStream_t stream) override { call("upload", problem_of(p), stream_handle(stream)); }
   void run(cudaStream_t stream) override { call("run", stream_handle(stream)); }
   void download(std::span<float> out, cudaStream_t stream) override { call("download", numpy_view(out, true), stream_handle(stream)); }
+  void upload_pools(const HostProblem& p, cudaStream_t stream) override { call("upload_pools", problem_of(p), stream_handle(stream)); }
+  void use_windows(const SampleWindows& w, cudaStream_t stream) override {
+    py::list offsets;
+    for (const std::int64_t offset : w.input_offsets) offsets.append(offset);
+    call("use_windows", offsets, w.output_offset, stream_handle(stream));
+  }
   std::int64_t first_write_past_end(cudaStream_t stream) const override {
     return checked(file_, "lab runner first_write_past_end()", [&] {
       return object_.attr("first_write_past_end")(stream_handle(stream)).cast<std::int64_t>();
@@ -152,7 +160,7 @@ std::unique_ptr<StudentProgram> load_python_lab_kernels(const LabSpec& spec, con
                                                                  : "cover_mn";
   py::object program = checked(file, "lab runner load()", [&] {
     return module.attr("load")(file.string(), spec.kernel, argument_names(spec), spec.workload->name(), block, grid,
-                               build.line_info);
+                               build.line_info, build.exact_buffers);
   });
   return std::make_unique<PythonProgram>(spec, file, std::move(program), sm_count);
 }

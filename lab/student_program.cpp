@@ -9,10 +9,11 @@ namespace {
 // A CUDA C++ submission: one module, one kernel, a StudentKernel per size.
 class CudaProgram final : public StudentProgram {
  public:
-  CudaProgram(const LabSpec& spec, const std::string& cubin, int sm_count)
-      : spec_(spec), module_(cubin), kernel_(module_.function(spec.kernel)), sm_count_(sm_count) {}
+  CudaProgram(const LabSpec& spec, const std::string& cubin, int sm_count, bool exact_buffers)
+      : spec_(spec), module_(cubin), kernel_(module_.function(spec.kernel)), sm_count_(sm_count),
+        exact_buffers_(exact_buffers) {}
   std::unique_ptr<StudentVariant> make_variant() override {
-    return std::make_unique<StudentKernel>(spec_, kernel_, sm_count_);
+    return std::make_unique<StudentKernel>(spec_, kernel_, sm_count_, exact_buffers_);
   }
 
  private:
@@ -20,6 +21,7 @@ class CudaProgram final : public StudentProgram {
   StudentModule module_;
   CUfunction kernel_;
   int sm_count_;
+  bool exact_buffers_;
 };
 
 }  // namespace
@@ -36,7 +38,7 @@ std::unique_ptr<StudentProgram> load_student_program(const LabSpec& spec, const 
   if (is_python_lab(spec)) return load_python_program(spec, file, session, build);
   const driver::CompiledKernel compiled =
       compile_student_kernel(spec, file, session.sm(), {driver::KernelCache::default_dir(), true}, build);
-  return std::make_unique<CudaProgram>(spec, compiled.cubin, session.sm_count());
+  return std::make_unique<CudaProgram>(spec, compiled.cubin, session.sm_count(), build.exact_buffers);
 }
 
 }  // namespace lb::lab

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <memory>
 #include <stdexcept>
+#include <vector>
 
 #include "lab/lab_spec.h"
 #include "variants/variant.h"
@@ -25,13 +26,28 @@ class StudentCompileError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Where one timed sample's inputs lie: each input a window of as many elements as the shape needs,
+// starting `input_offsets[i]` elements into its pool (lab/rotating_inputs.h), and the output's
+// starting contents (NaN poison, or saxpy's y) copied from the output pool at `output_offset`.
+struct SampleWindows {
+  std::vector<std::int64_t> input_offsets;
+  std::int64_t output_offset = 0;
+};
+
 // One instance of the student's kernel, with its buffers, for one size.
 class StudentVariant : public Variant {
  public:
   // The output is followed by a guard zone holding a sentinel: a kernel that writes past the end
   // of its output changes it, even where the write would not fault. -1 when the guard is intact,
-  // else the first changed guard element's offset past the end.
+  // else the first changed guard element's offset past the end. A build with exact buffers (under
+  // compute-sanitizer, StudentBuild::exact_buffers) has no guard zone: always -1.
   virtual std::int64_t first_write_past_end(cudaStream_t stream) const = 0;
+  // For timing: `pool`'s inputs and output uploaded as device pools, each longer than this size's
+  // buffer (same order as HostProblem's); the kernel then reads windows of them.
+  virtual void upload_pools(const HostProblem& pool, cudaStream_t stream) = 0;
+  // Points the kernel's inputs at these windows and writes the output's starting contents, on
+  // `stream`, before a sample (outside its timed region).
+  virtual void use_windows(const SampleWindows& windows, cudaStream_t stream) = 0;
 };
 
 // The loaded submission (a module, a Python kernel object): makes a variant per size.
@@ -44,6 +60,11 @@ class StudentProgram {
 // How the submission is built.
 struct StudentBuild {
   bool line_info = false;  // keep source lines in the machine code (for compute-sanitizer and ncu)
+  // Under compute-sanitizer (`lab check --sanitize`): compiled without optimisation (-G; Numba:
+  // debug, opt=False), so a load the source makes before its bounds check is made, not sunk below
+  // it, and every input and output an allocation of exactly its size, no guard zone, so that
+  // memcheck sees any access past the end.
+  bool exact_buffers = false;
 };
 
 // True when the lab's student file is Python (Numba kernels), else CUDA C++.

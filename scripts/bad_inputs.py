@@ -178,6 +178,7 @@ def shell_word(arg: str) -> str:
 
 OUT = ["-o", "out.json"]
 ONE_CPU_CASE = ["-w", "vector_add", "-l", "cpu", "-s", "1000", *OUT]
+DRIVER_CASE = ["-w", "vector_add", "-l", "driver", "-s", "1000", *OUT]
 
 
 def _skipped_gpu_layers(layers: list[str], expected_cases: int = 0) -> Callable[[Outcome], list[str]]:
@@ -266,6 +267,19 @@ ROWS: list[Row] = [
     Row("run", ["run", *ONE_CPU_CASE, "--benchmark_out=/proc/gb.json"], names="/proc/gb.json"),
     Row("run", ["run", *ONE_CPU_CASE, "matmul"], names="matmul"),
     Row("run", ["run", "-w"], names="--workload"),
+    # --kernel-text WORKLOAD=FILE (the driver layer compiles FILE instead of workloads/WORKLOAD/kernels.cu)
+    Row("run", ["run", *DRIVER_CASE, "--kernel-text", "vector_add=missing.cu"], names="missing.cu"),
+    Row("run", ["run", *DRIVER_CASE, "--kernel-text", "vector_add=a-folder"], names="'a-folder'"),
+    Row("run", ["run", *DRIVER_CASE, "--kernel-text", "vector_add=empty.json"], names="'empty.json'"),
+    Row("run", ["run", *DRIVER_CASE, "--kernel-text", "vectoradd=kernel.cu"], names="'vectoradd'"),
+    Row("run", ["run", *DRIVER_CASE, "--kernel-text", "launch_async=kernel.cu"], names="'launch_async'",
+        match=r"launch\b"),  # launch_async runs launch's text: the message lists the texts there are
+    Row("run", ["run", *DRIVER_CASE, "--kernel-text", "kernel.cu"], names="'kernel.cu'", match="WORKLOAD=FILE"),
+    Row("run", ["run", *DRIVER_CASE, "--kernel-text", "vector_add="], names="'vector_add='"),
+    Row("run", ["run", *DRIVER_CASE, "--kernel-text", "vector_add=kernel.cu", "--kernel-text",
+                "vector_add=notes.txt"], names="vector_add=notes.txt"),
+    Row("run", ["run", *ONE_CPU_CASE, "--kernel-text", "vector_add=kernel.cu"], names="cpu", match="driver"),
+    Row("run", ["run", *DRIVER_CASE, "--kernel-text"], names="--kernel-text"),
     Row("run", ["run", "-l", "runtime", "-s", "1000", *OUT], exit=0, check=_skipped_gpu_layers(["runtime"]),
         needs="no-gpu", shows="; out.json written, with no cases"),
     Row("run", ["run", "-l", "runtime,driver", "-s", "1000", *OUT], exit=0,

@@ -76,9 +76,13 @@ run_tool() {
     # Python layers' libraries probe on purpose: cuda.bindings asks cuGetProcAddress for entry
     # points this driver may lack (CUDA_ERROR_INVALID_VALUE), as cuda-python's own sanitizer CI
     # does not report either (NVIDIA/cuda-python#687).
+    # memcheck's --padding: 4 KiB nobody owns after every allocation, so an access past a buffer's
+    # end never lands in the next buffer, where memcheck could not see it (docs/hardening.md).
+    local padding=()
+    [ "$tool" = memcheck ] && padding=(--padding 4096)
     # shellcheck disable=SC2086
     timeout --signal=TERM --kill-after=20 "$left" "$sanitizer" --tool "$tool" --error-exitcode 86 \
-      --report-api-errors no --print-limit 20 "$exe" run --check $args "${extra[@]}" -o "$json" >"$log" 2>&1
+      --report-api-errors no --print-limit 20 "${padding[@]}" "$exe" run --check $args "${extra[@]}" -o "$json" >"$log" 2>&1
     local code=$?
     case "$code" in 124|137) timed_out=1 ;; esac
     # memcheck, initcheck and synccheck end with "ERROR SUMMARY: N errors"; racecheck with

@@ -151,7 +151,7 @@ TEST_P(VerifyRandom, AcceptsCorrectRejectsPlantedNanAndUnwritten) {
   std::mt19937_64 rng(seed);
   const auto at = std::uniform_int_distribution<std::size_t>(0, good.size() - 1)(rng);
   std::vector<float> planted = good;
-  // Large enough to exceed the tolerance of a long sum (reduce at 10^6 allows about 150).
+  // Far outside every tolerance (reduce asks for the exact sum; the others allow a rounding or two).
   planted[at] = planted[at] * 1.01f + (w.name() == "reduce" ? 1e4f : w.name() == "matmul" ? 100.0f : 0.5f);
   EXPECT_FALSE(w.verify(p, planted).passed) << "planted error at " << at;
 
@@ -179,12 +179,18 @@ INSTANTIATE_TEST_SUITE_P(
              std::to_string(s.k);
     });
 
-TEST(Tolerance, GrowsWithTheLengthOfTheSum) {
+TEST(Tolerance, ReduceAsksForTheExactSumOfWholeNumbers) {
   const Workload& r = W("reduce");
-  const auto small = r.make_problem({1, 100, 1}, 1), big = r.make_problem({1, 1000000, 1}, 1);
-  const double t_small = r.verify(small, exact(small, "reduce")).tolerance;
-  const double t_big = r.verify(big, exact(big, "reduce")).tolerance;
-  EXPECT_NEAR(t_big / t_small, 100.0, 1e-9);  // sqrt(10^6 / 10^2)
+  for (std::int64_t n : {1, 100, 1000000}) {
+    const auto p = r.make_problem({1, n, 1}, 1);
+    for (float v : p.inputs[0]) ASSERT_TRUE(v == std::trunc(v) && std::fabs(v) >= 1 && std::fabs(v) <= 255) << v;
+    const Reference ref = r.reference(p);
+    EXPECT_DOUBLE_EQ(ref.tolerance * ref.scale[0], 0.5) << "n = " << n;  // half a whole number
+    EXPECT_NE(ref.expected[0], 0.0);
+  }
+  // A problem of real numbers (built by hand) gets the bound of a long fp32 sum instead.
+  HostProblem real{{1, 100, 1}, 0, 0, {random_vector(100, 1, 0)}, poisoned(1)};
+  EXPECT_NEAR(r.reference(real).tolerance, 2.0 * 10.0 * kFloatEps, 1e-15);
 }
 
 }  // namespace

@@ -54,6 +54,13 @@ class CostLog {
 struct LayerConfig {
   bool kernel_cache_enabled = true;  // --no-kernel-cache turns it off
   std::string kernel_cache_dir;      // --kernel-cache; empty: the layer's default location
+  // --kernel-text NAME=FILE (run, driver layer only): a text to compile instead of the built-in
+  // workloads/NAME/kernels.cu, read when the command line was checked. By NAME.
+  struct KernelText {
+    std::string file;  // as given on the command line
+    std::string text;
+  };
+  std::map<std::string, KernelText> kernel_texts;
 };
 
 // What a layer keeps across its cases in one run (a retained context, loaded modules): opened by
@@ -109,6 +116,9 @@ struct Layer {
   // Runs ladder rungs (workloads/ladder.h) when Setup::rung is set: its matmul and reduce variants
   // launch the rung's kernel with the rung's launch shape (variants/ladder_launch.h).
   bool runs_rungs = false;
+  // The kernel texts the layer compiles at run time and lets `run --kernel-text NAME=FILE` replace
+  // (LayerConfig::kernel_texts), by NAME: the driver layer's workloads/NAME/kernels.cu.
+  std::vector<std::string> kernel_texts;
 };
 
 using VariantFactory = std::function<std::unique_ptr<Variant>()>;

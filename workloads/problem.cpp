@@ -13,21 +13,29 @@ std::uint64_t mix(std::uint64_t x) {
 }
 }  // namespace
 
-void fill_random(std::span<float> out, std::uint64_t seed, std::uint64_t stream) {
+std::uint64_t case_seed(std::uint64_t run_seed, const Workload& workload, const Shape& shape) {
+  // FNV-1a over "<workload>/<size>": the same value on every platform and build (std::hash is not).
+  std::uint64_t h = 0xCBF29CE484222325ull;
+  for (const char c : workload.name() + "/" + workload.size_label(shape)) h = (h ^ std::uint8_t(c)) * 0x100000001B3ull;
+  return mix(run_seed ^ h);
+}
+
+void fill_random(std::span<float> out, std::uint64_t seed, std::uint64_t stream, Draw draw) {
   const std::uint64_t key = mix(seed ^ mix(stream + 0x51ED27u));
   const auto count = static_cast<std::int64_t>(out.size());
 #pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < count; ++i) {
     const std::uint64_t bits = mix(key + static_cast<std::uint64_t>(i));
-    const float unit = static_cast<float>(bits >> 40) * 0x1.0p-24f;  // [0, 1) on 24 bits
-    const float magnitude = 0.25f + 0.75f * unit;
+    const float magnitude = draw == Draw::kIntegers
+                                ? static_cast<float>(1 + (bits >> 40) % 255)
+                                : 0.25f + 0.75f * (static_cast<float>(bits >> 40) * 0x1.0p-24f);  // [0, 1) on 24 bits
     out[i] = (bits & 1u) ? -magnitude : magnitude;
   }
 }
 
-HostBuffer random_vector(std::int64_t count, std::uint64_t seed, std::uint64_t stream) {
+HostBuffer random_vector(std::int64_t count, std::uint64_t seed, std::uint64_t stream, Draw draw) {
   HostBuffer v(static_cast<std::size_t>(count));
-  fill_random(v, seed, stream);
+  fill_random(v, seed, stream, draw);
   return v;
 }
 

@@ -11,11 +11,22 @@
 
 namespace lb {
 
-// Fills `out` with values whose magnitude lies in [0.25, 1) and whose sign is random: never zero,
-// never all equal, mean zero. Counter-based, so it runs in parallel and the same (seed, stream)
-// always gives the same values.
-void fill_random(std::span<float> out, std::uint64_t seed, std::uint64_t stream);
-HostBuffer random_vector(std::int64_t count, std::uint64_t seed, std::uint64_t stream);
+// The seed of one case's inputs: the run's seed (or a lab check's, or a grade's) mixed with the
+// workload's name and the size. The one seeding function: `run`, the labs and the tests draw a
+// case's inputs through it, so a recorded seed reproduces the same inputs everywhere.
+std::uint64_t case_seed(std::uint64_t run_seed, const Workload& workload, const Shape& shape);
+
+// What random inputs are drawn from.
+enum class Draw {
+  kUnit,      // magnitudes in [0.25, 1), random signs: never zero, never all equal, mean zero
+  kIntegers,  // whole numbers 1..255 with random signs: a sum of them is exact in fp32 in any
+              // order (reduce; docs/workloads.md, "Sums")
+};
+
+// Fills `out` with values drawn as `draw` says. Counter-based, so it runs in parallel and the same
+// (seed, stream) always gives the same values.
+void fill_random(std::span<float> out, std::uint64_t seed, std::uint64_t stream, Draw draw = Draw::kUnit);
+HostBuffer random_vector(std::int64_t count, std::uint64_t seed, std::uint64_t stream, Draw draw = Draw::kUnit);
 // One value in [lo, hi) drawn from (seed, stream).
 float random_scalar(std::uint64_t seed, std::uint64_t stream, float lo, float hi);
 

@@ -77,6 +77,8 @@ class Workload {
   virtual double bytes_moved(const Shape& s) const = 0;  // fewest bytes through device memory
   virtual double flops(const Shape& s) const = 0;
   virtual std::int64_t output_elements(const Shape& s) const = 0;
+  // Elements of each input buffer, in HostProblem::inputs order (what a layer allocates).
+  virtual std::vector<std::int64_t> input_elements(const Shape& s) const = 0;
   // Host memory one case needs (inputs, poisoned output, downloaded result), to refuse sizes early.
   virtual double host_bytes(const Shape& s) const = 0;
   // Kernel launches one run makes, for launch-overhead workloads (0 elsewhere), which turn a

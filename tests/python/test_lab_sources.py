@@ -273,12 +273,25 @@ def test_no_file_in_the_lab_folder_is_a_solution(lab):
             assert p.suffix != suffix or p.name == load_spec(lab)["student_file"], f"{p}: one {suffix} per lab folder"
 
 
+def planted_header(path, comment: str):
+    """A planted file's expectations ({"expect": text, "expect-check": "pass", "expect-grade": ...},
+    its first lines, as tests/test_lab.cpp reads them) and the line after them."""
+    header = {}
+    lines = path.read_text().splitlines()
+    for i, line in enumerate(lines):
+        found = re.fullmatch(re.escape(comment) + r" (expect(?:-check|-sanitize|-grade)?): (\S.{0,60})", line)
+        if not found:
+            return header, line
+        header[found[1]] = found[2]
+    return header, ""
+
+
 @pytest.mark.parametrize("lab, role, path", [s for s in SOURCES if s[1] == "planted"],
                          ids=[f"{lab}/{p.name}" for lab, role, p in SOURCES if role == "planted"])
 def test_planted_mistake_says_what_to_expect_and_differs_from_the_solution(lab, role, path):
-    lines = path.read_text().splitlines()
-    assert re.fullmatch(r"// expect: \S.{0,40}", lines[0]), "first line: // expect: <short substring>"
-    assert lines[1].startswith("// ") and len(lines[1]) > 10, "second line: what the mistake is"
+    header, description = planted_header(path, "//")
+    assert header, "first lines: // expect: <short substring>, or // expect-check: pass, ... (tests/test_lab.cpp)"
+    assert description.startswith("// ") and len(description) > 10, "after them: what the mistake is"
     solution = (SOLUTIONS / lab / load_spec(lab)["student_file"]).read_text()
     assert strip_comments(path.read_text()) != strip_comments(solution)
 
@@ -328,7 +341,7 @@ def test_there_is_a_python_lab():
 def test_python_source_follows_the_rules_or_is_rejected_as_it_expects(lab, role, path):
     rules = lab_rules()
     spec = load_spec(lab)
-    expect = path.read_text().splitlines()[0].removeprefix("# expect: ") if role == "planted" else None
+    expect = planted_header(path, "#")[0].get("expect") if role == "planted" else None
     try:
         rules.check_file(str(path), spec["kernel"], len(spec["arguments"]))
     except rules.StudentError as e:
@@ -377,8 +390,8 @@ def test_python_skeleton_has_gaps_and_is_not_the_solution(lab):
 @pytest.mark.parametrize("lab, role, path", [s for s in PY_SOURCES if s[1] == "planted"],
                          ids=[f"{lab}/{p.name}" for lab, role, p in PY_SOURCES if role == "planted"])
 def test_python_planted_mistake_says_what_to_expect(lab, role, path):
-    lines = path.read_text().splitlines()
-    assert re.fullmatch(r"# expect: \S.{0,45}", lines[0]), "first line: # expect: <short substring>"
-    assert lines[1].startswith("# ") and len(lines[1]) > 10, "second line: what the mistake is"
+    header, description = planted_header(path, "#")
+    assert header, "first lines: # expect: <short substring>, or # expect-check: pass, ... (tests/test_lab.cpp)"
+    assert description.startswith("# ") and len(description) > 10, "after them: what the mistake is"
     solution = (SOLUTIONS / lab / load_spec(lab)["student_file"]).read_text()
     assert strip_py_comments(path.read_text()) != strip_py_comments(solution)

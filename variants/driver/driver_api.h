@@ -14,7 +14,7 @@ namespace lb::driver {
 #define LB_DRIVER_FUNCTIONS(X)                                                                    \
   X(cuInit) X(cuDeviceGet) X(cuDeviceGetAttribute) X(cuDevicePrimaryCtxRetain)                     \
   X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) X(cuMemAlloc) X(cuMemFree) X(cuMemcpyHtoDAsync)  \
-  X(cuMemcpyDtoHAsync) X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction)                \
+  X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync) X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction)                \
   X(cuLaunchKernel) X(cuGetErrorName) X(cuGetErrorString) X(cuStreamSynchronize) X(cuMemsetD32Async) \
   X(cuFuncSetAttribute)
 

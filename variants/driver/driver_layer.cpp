@@ -52,7 +52,14 @@ Session::~Session() {
 CUmodule Session::module(const std::string& path, const std::string& label, CostLog& costs) {
   auto& entry = modules_[path];
   if (!entry) {
-    CompileRequest request{path, embedded_source(path).text, {}, sm_};
+    // --kernel-text: the text read from the user's file instead of the embedded one, compiled under
+    // the file's name (NVRTC's log names it). The cache key hashes the text, so neither text is
+    // ever served the other's CUBIN.
+    const LayerConfig::KernelText* replaced = nullptr;
+    for (const auto& [name, given] : config_.kernel_texts)
+      if (path == "workloads/" + name + "/kernels.cu") replaced = &given;
+    const std::string source = replaced ? replaced->file : path;
+    CompileRequest request{source, replaced ? replaced->text : std::string(embedded_source(path).text), {}, sm_};
     for (const EmbeddedSource& s : embedded_sources())  // every shared header, under its include name
       if (std::string(s.path).ends_with(".h")) request.headers.emplace_back(s.path, s.text);
     const CompiledKernel compiled = compile_cubin(request, cache_of(config_));
@@ -64,7 +71,8 @@ CUmodule Session::module(const std::string& path, const std::string& label, Cost
     entry = std::move(loaded);
     costs.add("NVRTC " + label + (compiled.from_cache ? " (cache hit)" : " (compiled)"), compiled.compile_ms);
     costs.add("cuModuleLoadData " + label, load_ms);
-    kernels_[label] = {{"source", path},
+    kernels_[label] = {{"source", source},
+                       {"replaced_kernel_text", replaced != nullptr},
                        {"nvrtc_compile_ms", compiled.compile_ms},
                        {"from_cache", compiled.from_cache},
                        {"cache_file", compiled.cache_file},
@@ -88,10 +96,16 @@ CUfunction Session::rung_kernel(const Rung& rung, CostLog& costs) {
 }
 
 nlohmann::json Session::describe() const {
-  return {{"kernel_cache", config_.kernel_cache_enabled ? cache_of(config_).dir : "off"},
-          {"compile_options", nvrtc_options(sm_)},
-          {"context_retain_ms", retain_ms_},
-          {"kernels", kernels_}};
+  nlohmann::json j = {{"kernel_cache", config_.kernel_cache_enabled ? cache_of(config_).dir : "off"},
+                      {"compile_options", nvrtc_options(sm_)},
+                      {"context_retain_ms", retain_ms_},
+                      {"kernels", kernels_}};
+  if (!config_.kernel_texts.empty()) {  // --kernel-text, whether or not a case compiled it
+    nlohmann::json replaced = nlohmann::json::object();
+    for (const auto& [name, given] : config_.kernel_texts) replaced[name] = given.file;
+    j["replaced_kernel_texts"] = replaced;
+  }
+  return j;
 }
 
 DeviceMemory::DeviceMemory(std::size_t floats) : bytes_(floats * sizeof(float)) {
@@ -144,6 +158,15 @@ LB_REGISTER_LAYER(Layer{
       return std::make_unique<Session>(config, costs);
     },
     .runs_rungs = true,
+    .kernel_texts = [] {
+      std::vector<std::string> names;  // "workloads/<name>/kernels.cu" -> name
+      for (const EmbeddedSource& s : embedded_sources()) {
+        const std::string path = s.path;
+        if (path.starts_with("workloads/") && path.ends_with("/kernels.cu") && path.find('/', 10) == path.size() - 11)
+          names.push_back(path.substr(10, path.size() - 21));
+      }
+      return names;
+    }(),
 });
 
 }  // namespace lb::driver

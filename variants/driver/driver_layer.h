@@ -45,9 +45,10 @@ class Session final : public LayerSession {
  public:
   Session(const LayerConfig& config, CostLog& costs);
   ~Session() override;
-  // The function `name` of workloads/<workload>/kernels.cu: compiled by NVRTC for this device's
-  // architecture (or read from the kernel cache) and loaded as a module on the first request; the
-  // compile and the load are reported to `costs` then.
+  // The function `name` of workloads/<workload>/kernels.cu (or of the text that `run --kernel-text
+  // <workload>=FILE` put in its place: LayerConfig::kernel_texts): compiled by NVRTC for this
+  // device's architecture (or read from the kernel cache) and loaded as a module on the first
+  // request; the compile and the load are reported to `costs` then.
   CUfunction kernel(const std::string& workload, const char* name, CostLog& costs);
   // The kernel of a ladder rung: its own file (workloads/<workload>/ladder/NN_name.cu, embedded),
   // compiled and loaded the same way, as a module of its own, on the first request.

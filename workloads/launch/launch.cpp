@@ -23,6 +23,7 @@ class Launch : public Workload {
   double flops(const Shape&) const override { return 0.0; }
   std::int64_t launches(const Shape& s) const override { return s.n; }
   std::int64_t output_elements(const Shape&) const override { return 1; }
+  std::vector<std::int64_t> input_elements(const Shape&) const override { return {}; }
   double host_bytes(const Shape&) const override { return 64.0; }
 
   HostProblem make_problem(const Shape& s, std::uint64_t seed) const override {

@@ -6,7 +6,7 @@
 //  - every element when m*n*k <= 2^30 (the double-precision reference is then cheap);
 //  - above that, every element of 32 rows and 32 columns (first, last and 30 random of each), and
 //  - always, for every row i, sum_j C_ij r_j against sum_l A_il (B r)_l with random signs r_j
-//    (Freivalds' check): any NaN or any element far off shows up in its row's sum.
+//    (Freivalds' check, its bound below): any NaN or any element far off shows up in its row's sum.
 #include <algorithm>
 #include <random>
 
@@ -32,6 +32,7 @@ class Matmul final : public Workload {
   }
   double flops(const Shape& s) const override { return 2.0 * double(s.m) * s.n * s.k; }
   std::int64_t output_elements(const Shape& s) const override { return s.m * s.n; }
+  std::vector<std::int64_t> input_elements(const Shape& s) const override { return {s.m * s.k, s.k * s.n}; }
   double host_bytes(const Shape& s) const override {
     return 4.0 * (double(s.m) * s.k + double(s.k) * s.n + 2.0 * double(s.m) * s.n);
   }
@@ -169,14 +170,21 @@ class Matmul final : public Workload {
     return total;
   }
 
-  // Freivalds: (C r)_i against (A (B r))_i for random signs r, every row.
+  // Freivalds: (C r)_i against (A (B r))_i for random signs r, every row. If every element's error
+  // e_ij is within its tolerance t_ij = tol * scale_ij, the row's error sum_j e_ij r_j is at most
+  // sum_j t_ij (the worst case), and since the signs are drawn apart from the result, it exceeds
+  // kRowSumLambda * sqrt(sum_j t_ij^2) with probability at most 2 exp(-kRowSumLambda^2 / 2)
+  // (Hoeffding), about 1e-14. scale_ij <= sum_l |A_il| * max_l |B_lj|, so the row is allowed the
+  // smaller of the two bounds: at n = 4096 the second is about 8 times tighter, which catches a
+  // wrong tile of 16 elements in a row no sampled check looked at.
+  static constexpr double kRowSumLambda = 8.0;
   static ElementCheck check_row_sums(const HostProblem& p, std::span<const float> got) {
     const Shape s = p.shape;
     const float* A = p.inputs[0].data();
     const float* B = p.inputs[1].data();
     const HostBuffer signs = random_vector(s.n, p.seed, 7);  // only the signs are used
     auto r = [&](std::int64_t j) { return signs[j] < 0 ? -1.0 : 1.0; };
-    std::vector<double> br(s.k), babs(s.k);
+    std::vector<double> br(s.k), babs(s.k), colmax(s.n, 0.0);
 #pragma omp parallel for schedule(static)
     for (std::int64_t l = 0; l < s.k; ++l) {
       double sum = 0.0, sum_abs = 0.0;
@@ -187,19 +195,26 @@ class Matmul final : public Workload {
       br[l] = sum;
       babs[l] = sum_abs;
     }
+    for (std::int64_t l = 0; l < s.k; ++l)
+      for (std::int64_t j = 0; j < s.n; ++j) colmax[j] = std::max(colmax[j], std::fabs(double(B[l * s.n + j])));
+    double colmax_squares = 0.0;
+    for (double c : colmax) colmax_squares += c * c;
+    const double spread = kRowSumLambda * std::sqrt(colmax_squares);
     ElementCheck total;
 #pragma omp parallel
     {
       ElementCheck local;
 #pragma omp for schedule(static)
       for (std::int64_t i = 0; i < s.m; ++i) {
-        double lhs = 0.0, rhs = 0.0, scale = 0.0;
+        double lhs = 0.0, rhs = 0.0, worst_case = 0.0, row_abs = 0.0;
         for (std::int64_t j = 0; j < s.n; ++j) lhs += got[i * s.n + j] * r(j);
         for (std::int64_t l = 0; l < s.k; ++l) {
-          rhs += A[i * s.k + l] * br[l];
-          scale += std::fabs(double(A[i * s.k + l])) * babs[l];
+          const double a = A[i * s.k + l];
+          rhs += a * br[l];
+          worst_case += std::fabs(a) * babs[l];
+          row_abs += std::fabs(a);
         }
-        double err = std::fabs(lhs - rhs) / scale;
+        double err = std::fabs(lhs - rhs) / std::min(worst_case, spread * row_abs);
         if (std::isnan(err)) err = std::numeric_limits<double>::infinity();
         merge_into(local, ElementCheck{err, i, lhs, rhs});
       }

@@ -33,6 +33,7 @@ class Saxpy final : public Workload {
   double bytes_moved(const Shape& s) const override { return 12.0 * s.n; }
   double flops(const Shape& s) const override { return 2.0 * s.n; }
   std::int64_t output_elements(const Shape& s) const override { return s.n; }
+  std::vector<std::int64_t> input_elements(const Shape& s) const override { return {s.n}; }
   double host_bytes(const Shape& s) const override { return 12.0 * s.n; }
 
   HostProblem make_problem(const Shape& s, std::uint64_t seed) const override {

@@ -36,7 +36,8 @@ extern "C" __global__ void lab_reduce(const float* x, long long n, float* out) {
     // 5. Lane 0 holds the block's total. Blocks run at the same time on different SMs, so a plain
     //    `*out += v` would lose updates (read, add, write can interleave); atomicAdd makes the
     //    read-modify-write one indivisible step. One atomic per block keeps contention tiny.
-    //    (The order the blocks arrive in varies, so the last bits of the sum can vary run to run.)
+    //    (The order the blocks arrive in varies, so with real numbers the last bits of the sum can
+    //    vary run to run; the check's whole-number inputs add up exactly in any order.)
     if (t == 0) atomicAdd(out, v);
   }
 }

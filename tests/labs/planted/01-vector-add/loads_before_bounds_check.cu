@@ -1,0 +1,9 @@
+// expect-check: pass
+// expect-sanitize: loads_before_bounds_check.cu:6
+// Loads before the bounds check: every thread of the last block reads a[i] and b[i], past the end of both arrays when n is not a multiple of 256, and only the store is guarded. The check passes (the values read are never stored); compute-sanitizer's memcheck under `lab check --sanitize` reports the reads, at this file's line 6.
+extern "C" __global__ void lab_vector_add(const float* a, const float* b, float* c, long long n) {
+  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const float x = a[i];
+  const float y = b[i];
+  if (i < n) c[i] = x + y;
+}

@@ -1,0 +1,181 @@
+// The mutation-kill suite, device side: known-wrong versions of every workload's kernel text
+// (tests/mutations/<text>.json, applied to workloads/<text>/kernels.cu by scripts/mutation-kill.py)
+// compiled at run time through the driver layer (`run --kernel-text`), each of which must fail
+// `layerbench run --check` at every size it runs at, by its verification. The script runs them and
+// judges each case; this test holds it to the suite's promises:
+//  - every mutation still applies (its `find` occurs once in the current text) and every mutated
+//    text compiles with NVRTC, so a kill is never a compile error (CPU);
+//  - the suites cover every kernel text the driver layer compiles, at exactly the default and edge
+//    sizes of the workloads that run it, as the registry has them now (CPU);
+//  - every mutation is killed at every size (but where tests/mutations marks it a known survivor,
+//    with why), and the unmutated text passes through the same path (GPU; skipped without one,
+//    saying why).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "common/gpu.h"
+#include "variants/driver/kernel_sources.h"
+#include "variants/driver/nvrtc_compiler.h"
+#include "variants/variant.h"
+#include "workloads/workload.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kRoot = LB_SOURCE_ROOT;
+const fs::path kScript = kRoot / "scripts" / "mutation-kill.py";
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+struct Outcome {
+  int code = -1;
+  std::string out, err;
+};
+
+class MutationKill : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("layerbench_mutation_kill_" + std::to_string(getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // scripts/mutation-kill.py ARGS, with the build's layerbench.
+  Outcome script(const std::string& args) const {
+    const fs::path out = dir_ / "script.out", err = dir_ / "script.err";
+    const std::string command = std::string(LB_PYTHON) + " " + kScript.string() + " --exe " + LB_EXE + " " + args +
+                                " >" + out.string() + " 2>" + err.string();
+    const int status = std::system(command.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+  }
+
+  // The mutated texts and their manifest (--write-texts): no GPU needed.
+  nlohmann::json manifest() const {
+    const Outcome o = script("--write-texts " + (dir_ / "texts").string());
+    EXPECT_EQ(o.code, 0) << "scripts/mutation-kill.py --write-texts failed (a mutation that no longer applies is "
+                            "named here):\n"
+                         << o.out << o.err;
+    if (o.code != 0) return nlohmann::json::array();
+    return nlohmann::json::parse(slurp(dir_ / "texts" / "manifest.json"));
+  }
+
+  fs::path dir_;
+};
+
+std::vector<std::pair<std::string, std::string>> shipped_headers() {
+  std::vector<std::pair<std::string, std::string>> headers;
+  for (const auto& s : lb::driver::embedded_sources())
+    if (std::string(s.path).ends_with(".h")) headers.emplace_back(s.path, s.text);
+  return headers;
+}
+
+TEST_F(MutationKill, EveryMutationAppliesAndCompilesWithNvrtc) {
+  const nlohmann::json suites = manifest();
+  ASSERT_FALSE(suites.empty());
+  int compiled = 0;
+  for (const auto& suite : suites) {
+    std::vector<std::pair<std::string, std::string>> texts = {{"(control)", suite["control"].get<std::string>()}};
+    for (const auto& m : suite["mutations"]) texts.emplace_back(m["name"].get<std::string>(), m["file"].get<std::string>());
+    for (const auto& [name, file] : texts) {
+      SCOPED_TRACE(suite["kernel_text"].get<std::string>() + "/" + name);
+      try {
+        const auto k = lb::driver::compile_cubin({file, slurp(file), shipped_headers(), 90}, {"", false});
+        EXPECT_GT(k.cubin.size(), 0u);
+        ++compiled;
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << "mutation " << suite["kernel_text"].get<std::string>() << "/" << name
+                      << " does not compile, so a run would fail without its verification judging it:\n"
+                      << e.what();
+      }
+    }
+  }
+  std::printf("%d texts compiled for sm_90 (the mutations and one control per kernel text)\n", compiled);
+}
+
+TEST_F(MutationKill, SuitesCoverEveryKernelTextAtEveryDefaultAndEdgeSize) {
+  const nlohmann::json suites = manifest();
+  ASSERT_FALSE(suites.empty());
+  const lb::Layer* driver = lb::find_layer("driver");
+  ASSERT_NE(driver, nullptr);
+  std::set<std::string> covered;
+  for (const auto& suite : suites) {
+    const std::string text = suite["kernel_text"].get<std::string>();
+    SCOPED_TRACE("tests/mutations/" + text + ".json");
+    covered.insert(text);
+    EXPECT_GE(suite["mutations"].size(), 3u);
+    std::set<std::string> expected;
+    for (const auto& entry : suite["workloads"]) {
+      const std::string w = entry.get<std::string>();
+      const lb::Workload* workload = lb::find_workload(w);
+      ASSERT_NE(workload, nullptr) << "no workload " << w;
+      EXPECT_NE(lb::find_variant("driver", w), nullptr) << "the driver layer does not run " << w;
+      for (const lb::Shape& s : workload->default_sizes()) expected.insert(workload->size_label(s));
+      for (const lb::Shape& s : workload->edge_sizes()) expected.insert(workload->size_label(s));
+    }
+    std::set<std::string> listed;
+    for (const auto& s : suite["sizes"]) listed.insert(s.get<std::string>());
+    EXPECT_EQ(listed, expected) << "its \"sizes\" must be every default and edge size of its workloads, as the "
+                                   "registry has them now";
+  }
+  for (const std::string& text : driver->kernel_texts)
+    EXPECT_TRUE(covered.contains(text)) << "no tests/mutations/" << text << ".json for workloads/" << text
+                                        << "/kernels.cu";
+}
+
+TEST_F(MutationKill, EveryMutationIsKilledAtEverySize) {
+  if (const std::string why = lb::gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "no GPU: " << why;
+  const nlohmann::json suites = manifest();
+  std::size_t mutations = 0;
+  for (const auto& suite : suites) mutations += suite["mutations"].size();
+
+  const fs::path kills = dir_ / "kills.json";
+  const Outcome o = script("--jobs 3 --json " + kills.string());
+  std::printf("%s", o.out.c_str());  // the kill table
+  ASSERT_TRUE(fs::exists(kills)) << "exit " << o.code << "\n" << o.out << o.err;
+  const nlohmann::json result = nlohmann::json::parse(slurp(kills));
+
+  for (const auto& c : result["controls"]) {
+    const std::string text = c["kernel_text"].get<std::string>();
+    EXPECT_EQ(c["exit"], 0) << "control " << text << " (the unmutated text through --kernel-text)";
+    for (const auto& p : c["problems"]) ADD_FAILURE() << "control " << text << ": " << p.get<std::string>();
+    for (const auto& k : c["cases"])
+      EXPECT_EQ(k["status"], "ok") << "control " << text << ": " << k["workload"].get<std::string>() << " at "
+                                   << k["size"].get<std::string>() << ": " << k["message"].get<std::string>();
+  }
+  EXPECT_EQ(result["controls"].size(), suites.size());
+  EXPECT_EQ(result["mutations"].size(), mutations);
+  for (const auto& m : result["mutations"]) {
+    const std::string name = m["kernel_text"].get<std::string>() + "/" + m["name"].get<std::string>();
+    EXPECT_EQ(m["exit"], 1) << "mutation " << name << ": layerbench should exit 1 (a case failed)";
+    for (const auto& p : m["problems"]) ADD_FAILURE() << "mutation " << name << ": " << p.get<std::string>();
+    // A size the mutation marks as a known survivor (a loss under the check's documented bound) must
+    // survive there: killed, the mark is stale and the script fails (a problem above).
+    const nlohmann::json known = m.value("known_survivors", nlohmann::json::object());
+    for (const auto& k : m["cases"]) {
+      const std::string size = k["size"].get<std::string>();
+      if (known.contains(size) && k["verdict"] == "survived") continue;
+      EXPECT_EQ(k["verdict"], "killed")
+          << "mutation " << name << " (" << m["class"].get<std::string>() << ") at size " << size << " on "
+          << k["workload"].get<std::string>() << ": " << k["status"].get<std::string>() << " "
+          << k["message"].get<std::string>();
+    }
+  }
+  EXPECT_EQ(o.code, 0) << o.err;
+}
+
+}  // namespace
