@@ -9,12 +9,6 @@
 namespace lb {
 namespace {
 
-int attribute(cudaDeviceAttr what, int device) {
-  int value = 0;
-  LB_CUDA_CHECK(cudaDeviceGetAttribute(&value, what, device));
-  return value;
-}
-
 std::string version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
 
 }  // namespace
@@ -24,13 +18,10 @@ nlohmann::json device_json() {
   LB_CUDA_CHECK(cudaGetDevice(&device));
   cudaDeviceProp prop{};
   LB_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
-  const int sm_clock_khz = attribute(cudaDevAttrClockRate, device);
-  const int mem_clock_khz = attribute(cudaDevAttrMemoryClockRate, device);
-  const int bus_bits = attribute(cudaDevAttrGlobalMemoryBusWidth, device);
   int driver = 0, runtime = 0;
   LB_CUDA_CHECK(cudaDriverGetVersion(&driver));
   LB_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
-  const DevicePeaks peaks = query_device_peaks();  // the theoretical peaks' arithmetic, in one place
+  const DevicePeaks peaks = query_device_peaks();  // the clocks, the bus and the peaks' arithmetic, in one place
   char pci[32] = {};
   cudaDeviceGetPCIBusId(pci, sizeof pci, device);
   return {
@@ -39,9 +30,9 @@ nlohmann::json device_json() {
       {"pci_bus_id", pci},
       {"compute_capability", std::to_string(prop.major) + "." + std::to_string(prop.minor)},
       {"sm_count", prop.multiProcessorCount},
-      {"sm_clock_mhz", sm_clock_khz / 1000.0},
-      {"memory_clock_mhz", mem_clock_khz / 1000.0},
-      {"memory_bus_width_bits", bus_bits},
+      {"sm_clock_mhz", peaks.sm_clock_mhz},
+      {"memory_clock_mhz", peaks.memory_clock_mhz},
+      {"memory_bus_width_bits", peaks.memory_bus_width_bits},
       {"memory_bytes", static_cast<double>(prop.totalGlobalMem)},
       {"l2_cache_bytes", prop.l2CacheSize},
       {"theoretical_bandwidth_gbps", peaks.dram_gbps},

@@ -140,6 +140,10 @@ nlohmann::json grade_json(const LabSpec& spec, const Grade& g) {
     nlohmann::json j = {{"size", b.size}, {"student", timing_json(b.student)}, {"runtime", timing_json(b.runtime)}};
     if (b.student && b.runtime) j["speed"] = b.speed();
     if (!b.error.empty()) j["error"] = b.error;
+    if (b.student) {
+      j["samples_verified"] = b.samples_verified;
+      j["input_reset_ms"] = b.input_reset_ms;
+    }
     if (b.limit.checked())
       j["limit"] = {{"limit", b.limit.limit}, {"unit", b.limit.unit()}, {"bound", b.limit.bound},
                     {"derivation", b.limit.derivation}};

@@ -17,7 +17,8 @@
 //    harness/device_peaks.h), "cache_mode": "cold"}   the GPU, its ceilings, its theoretical peaks
 //    (the grade refuses a rate above them: the kernel skipped work) and how the L2 was left before
 //    each sample ("cold": flushed; "hot": not; a line without it is graded as hot, the looser bound)
-//   {"benchmark": "2^26", "student": {figures}, "runtime": {figures}}   one per benchmark size
+//   {"benchmark": "2^26", "student": {figures}, "runtime": {figures}, "samples_verified": 3,
+//    "input_reset_ms": 0.1}   one per benchmark size (the last two: lab/rotating_inputs.h)
 //   {"benchmark": "2^26", "error": "..."} or {..., "runtime_error": "..."}
 // profile mode: {"profiled": "2^26", "passed": true} after one verified run at the first
 // benchmark size (the launch a profiler wrapped around the child records).

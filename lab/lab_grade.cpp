@@ -68,6 +68,8 @@ Grade grade_of(const LabSpec& spec, const fs::path& file, const ChildReport& rep
                       line.value("error", "")};
     if (b.error.empty() && line.contains("runtime_error")) b.error = "ours failed: " + line.value("runtime_error", "");
     b.limit = limit_of(spec, b.size, timed.environment);
+    b.samples_verified = line.value("samples_verified", std::size_t{0});
+    b.input_reset_ms = line.value("input_reset_ms", 0.0);
     benchmarks.push_back(std::move(b));
   }
   Grade g = grade_submission(spec, file.string(), report.sizes_passed(), spec.check_sizes.size(),

@@ -464,7 +464,8 @@ TEST_F(Lab, GradeWritesJsonCsvAndMarkdownForEverySubmission) {
   script +=
       "echo '{\"event\": \"environment\", \"gpu\": \"Test GPU\", \"ceilings\": {\"copy_gbps\": 3000.0}}'\n"
       "echo '{\"benchmark\": \"67108864\", \"student\": {\"median_ms\": 0.3, \"gbps\": 2684.4, \"samples\": 40}, "
-      "\"runtime\": {\"median_ms\": 0.27, \"gbps\": 2982.6, \"samples\": 40}}'\n";
+      "\"runtime\": {\"median_ms\": 0.27, \"gbps\": 2982.6, \"samples\": 40}, \"samples_verified\": 4, "
+      "\"input_reset_ms\": 0.11}'\n";
   write(dir_ / "child.sh", script);
   fs::permissions(dir_ / "child.sh", fs::perms::owner_all);
   const std::string solution = (kLabs / "solutions" / "01-vector-add" / "vector_add.cu").string();
@@ -485,6 +486,9 @@ TEST_F(Lab, GradeWritesJsonCsvAndMarkdownForEverySubmission) {
   EXPECT_EQ(j["submissions"][0]["points"], 100);
   EXPECT_NEAR(j["submissions"][0]["performance"]["speed_vs_runtime"].get<double>(), 0.9, 1e-9);
   EXPECT_NEAR(j["submissions"][0]["performance"]["fraction_of_ceiling"].get<double>(), 2684.4 / 3000, 1e-9);
+  const nlohmann::json& timed = j["submissions"][0]["performance"]["benchmarks"][0];
+  EXPECT_EQ(timed["samples_verified"], 4) << timed.dump(2);  // the rotating inputs' verified samples
+  EXPECT_EQ(timed["input_reset_ms"], 0.11) << timed.dump(2);
   EXPECT_EQ(j["submissions"][1]["outcome"], "did not compile");
   const std::string csv = slurp(dir_ / "g.csv");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3) << csv;
