@@ -222,8 +222,51 @@ struct RunOutcome {
 
 // A run, step by step, once planned: open the measurement environment, run the cases, record the
 // results (with `extra_context` added to the context) and write them. `run` and `ladder` share it.
+// `-o -`: standard output carries the results JSON alone, so whatever the run prints meanwhile
+// (Google Benchmark's table, the summary) goes to standard error.
+class ConsoleForResults {
+ public:
+  explicit ConsoleForResults(const std::string& out) {
+    if (out != kStandardOutput) return;
+    std::fflush(stdout);
+    saved_ = ::dup(STDOUT_FILENO);
+    if (saved_ >= 0) ::dup2(STDERR_FILENO, STDOUT_FILENO);
+  }
+  ~ConsoleForResults() {
+    if (saved_ < 0) return;
+    std::fflush(stdout);
+    ::dup2(saved_, STDOUT_FILENO);
+    ::close(saved_);
+  }
+  ConsoleForResults(const ConsoleForResults&) = delete;
+  ConsoleForResults& operator=(const ConsoleForResults&) = delete;
+
+  // The results to `out` (write_output). Should that fail after the cases ran, they go to a file of
+  // their own in the temporary folder, so that nothing measured is lost, and a UsageError (exit 2)
+  // names both.
+  void save_results(const std::string& out, const std::string& text) {
+    try {
+      if (saved_ < 0) return write_output(out, text);
+      std::fflush(stdout);
+      ::dup2(saved_, STDOUT_FILENO);
+      write_output(out, text);
+      ::dup2(STDERR_FILENO, STDOUT_FILENO);
+    } catch (const OutputError& e) {
+      if (saved_ >= 0) ::dup2(STDERR_FILENO, STDOUT_FILENO);
+      const std::string kept =
+          (std::filesystem::temp_directory_path() / ("layerbench-results-" + std::to_string(getpid()) + ".json")).string();
+      write_output(kept, text);
+      throw UsageError(std::string(e.what()) + "; the results are kept in " + kept);
+    }
+  }
+
+ private:
+  int saved_ = -1;
+};
+
 // An interrupt (interrupt.h) ends the cases early; what was measured is still recorded.
 RunOutcome measure_and_record(const SuitePlan& plan, const RunArgs& args, int argc, char** argv,
+                              ConsoleForResults& console,
                               const nlohmann::json& extra_context = nlohmann::json::object()) {
   RunInfo info{iso_time_now(), argv[0], {}, 0};
   for (int i = 0; i < argc; ++i) info.command_line += (i ? " " : "") + std::string(argv[i]);
@@ -256,7 +299,7 @@ RunOutcome measure_and_record(const SuitePlan& plan, const RunArgs& args, int ar
     outcome.context["layerbench"]["interrupted"] = {{"signal", interrupt_signal_name()},
                                                     {"cases_planned", plan.cases.size()},
                                                     {"cases_started", outcome.results.size()}};
-  write_file_atomically(args.out, results_json(outcome.context, outcome.results).dump(2) + "\n");
+  console.save_results(args.out, results_json(outcome.context, outcome.results).dump(2) + "\n");
   return outcome;
 }
 
@@ -268,7 +311,8 @@ int run_command(RunArgs& args, int argc, char** argv) {
     std::fprintf(stderr, "layerbench: under compute-sanitizer: each case is checked once, not timed (as with --check)\n");
     args.check = true;
   }
-  const RunOutcome outcome = measure_and_record(plan, args, argc, argv);
+  ConsoleForResults console(args.out);
+  const RunOutcome outcome = measure_and_record(plan, args, argc, argv, console);
   print_kernel_text_notes(args, outcome.context);
   if (args.check) print_check_summary(outcome.results, outcome.context, args.out);
   else print_summary(outcome.results, outcome.context, args.out);
@@ -322,7 +366,8 @@ int ladder_command(LadderArgs& args, int argc, char** argv) {
                                              {"size", args.size},
                                              {"rungs", rungs.size()},
                                              {"top_line", top_line}}}};
-  const RunOutcome outcome = measure_and_record(plan, args.run, argc, argv, ladder);
+  ConsoleForResults console(args.run.out);
+  const RunOutcome outcome = measure_and_record(plan, args.run, argc, argv, console, ladder);
   std::printf("%s", ladder_table(outcome.results, outcome.context).c_str());
   const auto failed = std::count_if(outcome.results.begin(), outcome.results.end(),
                                     [](const CaseResult& r) { return r.status == CaseStatus::kFailed; });

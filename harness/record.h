@@ -3,6 +3,7 @@
 // docs/json-schema.md documents each field.
 #pragma once
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -31,11 +32,26 @@ nlohmann::json run_context(const RunInfo& run, const SuitePlan& plan, const Envi
 
 nlohmann::json results_json(const nlohmann::json& context, const std::vector<CaseResult>& results);
 
-// Writes to a temporary file beside `path`, then renames it over `path`: a reader never sees a
-// half-written file. Throws std::runtime_error naming the path on failure.
-void write_file_atomically(const std::string& path, const std::string& text);
+// What the output options take for standard output ("-o -").
+inline constexpr const char* kStandardOutput = "-";
 
-// Fails early (UsageError) when `path` cannot be written, creating missing parent directories.
+// A results file, a grade or a report could not be written (after the work that made it).
+class OutputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Writes `text` to the output `path` names, never destroying what the path points at:
+//   "-"                        standard output;
+//   a symlink                  followed (through every link) to its target, written as below;
+//   a device, FIFO or socket   written straight through (/dev/null works; a full device fails);
+//   a regular file, or nothing a temporary file beside it, renamed over it: a reader never sees
+//                              half a file, and a killed process leaves the old one whole.
+// Throws OutputError naming the path on failure.
+void write_output(const std::string& path, const std::string& text);
+
+// Fails early (UsageError) when `path` cannot be written, creating missing parent directories. A
+// device or FIFO is checked for permission only (opening a FIFO would wait for a reader).
 void check_writable(const std::string& path);
 
 }  // namespace lb

@@ -6,6 +6,7 @@
 #include <optional>
 #include <random>
 
+#include "harness/record.h"
 #include "harness/sizes.h"
 #include "lab/lab_check.h"
 #include "lab/lab_grade.h"
@@ -179,7 +180,11 @@ int run_lab_cli(const std::vector<std::string>& args) {
     if (app.got_subcommand(grade)) {
       const LabSpec spec = find_lab(labs_dir, lab_name);
       grade_options.check = {default_runner(), seed};
-      return grade_submissions(spec, {files.begin(), files.end()}, grade_options, stdout);
+      // An output on standard output ("-") has it to itself: the grade's lines go to standard error.
+      const bool output_on_stdout = grade_options.json_path == kStandardOutput ||
+                                    grade_options.csv_path == kStandardOutput ||
+                                    grade_options.markdown_path == kStandardOutput;
+      return grade_submissions(spec, {files.begin(), files.end()}, grade_options, output_on_stdout ? stderr : stdout);
     }
     if (app.got_subcommand(run_child_command)) {
       const ChildMode child_mode =

@@ -124,12 +124,12 @@ void write_outputs(const LabSpec& spec, const std::vector<Grade>& grades, const 
                       {"ceiling", {{"what", ceiling.what}, {"unit", ceiling.unit}, {"value", ceiling.value}}},
                       {"peaks", environment.value("peaks", json(nullptr))},
                       {"submissions", submissions}};
-    write_file_atomically(options.json_path, doc.dump(2) + "\n");
+    write_output(options.json_path, doc.dump(2) + "\n");
   }
   if (!options.csv_path.empty()) {
     std::string csv = csv_header();
     for (const Grade& g : grades) csv += csv_row(spec, g);
-    write_file_atomically(options.csv_path, csv);
+    write_output(options.csv_path, csv);
   }
   if (!options.markdown_path.empty()) {
     std::string md = "# " + spec.name + ": " + spec.title + "\n\nGraded " + started;
@@ -149,7 +149,7 @@ void write_outputs(const LabSpec& spec, const std::vector<Grade>& grades, const 
     }
     md += ".\n\n";
     for (const Grade& g : grades) md += grade_markdown(spec, g, ceiling) + "\n";
-    write_file_atomically(options.markdown_path, md);
+    write_output(options.markdown_path, md);
   }
 }
 

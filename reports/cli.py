@@ -18,7 +18,7 @@ if __package__ in (None, ""):  # run as a script: make `reports` importable from
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from reports import compare as compare_mod  # noqa: E402
-from reports import csvout, results  # noqa: E402
+from reports import csvout, output, results  # noqa: E402
 
 PROG = "layerbench"
 
@@ -101,8 +101,9 @@ def parser() -> _Parser:
 
 
 def _write_or_print(path: str | None, text: str, written: str) -> None:
-    """Writes `text` to `path` and prints the one-line `written`; without a path, prints `text`."""
-    if path:
+    """Writes `text` to `path` and prints the one-line `written`; without a path, or with "-",
+    prints `text`."""
+    if path and path != output.STANDARD_OUTPUT:
         _write_text(path, text)
         print(written)
     else:
@@ -110,10 +111,10 @@ def _write_or_print(path: str | None, text: str, written: str) -> None:
 
 
 def _write_text(path: str, text: str) -> None:
-    target = Path(path)
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+        output.write_output(path, text)
+    except IsADirectoryError:
+        raise UsageError(f"{path}: is a folder, not a file") from None
     except OSError as e:
         raise UsageError(f"{path}: cannot write it ({e.strerror or e})") from None
 

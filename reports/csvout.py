@@ -13,7 +13,7 @@ import json
 import math
 from pathlib import Path
 
-from . import fmt
+from . import fmt, output
 from .results import Results
 
 LEAD = ["workload", "layer", "size", "n", "m", "k", "status", "message", "verified", "median_ms",
@@ -62,5 +62,4 @@ def text(results: Results) -> str:
 
 
 def write(results: Results, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text(results), encoding="utf-8")
+    output.write_output(path, text(results))

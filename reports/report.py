@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from . import csvout, document, fmt, plots
+from . import csvout, document, fmt, output, plots
 from .document import Document, Figure
 from .results import MATMUL, VECTOR_WORKLOADS, Case, Results
 
@@ -19,8 +19,8 @@ def write(results: Results, out: Path, csv: bool = False) -> list[Path]:
     plot_dir = out / "plots"
     doc = build(results, out, plot_dir)
     written = [out / "report.md", out / "report.html"]
-    (out / "report.md").write_text(document.to_markdown(doc, out), encoding="utf-8")
-    (out / "report.html").write_text(document.to_html(doc), encoding="utf-8")
+    output.write_output(out / "report.md", document.to_markdown(doc, out))
+    output.write_output(out / "report.html", document.to_html(doc))
     for block in doc.blocks:
         if isinstance(block, Figure):
             written += [block.png] + ([block.svg] if block.svg else [])

@@ -19,7 +19,8 @@ test_limit="${LB_SANITIZE_TEST_LIMIT:-1200}"
 # layerbench and layerbench_faulty come with test_cli. Left out: the pytest and cython tests (an
 # instrumented extension module cannot load into an uninstrumented python3), and docs' check.
 targets=(test_workloads test_measurement test_nvrtc test_lab_tools test_layers test_cli test_lab test_ladder
-         test_lab_python test_thrust test_vendor test_stream_gate test_same_kernel)
+         test_lab_python test_thrust test_vendor test_stream_gate test_same_kernel test_verify_power
+         test_plausibility test_outputs test_mutation_kill)
 exclude='_NOT_BUILT$|pytest$|^cython[.]|^docs[.]'
 jobs="$(nproc)"
 

@@ -364,16 +364,16 @@ TEST_F(RunSafety, AKilledRunLeavesThePreviousResultsUntouched) {
 }
 
 TEST_F(RunSafety, AnAtomicWriteReplacesTheFileWholeOrNotAtAll) {
-  lb::write_file_atomically(out_.string(), "first\n");
+  lb::write_output(out_.string(), "first\n");
   EXPECT_EQ(slurp(out_), "first\n");
-  lb::write_file_atomically(out_.string(), "second\n");
+  lb::write_output(out_.string(), "second\n");
   EXPECT_EQ(slurp(out_), "second\n");
   EXPECT_TRUE(no_temp_files().empty());
   // A target that cannot be replaced (a non-empty directory): an error naming it, the temp file removed.
   const fs::path blocked = dir_ / "blocked";
   fs::create_directories(blocked / "inside");
   try {
-    lb::write_file_atomically(blocked.string(), "text");
+    lb::write_output(blocked.string(), "text");
     ADD_FAILURE() << "expected an error";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find(blocked.string()), std::string::npos) << e.what();
