@@ -452,8 +452,7 @@ class Variant:
             by_name.update(b=views[1], B=views[1])
         self.args = [by_name[a] if a in by_name else values[a] for a in p.arguments]
         # Which argument is which input (the inputs are re-pointed at pool windows for timing).
-        self.input_at = {i: p.arguments.index(name) for i, names in enumerate((("a", "x", "A"), ("b", "B")))
-                         for name in names if name in p.arguments}
+        self.input_at = {i: at for at, arg in enumerate(self.args) for i, view in enumerate(views) if arg is view}
         self.alpha_at = p.arguments.index("alpha") if "alpha" in p.arguments else -1
         # The specialized dispatcher passes arguments as its signature says, unchecked: check once.
         expected, _ = sigutils.normalize_signature(p.signature)
@@ -497,6 +496,7 @@ class Variant:
         """For timing: the pool problem's inputs and output on the device (each longer than this
         size's buffer); use_windows() then points the kernel at windows of them."""
         import lb_numba
+        import numpy as np
 
         s = self._stream(stream_handle)
         self.input_pools = []

@@ -236,7 +236,7 @@ import lb_numba
 lb_numba.stream = lambda handle: cuda.stream()  # the simulator has no external streams
 import lb_lab_python as L
 
-def run(path, arguments, workload, block, grid, shape, zero=False, alpha=2.0, poke_guard=False):
+def run(path, arguments, workload, block, grid, shape, zero=False, alpha=2.0, poke_guard=False, windows=None):
     p = L.load(path, "k", arguments, workload, block, grid, False)
     v = p.make_variant()
     costs = []
@@ -248,6 +248,16 @@ def run(path, arguments, workload, block, grid, shape, zero=False, alpha=2.0, po
     count = {"matmul": m * n, "reduce": 1}.get(workload, n)
     start = np.full(count, np.nan, np.float32) if workload != "saxpy" else rng.random(n, dtype=np.float32)
     v.upload(types.SimpleNamespace(shape=shape, alpha=alpha, inputs=inputs, output=start), 0)
+    if windows:  # timing's pools (lab/rotating_inputs.h): longer inputs and output, their own alpha
+        slack, offsets, at = windows["slack"], windows["inputs"], windows["output"]
+        pools = [rng.random(s + slack, dtype=np.float32) for s in sizes]
+        out_pool = (np.full(count + slack, np.nan, np.float32) if workload != "saxpy"
+                    else rng.random(count + slack, dtype=np.float32))
+        alpha = alpha + 1.0
+        v.upload_pools(types.SimpleNamespace(shape=shape, alpha=alpha, inputs=pools, output=out_pool), 0)
+        v.use_windows(offsets, at, 0)
+        inputs = [pool[o:o + s] for pool, o, s in zip(pools, offsets, sizes)]
+        start = out_pool[at:at + count]
     v.run(0)
     if poke_guard:
         v.buffer[count + 5] = 1.0
@@ -287,11 +297,50 @@ def k(a, b, c, n):
 """
 
 
+SAXPY = """
+from numba import cuda
+
+@cuda.jit
+def k(alpha, x, y, n):
+    for i in range(cuda.grid(1), n, cuda.gridsize(1)):
+        y[i] = alpha * x[i] + y[i]
+"""
+
+MATMUL = """
+from numba import cuda, float32
+
+@cuda.jit
+def k(A, B, C, M, N, K):
+    col, row = cuda.grid(2)
+    if row < M and col < N:
+        total = float32(0)
+        for j in range(K):
+            total += A[row, j] * B[j, col]
+        C[row, col] = total
+"""
+
+
 def test_runner_launches_the_labs_grid_and_reports_the_compile(tmp_path):
     r = simulate(tmp_path, VECTOR_ADD.format(tail=""), arguments=["a", "b", "c", "n"], workload="vector_add",
                  block=[256], grid="cover_n", shape=[1, 257, 1])
     assert r["ok"] and r["past_end"] == -1 and r["grid"] == [2]
     assert len(r["costs"]) == 1 and "numba.cuda.jit k" in r["costs"][0]
+
+
+def test_runner_reads_the_windows_timing_points_it_at(tmp_path):
+    """Timed samples read windows of longer pools, with the pool's alpha and, for saxpy, a window
+    of y as the output's starting contents: the result must be the windows', not the first
+    upload's."""
+    cases = [
+        (VECTOR_ADD.format(tail=""), ["a", "b", "c", "n"], "vector_add", [1, 300, 1], [64, 128], 0),
+        (SAXPY, ["alpha", "x", "y", "n"], "saxpy", [1, 300, 1], [192], 64),
+        (MATMUL, ["A", "B", "C", "M", "N", "K"], "matmul", [5, 7, 9], [64, 0], 0),
+    ]
+    for source, arguments, workload, shape, offsets, at in cases:
+        block, grid = ([16, 16], "cover_mn") if workload == "matmul" else ([256], "cover_n")
+        r = simulate(tmp_path, source, arguments=arguments, workload=workload, block=block, grid=grid,
+                     shape=shape, windows={"slack": 256, "inputs": offsets, "output": at})
+        assert r["ok"] and r["nan"] == 0, (workload, r)
 
 
 def test_runner_output_starts_poisoned_so_a_skipped_tail_shows(tmp_path):
@@ -308,15 +357,7 @@ def test_runner_guard_zone_shows_a_write_past_the_end(tmp_path):
 
 
 def test_runner_binds_saxpy_alpha_and_a_grid_stride_launch(tmp_path):
-    source = """
-        from numba import cuda
-
-        @cuda.jit
-        def k(alpha, x, y, n):
-            for i in range(cuda.grid(1), n, cuda.gridsize(1)):
-                y[i] = alpha * x[i] + y[i]
-    """
-    r = simulate(tmp_path, source, arguments=["alpha", "x", "y", "n"], workload="saxpy", block=[64],
+    r = simulate(tmp_path, SAXPY, arguments=["alpha", "x", "y", "n"], workload="saxpy", block=[64],
                  grid="grid_stride", shape=[1, 1000, 1])
     assert r["ok"] and r["grid"] == [8]  # min(ceil(1000 / 64), 4 x 2 SMs)
 
@@ -334,18 +375,6 @@ def test_runner_zeroes_a_reduce_output_and_runs_2d_matmul(tmp_path):
     r = simulate(tmp_path, reduce, arguments=["x", "n", "out"], workload="reduce", block=[32], grid="cover_n",
                  shape=[1, 100, 1], zero=True)
     assert r["ok"], r
-    matmul = """
-        from numba import cuda, float32
-
-        @cuda.jit
-        def k(A, B, C, M, N, K):
-            col, row = cuda.grid(2)
-            if row < M and col < N:
-                total = float32(0)
-                for j in range(K):
-                    total += A[row, j] * B[j, col]
-                C[row, col] = total
-    """
-    r = simulate(tmp_path, matmul, arguments=["A", "B", "C", "M", "N", "K"], workload="matmul", block=[8, 4],
+    r = simulate(tmp_path, MATMUL, arguments=["A", "B", "C", "M", "N", "K"], workload="matmul", block=[8, 4],
                  grid="cover_mn", shape=[5, 9, 3])
     assert r["ok"] and r["grid"] == [2, 2], r
