@@ -198,6 +198,9 @@ fs::path landing(const std::string& path) {
   return at;
 }
 
+// The temporary file a write to `target` goes through (and check_writable probes with).
+std::string temporary_beside(const fs::path& target) { return target.string() + ".tmp." + std::to_string(getpid()); }
+
 // A device, FIFO or socket: something that exists and is neither a regular file nor a folder.
 bool is_special(const fs::path& target) {
   std::error_code ec;
@@ -222,7 +225,7 @@ void check_writable(const std::string& path) {
     fs::create_directories(target.parent_path(), ec);
     if (ec) throw UsageError("cannot create the directory of output file '" + path + "': " + ec.message());
   }
-  const std::string probe = target.string() + ".tmp." + std::to_string(getpid());
+  const std::string probe = temporary_beside(target);
   std::ofstream out(probe);
   if (!out) throw UsageError("cannot write output file '" + path + "': " + std::strerror(errno));
   out.close();
@@ -242,7 +245,7 @@ void write_output(const std::string& path, const std::string& text) {
     if (!out.flush()) throw OutputError("cannot write '" + path + "': " + std::strerror(errno));
     return;
   }
-  const std::string temp = target.string() + ".tmp." + std::to_string(getpid());
+  const std::string temp = temporary_beside(target);
   {
     std::ofstream out(temp, std::ios::binary);
     out << text;

@@ -1,6 +1,5 @@
 // The child of `lab check|grade|profile` (`layerbench lab run-child`): the only process that
 // touches the GPU, and the only one that runs the student's code.
-#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "common/cuda_check.h"

@@ -10,6 +10,8 @@
 namespace lb::lab {
 namespace {
 
+constexpr std::uint64_t kVerifyStream = 0xC4EC4ull;  // random_scalar's streams for "verify sample i"
+
 // A shape whose every input is at least kSlack elements longer than `s`'s (matmul: rows added to A
 // and columns to B, no more than doubling each, so that the output pool stays near the output).
 Shape pool_shape(const Workload& w, const Shape& s) {
@@ -82,7 +84,7 @@ void RotatingInputs::before_sample(std::size_t index, cudaStream_t stream) {
 
 void RotatingInputs::after_sample(std::size_t index, bool last, cudaStream_t stream) {
   // About one sample in 16, chosen from the secret seed, up to kMaxRandomChecks; and the last.
-  const bool drawn = (std::mt19937_64(seed_ ^ (0xC4EC4ull + index))() & 15u) == 0 && random_checks_ < kMaxRandomChecks;
+  const bool drawn = random_scalar(seed_, kVerifyStream + index, 0.0f, 16.0f) < 1.0f && random_checks_ < kMaxRandomChecks;
   if (!drawn && !last) return;
   random_checks_ += drawn;
   ++verified_;

@@ -48,10 +48,13 @@ class LabCliTest : public ::testing::Test {
   };
   // `layerbench ARGS` in dir_, with `env` (e.g. "NAME=value") before it.
   Outcome run(const std::string& args, const std::string& env = "") const {
+    return run_command(env + " " + LB_EXE + " " + args);
+  }
+  // A shell command in dir_, its stdout and stderr collected.
+  Outcome run_command(const std::string& command) const {
     const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-    const std::string command = "cd " + dir_.string() + " && " + env + " " + LB_EXE + " " + args + " >" +
-                                out.string() + " 2>" + err.string();
-    const int status = std::system(command.c_str());
+    const int status =
+        std::system(("cd " + dir_.string() + " && " + command + " >" + out.string() + " 2>" + err.string()).c_str());
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
   }
   fs::path dir_;

@@ -11,17 +11,13 @@
 //    with why), and the unmutated text passes through the same path (GPU; skipped without one,
 //    saying why).
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
 #include "common/gpu.h"
+#include "lab_test_support.h"
 #include "variants/driver/kernel_sources.h"
 #include "variants/driver/nvrtc_compiler.h"
 #include "variants/variant.h"
@@ -30,38 +26,15 @@
 namespace {
 
 namespace fs = std::filesystem;
-const fs::path kRoot = LB_SOURCE_ROOT;
+using lb::lab::testing::kRoot;
+using lb::lab::testing::slurp;
 const fs::path kScript = kRoot / "scripts" / "mutation-kill.py";
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-struct Outcome {
-  int code = -1;
-  std::string out, err;
-};
-
-class MutationKill : public ::testing::Test {
+class MutationKill : public lb::lab::testing::LabCliTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("layerbench_mutation_kill_" + std::to_string(getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   // scripts/mutation-kill.py ARGS, with the build's layerbench.
   Outcome script(const std::string& args) const {
-    const fs::path out = dir_ / "script.out", err = dir_ / "script.err";
-    const std::string command = std::string(LB_PYTHON) + " " + kScript.string() + " --exe " + LB_EXE + " " + args +
-                                " >" + out.string() + " 2>" + err.string();
-    const int status = std::system(command.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+    return run_command(std::string(LB_PYTHON) + " " + kScript.string() + " --exe " + LB_EXE + " " + args);
   }
 
   // The mutated texts and their manifest (--write-texts): no GPU needed.
@@ -73,8 +46,6 @@ class MutationKill : public ::testing::Test {
     if (o.code != 0) return nlohmann::json::array();
     return nlohmann::json::parse(slurp(dir_ / "texts" / "manifest.json"));
   }
-
-  fs::path dir_;
 };
 
 std::vector<std::pair<std::string, std::string>> shipped_headers() {

@@ -35,7 +35,9 @@ class Reduce final : public Workload {
     p.shape = s;
     p.seed = seed;
     p.inputs.push_back(random_vector(s.n, seed, 0, Draw::kIntegers));
-    never_zero(p.inputs[0]);
+    // A sum of exactly 0 would let an output that starts at 0 (a lab's, for atomics) pass
+    // unwritten: flipping x[0] then makes it -2 x[0].
+    if (sums(p).sum == 0.0) p.inputs[0][0] = -p.inputs[0][0];
     p.output = poisoned(1);
     return p;
   }
@@ -53,15 +55,6 @@ class Reduce final : public Workload {
   }
 
  private:
-  // A sum of exactly 0 would let an output that starts at 0 (a lab's, for atomics) pass unwritten:
-  // flipping x[0] then makes it -2 x[0].
-  static void never_zero(HostBuffer& x) {
-    double total = 0.0;
-#pragma omp parallel for reduction(+ : total) schedule(static)
-    for (std::size_t i = 0; i < x.size(); ++i) total += x[i];
-    if (total == 0.0 && !x.empty()) x[0] = -x[0];
-  }
-
   struct Sums {
     double sum = 0.0, sum_abs = 0.0;
     bool whole = true;  // every input a whole number, as make_problem draws them
