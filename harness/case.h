@@ -20,6 +20,9 @@ struct Case {
   const Layer* layer = nullptr;
   Shape shape;
   const Rung* rung = nullptr;  // a ladder rung run through the layer instead of its own kernel
+  // Why the case cannot run on this machine, known when planned ("does not fit in host memory:
+  // ..."); empty when it can. Such a case is recorded as skipped with this reason, never prepared.
+  std::string does_not_fit;
   // "<workload>/<layer>/<size>", the Google Benchmark name; with a rung
   // "<workload>/<layer>:<NN_name>/<size>" ("matmul/runtime:03_smem_tiling/4096x4096x4096").
   std::string name() const;

@@ -105,6 +105,7 @@ struct RunArgs {
   StoppingRule rule;
   bool to_cap = false;
   bool check = false;
+  bool verbose = false;  // the summary lists every one-time cost
   LayerConfig layers;
   std::vector<std::string> kernel_texts;  // --kernel-text NAME=FILE, as typed (run only)
   std::vector<std::string> benchmark_flags;
@@ -288,6 +289,7 @@ RunOutcome measure_and_record(const SuitePlan& plan, const RunArgs& args, int ar
   RunOutcome outcome;
   outcome.results = run_cases(plan.cases, *env, sessions, reporter, progress);
   outcome.interrupted = interrupt_requested();
+  if (env->context_probe) read_context_probe(*env->context_probe, "end");
   info.suite_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
   // Google Benchmark's context comes with its first case: none when no case ran (a ladder without a GPU).
@@ -315,7 +317,7 @@ int run_command(RunArgs& args, int argc, char** argv) {
   const RunOutcome outcome = measure_and_record(plan, args, argc, argv, console);
   print_kernel_text_notes(args, outcome.context);
   if (args.check) print_check_summary(outcome.results, outcome.context, args.out);
-  else print_summary(outcome.results, outcome.context, args.out);
+  else print_summary(outcome.results, outcome.context, args.out, args.verbose);
   if (outcome.interrupted)
     std::printf("interrupted: %zu of %zu cases started; the results of those are in %s\n", outcome.results.size(),
                 plan.cases.size(), args.out.c_str());
@@ -350,14 +352,16 @@ int ladder_command(LadderArgs& args, int argc, char** argv) {
 
   // The top line: the vendor library through the vendor layer; without it, the run's ceiling.
   std::string top_line = "ceiling";
-  const Workload* workload = find_workload(args.workload);
   const Layer* vendor = find_layer("vendor");
   if (vendor && find_variant(vendor->name, args.workload) && !plan.cases.empty()) {
     if (const std::string why = vendor->unavailable_reason(); !why.empty()) {
       plan.unavailable[why].push_back(vendor->name);
     } else {
       plan.layers.push_back(vendor);
-      plan.cases.insert(plan.cases.begin(), Case{workload, vendor, plan.cases.front().shape});
+      Case top = plan.cases.front();  // its shape, and why it does not fit when it does not
+      top.layer = vendor;
+      top.rung = nullptr;
+      plan.cases.insert(plan.cases.begin(), top);
       top_line = "vendor";
     }
   }
@@ -430,6 +434,7 @@ void add_measurement_options(CLI::App* sub, RunArgs& args, bool& no_kernel_cache
                   "Directory of the compiled-kernel cache of run-time-compiling layers (driver)\n"
                   "(default: $LAYERBENCH_KERNEL_CACHE, else ~/.cache/layerbench/kernels)");
   sub->add_flag("--no-kernel-cache", no_kernel_cache, "Compile every kernel at run time; read and write no cache");
+  sub->add_flag("-v,--verbose", args.verbose, "The summary lists every one-time cost (default: one line per layer)");
 }
 
 // `layerbench report|compare|csv ...` hands over to the Python reports tool in the source tree

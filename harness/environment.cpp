@@ -47,6 +47,8 @@ std::unique_ptr<Environment> open_environment(bool with_gpu, const MeasureOption
   env->flusher = std::make_unique<L2Flusher>(env->device["l2_cache_bytes"].get<std::size_t>(), stream);
   env->measurement["l2_flush_bytes"] = env->flusher->bytes();
   env->gate = std::make_unique<StreamGate>();
+  env->context_probe = std::make_unique<ContextProbe>(stream, *env->gate);
+  env->context_probe->read("start");
   std::string why_not;
   env->sm_clock = SmClock::open(env->device["pci_bus_id"].get<std::string>(), &why_not);
   if (env->sm_clock) {

@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "common/stream.h"
+#include "harness/context_probe.h"
 #include "harness/device_peaks.h"
 #include "harness/l2_flush.h"
 #include "harness/sampling.h"
@@ -35,6 +36,9 @@ struct Environment {
   std::optional<Stream> stream;       // the harness's stream: GPU runs only
   std::unique_ptr<L2Flusher> flusher;
   std::unique_ptr<StreamGate> gate;
+  // Read at the start, before the cases of a layer that changes the context, and at the end
+  // (timed GPU runs only).
+  std::unique_ptr<ContextProbe> context_probe;
   std::unique_ptr<SmClock> sm_clock;  // when NVML can read the SM clock
   double throttle_mhz = 0;            // samples under this SM clock are discarded
   nlohmann::json device = nullptr;    // device_json(), null without a GPU

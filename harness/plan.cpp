@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "common/gpu.h"
 #include "harness/host_info.h"
 #include "harness/sizes.h"
 
@@ -30,24 +31,6 @@ std::vector<const T*> pick(const std::vector<std::string>& names, const std::vec
   return picked;
 }
 
-// The sizes of one workload, each checked against this machine's memory.
-std::vector<Shape> sizes_for(const Workload& w, const std::vector<std::string>& texts) {
-  std::vector<Shape> shapes;
-  if (texts.empty()) shapes = w.default_sizes();
-  for (const auto& text : texts) shapes.push_back(parse_shape(text, w));
-  const double host_memory = host_memory_bytes();
-  for (std::size_t i = 0; i < shapes.size(); ++i) {
-    const double need = w.host_bytes(shapes[i]);
-    if (need <= host_memory) continue;
-    const std::string given = texts.empty() ? w.size_label(shapes[i]) : texts[i];
-    const bool cube = w.takes_matrix_sizes() && given.find('x') == std::string::npos;
-    throw UsageError("size '" + given + "' for " + w.name() + (cube ? " (one number is a cube)" : "") + " needs " +
-                     human_bytes(need) + " of host memory; this machine has " + human_bytes(host_memory) +
-                     (cube ? "; pick workloads with --workload" : ""));
-  }
-  return shapes;
-}
-
 template <class T>
 void add_once(std::vector<T>& list, T item) {
   if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(item);
@@ -73,7 +56,59 @@ std::string rung_capable_names() {
   return names.empty() ? "none" : names_of(names);
 }
 
+bool is_matrix_text(const std::string& text) { return text.find('x') != std::string::npos; }
+
+// The layers take a matrix dimension as an int.
+constexpr std::int64_t kMaxMatrixDimension = 2147483647;
+
+// UsageError unless `text` is a size of some workload (one number, or MxNxK): for the sizes a
+// workload does not take, which must still be sizes.
+void check_is_a_size(const std::string& text) {
+  if (!is_matrix_text(text)) (void)parse_count(text);
+  else if (const Workload* matrix = find_workload("matmul")) (void)parse_shape(text, *matrix);
+}
+
 }  // namespace
+
+std::vector<PlannedSize> sizes_for(const Workload& w, const std::vector<std::string>& texts, bool named,
+                                   bool matrix_given, double host_memory) {
+  std::vector<PlannedSize> sizes;
+  const auto add = [&](Shape shape, std::string why, bool cube) {
+    if (why.empty() && w.host_bytes(shape) > host_memory)
+      why = "does not fit in host memory: needs " + human_bytes(w.host_bytes(shape)) + "; this machine has " +
+            human_bytes(host_memory) + (cube ? " (one number is a cube for " + w.name() + "; MxNxK gives it its own size)" : "");
+    sizes.push_back({shape, std::move(why)});
+  };
+  // Without -w, a launch-overhead workload keeps its count of launches: a size in the list is a
+  // problem size, and as many launches would only make its cases long (each text still checked).
+  const bool defaults = texts.empty() || (!named && w.figure() == Figure::kLaunchTime);
+  if (defaults) {
+    for (const auto& text : texts) check_is_a_size(text);
+    for (const Shape& s : w.default_sizes()) add(s, "", false);
+    return sizes;
+  }
+  for (const auto& text : texts) {
+    if (is_matrix_text(text)) {
+      if (!w.takes_matrix_sizes() && !named) {
+        check_is_a_size(text);  // not this workload's kind
+        continue;
+      }
+      add(parse_shape(text, w), "", false);  // UsageError: not MxNxK, or MxNxK for a vector workload named
+      continue;
+    }
+    const std::int64_t n = parse_count(text);  // UsageError: not a size
+    if (!w.takes_matrix_sizes()) {
+      add(Shape{1, n, 1}, "", false);
+    } else if (named || !matrix_given) {
+      add(Shape{n, n, n},
+          n > kMaxMatrixDimension ? "does not fit: a cube of side " + std::to_string(n) +
+                                        " is above 2^31 - 1, the largest matrix dimension the layers take"
+                                  : "",
+          true);
+    }
+  }
+  return sizes;
+}
 
 std::vector<const Rung*> rungs_named(const std::string& spec) {
   const auto slash = spec.find('/');
@@ -130,8 +165,18 @@ SuitePlan plan_suite(const SuiteRequest& request) {
                        names_of(request.layers));
   }
 
-  std::vector<std::pair<const Workload*, std::vector<Shape>>> sized;
-  for (const Workload* w : plan.workloads) sized.emplace_back(w, sizes_for(*w, request.sizes));
+  std::vector<std::pair<const Workload*, std::vector<PlannedSize>>> sized;
+  const bool matrix_given = std::any_of(request.sizes.begin(), request.sizes.end(), is_matrix_text);
+  const double host_memory = host_memory_bytes();
+  for (const Workload* w : plan.workloads) {
+    const bool named = std::find(request.workloads.begin(), request.workloads.end(), w->name()) != request.workloads.end();
+    auto sizes = sizes_for(*w, request.sizes, named, matrix_given, host_memory);
+    if (sizes.empty()) plan.no_size.push_back(w->name());
+    else sized.emplace_back(w, std::move(sizes));
+  }
+  if (sized.empty() && !plan.no_size.empty())  // every size MxNxK, and no workload here takes one
+    throw UsageError("size '" + one_line(request.sizes.front()) + "' is MxNxK, but no workload of this run takes one (" +
+                     names_of(plan.no_size) + (plan.no_size.size() == 1 ? " takes" : " take") + " one number)");
 
   // Layers that cannot run here are left out, grouped by reason.
   for (const Layer* l : layers) {
@@ -144,12 +189,13 @@ SuitePlan plan_suite(const SuiteRequest& request) {
   };
 
   const bool default_sweep = request.sizes.empty();
-  for (const auto& [w, shapes] : sized)
-    for (const Shape& s : shapes) {
+  for (const auto& [w, sizes] : sized)
+    for (const PlannedSize& size : sizes) {
+      const Shape& s = size.shape;
       if (std::find(own_cases_for.begin(), own_cases_for.end(), w) != own_cases_for.end())
         for (const Layer* l : plan.layers) {
           if (!find_variant(l->name, w->name())) continue;
-          const Case c{w, l, s};
+          const Case c{w, l, s, nullptr, size.does_not_fit};
           if (default_sweep && l->in_default_sweep && !l->in_default_sweep(*w, s)) plan.left_out.push_back(c.name());
           else plan.cases.push_back(c);
         }
@@ -157,22 +203,46 @@ SuitePlan plan_suite(const SuiteRequest& request) {
       for (const Rung* r : plan.rungs)
         for (const Layer* l : rung_layers)
           if (r->workload == w->name() && available(l) && find_variant(l->name, w->name()))
-            plan.cases.push_back(Case{w, l, s, r});
+            plan.cases.push_back(Case{w, l, s, r, size.does_not_fit});
     }
+  // A layer that changes the context for later work (Layer::changes_context) goes last, so that
+  // every other layer is measured in a context as it was before any of them ran.
+  std::stable_partition(plan.cases.begin(), plan.cases.end(),
+                        [](const Case& c) { return c.layer->changes_context.empty(); });
   return plan;
 }
 
 void print_plan_notes(const SuitePlan& plan, std::FILE* out) {
+  // Without a GPU, one line for every GPU layer: the GPU's reason, then what some layers lack
+  // besides (a layer's reason "<GPU's reason>; pycuda also not installed"), each once.
+  const std::string gpu = plan.unavailable.empty() || plan.layers_named ? std::string() : gpu_unavailable_reason();
+  std::vector<std::string> gpu_layers, besides;
   for (const auto& [reason, names] : plan.unavailable) {
     if (plan.layers_named) {
       for (const auto& n : names) std::fprintf(out, "layerbench: layer %s skipped: %s\n", n.c_str(), reason.c_str());
+    } else if (!gpu.empty() && (reason == gpu || reason.starts_with(gpu + "; "))) {
+      gpu_layers.insert(gpu_layers.end(), names.begin(), names.end());
+      if (reason != gpu) add_once(besides, reason.substr(gpu.size() + 2));
     } else {
       std::fprintf(out, "layerbench: GPU layers skipped (%s): %s\n", names_of(names).c_str(), reason.c_str());
     }
   }
+  if (!gpu_layers.empty()) {
+    // In the registry's order (the plan groups them by reason).
+    std::vector<std::string> ordered;
+    for (const Layer* l : all_layers())
+      if (std::find(gpu_layers.begin(), gpu_layers.end(), l->name) != gpu_layers.end()) ordered.push_back(l->name);
+    std::string why = gpu;
+    for (const auto& b : besides) why += "; " + b;
+    std::fprintf(out, "layerbench: GPU layers skipped (%s): %s\n", names_of(ordered).c_str(), why.c_str());
+  }
   if (!plan.no_rungs.empty())
     std::fprintf(out, "layerbench: ladder rungs run only through %s: no rung cases on %s\n",
                  rung_capable_names().c_str(), names_of(plan.no_rungs).c_str());
+  if (!plan.no_size.empty())
+    std::fprintf(out, "layerbench: no --size value is a size of %s (MxNxK is for matrix workloads; with an MxNxK size, one "
+                      "number is for the others): not run\n",
+                 names_of(plan.no_size).c_str());
   for (const auto& name : plan.left_out)
     std::fprintf(out, "layerbench: %s is left out of the default sweep (too slow on this layer); ask for it with --size\n",
                  name.c_str());

@@ -11,6 +11,15 @@
 namespace lb {
 
 // Names as given on the command line; empty: all of them, and each workload's default sizes.
+// Sizes (--size) go to the workloads they are sizes of. A workload -w named takes every size (MxNxK
+// for one that takes one number is bad input). The others (no -w: every workload; the rungs'
+// workloads) take the sizes of their kind: MxNxK only the matrix workloads; one number the others,
+// and the matrix workloads too (a cube) unless the list also has an MxNxK size; the launch-overhead
+// workloads keep their default count of launches. A workload that gets no size is not run
+// (SuitePlan::no_size says so). A size that is not a size (0, negative, not
+// a number, past 2^63 - 1, an MxNxK dimension past 2^31 - 1) is bad input; a size that is one but
+// does not fit this machine (its inputs need more host memory than there is, a cube's side past
+// 2^31 - 1) is a case skipped with that reason (Case::does_not_fit), and the run goes on.
 // Rungs (--rung): "matmul/03_smem_tiling" (or "matmul/3", "matmul/smem_tiling"), "matmul/all",
 // "all". Each adds a case per size on each named layer that runs rungs (Layer::runs_rungs; none
 // named: runtime). With rungs, workloads are not all by default: the layers' own cases run only
@@ -28,19 +37,36 @@ struct SuitePlan {
   std::vector<std::string> left_out;  // cases the default sweep leaves out (too slow on a layer)
   std::vector<const Rung*> rungs;     // the rungs asked for, in ladder order
   std::vector<std::string> no_rungs;  // layers named that do not run rungs
+  std::vector<std::string> no_size;   // workloads none of whose --size values is of their kind: not run
   bool any_gpu() const;
 };
 
-// Throws UsageError (one line naming the bad value) for an unknown name or rung, a bad size, a size
-// that needs more host memory than this machine has, or rungs with no layer named that runs them.
+// Throws UsageError (one line naming the bad value) for an unknown name or rung, a bad size (not a
+// size of a workload -w named included), or rungs with no layer named that runs them. A size too
+// large for this machine is not bad input: its cases are skipped (Case::does_not_fit).
 SuitePlan plan_suite(const SuiteRequest& request);
+
+// One size of a workload in a plan: its shape, and why it cannot run on this machine when it cannot.
+struct PlannedSize {
+  Shape shape;
+  std::string does_not_fit;  // "does not fit in host memory: ..." (empty: it fits)
+  bool operator==(const PlannedSize&) const = default;
+};
+
+// The sizes `texts` (--size; empty: the workload's defaults) give workload `w` on a machine with
+// `host_memory` bytes (see SuiteRequest): `named` when -w named it, `matrix_given` when the list has
+// an MxNxK size. UsageError for bad input.
+std::vector<PlannedSize> sizes_for(const Workload& w, const std::vector<std::string>& texts, bool named,
+                                   bool matrix_given, double host_memory);
 
 // The rungs that `spec` names (see SuiteRequest), in ladder order; UsageError naming it if none.
 std::vector<const Rung*> rungs_named(const std::string& spec);
 
 // The plan's notes on stderr: one line per layer left out with its reason (one per reason when no
-// layer was named: the run is then every layer there is), one per case left out
-// of the default sweep, one naming the layers that were asked for rungs and do not run them.
+// layer was named: the run is then every layer there is; without a GPU, one line for all the GPU
+// layers, the GPU's reason and what some lack besides), one per case left out
+// of the default sweep, one naming the layers that were asked for rungs and do not run them, one
+// naming the workloads that got no size of their kind.
 void print_plan_notes(const SuitePlan& plan, std::FILE* out);
 
 }  // namespace lb

@@ -8,8 +8,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/gpu.h"
 #include "harness/host_info.h"
 #include "harness/reporter.h"
+#include "source_commit.h"  // generated: cmake/source_commit.cmake
 #include "harness/sizes.h"
 
 namespace lb {
@@ -92,6 +94,7 @@ nlohmann::json case_fields(const CaseResult& r, const nlohmann::json& context) {
       j["plausibility"] = {{"not_checked", p.not_checked}};
   }
   if (!r.one_time_costs.entries().empty()) j["one_time_costs"] = r.one_time_costs.to_json();
+  if (!r.one_time_costs.notes().empty()) j["notes"] = r.one_time_costs.notes();
   return j;
 }
 
@@ -124,18 +127,26 @@ nlohmann::json run_context(const RunInfo& run, const SuitePlan& plan, const Envi
       {"date", run.started_at},
       {"executable", run.executable},
       {"library_build_type", google_benchmark_build_type()},
-      {"layerbench", {{"version", LB_VERSION}, {"schema_version", kSchemaVersion}, {"seed", env.options.seed},
+      {"layerbench", {{"version", LB_VERSION}, {"source_commit", LB_SOURCE_COMMIT}, {"schema_version", kSchemaVersion},
+                      {"seed", env.options.seed},
                       {"command_line", run.command_line}, {"suite_wall_s", run.suite_wall_s}}},
       {"host", host_json()},
       {"device", env.device},
       {"peaks", env.peaks ? peaks_json(*env.peaks) : nlohmann::json(nullptr)},
       {"ceilings", env.ceilings},
+      {"context_probe", env.context_probe ? env.context_probe->record() : nlohmann::json(nullptr)},
       {"measurement", env.measurement},
       {"layers", nlohmann::json::object()},
       {"workloads", nlohmann::json::object()},
   };
   context["host_name"] = context["host"]["hostname"];
-  if (!plan.unavailable.empty()) context["gpu_unavailable_reason"] = plan.unavailable.begin()->first;
+  // Why there is no GPU (the probe's reason, nothing of any layer's), and apart from it why each
+  // layer left out was: a Python layer's missing package is a layer's reason, not the GPU's.
+  if (!plan.unavailable.empty()) {
+    if (const std::string why = gpu_unavailable_reason(); !why.empty()) context["gpu_unavailable_reason"] = why;
+    for (const auto& [reason, names] : plan.unavailable)
+      for (const auto& name : names) context["layers_unavailable"][name] = reason;
+  }
   for (const Layer* l : plan.layers) context["layers"][l->name] = sessions.record(*l);
   for (const Workload* w : plan.workloads)
     context["workloads"][w->name()] = {{"figure", to_string(w->figure())}, {"summary", w->summary()}};

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <set>
 
 #include "common/elapsed.h"
 #include "common/gpu.h"
@@ -116,18 +117,34 @@ void time_case(CaseRun& run, CaseInputs& inputs, const Environment& env, LayerSe
 
 }  // namespace
 
+void read_context_probe(ContextProbe& probe, const std::string& when) {
+  try {
+    probe.read(when);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "layerbench: the context probe could not be read %s: %s\n", when.c_str(), e.what());
+  }
+}
+
 std::vector<CaseResult> run_cases(const std::vector<Case>& cases, const Environment& env, LayerSessions& sessions,
                                   SuiteReporter& reporter, Progress& progress) {
   std::vector<CaseResult> results;
   CaseInputs inputs;
   std::string gpu_gone;  // why GPU cases cannot run any more in this process
+  std::set<const Layer*> probed;
   for (std::size_t i = 0; i < cases.size() && !interrupt_requested(); ++i) {
     progress.begin_case(i, cases.size(), cases[i].name());
     CaseRun run;
     CaseResult& r = run.result;
     r.spec = cases[i];
     const bool gpu = cases[i].layer->on_gpu;
-    if (gpu && !gpu_gone.empty()) {
+    // The plan puts such a layer's cases last (plan.h); the probe shows what the others left.
+    if (env.context_probe && !cases[i].layer->changes_context.empty() && gpu_gone.empty() &&
+        probed.insert(cases[i].layer).second)
+      read_context_probe(*env.context_probe, "before " + cases[i].layer->name);
+    if (!cases[i].does_not_fit.empty()) {
+      r.status = CaseStatus::kSkipped;
+      r.message = cases[i].does_not_fit;
+    } else if (gpu && !gpu_gone.empty()) {
       r.status = CaseStatus::kSkipped;
       r.message = gpu_gone;
     } else if (env.options.check_only) {

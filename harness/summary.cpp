@@ -1,6 +1,9 @@
 #include "harness/summary.h"
 
 #include <algorithm>
+#include <array>
+#include <cmath>
+#include <iterator>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -86,9 +89,19 @@ void print_launch_overhead(const std::vector<CaseResult>& results) {
   }
 }
 
-// What each layer paid before its first useful result: when its session opened, during a case's
-// allocate(), and in the first run of each (layer, workload).
-void print_one_time_costs(const std::vector<CaseResult>& results, const nlohmann::json& context) {
+// The first case of each (layer, workload) in this process: its first run paid the lazy loading.
+std::vector<const CaseResult*> first_cases(const std::vector<CaseResult>& results) {
+  std::vector<const CaseResult*> firsts;
+  std::set<std::string> seen;
+  for (const CaseResult& r : results)
+    if (r.stats.count > 0 && !is_launch(r) && seen.insert(r.spec.layer_label() + "/" + r.spec.workload->name()).second)
+      firsts.push_back(&r);
+  return firsts;
+}
+
+// Every one-time cost, one line each (--verbose): when a layer's session opened, during a case's
+// allocate(), and the first run of each (layer, workload) against its steady-state median.
+void print_each_one_time_cost(const std::vector<CaseResult>& results, const nlohmann::json& context) {
   std::printf("\nOne-time costs (before the first useful result):\n");
   const auto line = [](const std::string& who, const std::string& what, double ms) {
     std::printf("  %-13s %-52s %10.3f ms\n", who.c_str(), what.c_str(), ms);
@@ -102,15 +115,62 @@ void print_one_time_costs(const std::vector<CaseResult>& results, const nlohmann
     for (const OneTimeCost& cost : r.one_time_costs.entries())
       line(r.spec.layer_label(), cost.what + " (" + r.spec.workload->name() + " " +
                                    r.spec.workload->size_label(r.spec.shape) + ")", cost.ms);
-  // The first run of each (layer, workload) in this process, against its steady-state median.
-  std::set<std::string> seen;
-  for (const CaseResult& r : results) {
-    if (r.stats.count == 0 || is_launch(r) ||
-        !seen.insert(r.spec.layer_label() + "/" + r.spec.workload->name()).second)
-      continue;
-    const std::string what = "first run " + r.spec.workload->name() + " " + r.spec.workload->size_label(r.spec.shape) +
-                             " (median " + std::to_string(r.stats.median_ms).substr(0, 7) + " ms)";
-    line(r.spec.layer_label(), what, r.first_run_ms);
+  for (const CaseResult* r : first_cases(results))
+    line(r->spec.layer_label(), "first run " + r->spec.workload->name() + " " +
+                                    r->spec.workload->size_label(r->spec.shape) + " (median " +
+                                    std::to_string(r->stats.median_ms).substr(0, 7) + " ms)",
+         r->first_run_ms);
+}
+
+// One line per layer: its one-time costs added up by kind (one_time_cost.h), then the first runs.
+void print_one_time_costs_per_layer(const std::vector<CaseResult>& results, const nlohmann::json& context) {
+  constexpr CostKind kKinds[] = {CostKind::kImport, CostKind::kContext, CostKind::kCompile, CostKind::kLoad,
+                                 CostKind::kSetup};
+  constexpr int kColumns = std::size(kKinds) + 1;  // + first runs
+  std::vector<std::string> order;
+  std::map<std::string, std::array<double, kColumns>> rows;
+  const auto add = [&](const std::string& layer, int column, double ms) {
+    if (!rows.count(layer)) order.push_back(layer);
+    rows[layer][column] += ms;
+  };
+  const auto column_of = [&](CostKind kind) { return int(std::find(std::begin(kKinds), std::end(kKinds), kind) - kKinds); };
+  if (context["device"].is_object())
+    add("process", column_of(CostKind::kContext), context["device"]["context_creation_ms"].get<double>());
+  for (const auto& [layer, info] : context["layers"].items())
+    for (const auto& cost : info.value("one_time_costs", nlohmann::json::array()))
+      add(layer, column_of(cost_kind(cost["what"].get<std::string>())), cost["ms"].get<double>());
+  for (const CaseResult& r : results)
+    for (const OneTimeCost& cost : r.one_time_costs.entries()) add(r.spec.layer_label(), column_of(cost.kind), cost.ms);
+  for (const CaseResult* r : first_cases(results)) add(r->spec.layer_label(), kColumns - 1, r->first_run_ms);
+  if (rows.empty()) return;
+  std::printf("\nOne-time costs per layer, ms (each one: --verbose):\n  %-24s", "layer");
+  for (CostKind kind : kKinds) std::printf(" %9s", to_string(kind));
+  std::printf(" %10s %10s\n", "first runs", "total");
+  for (const std::string& layer : order) {
+    std::printf("  %-24s", layer.c_str());
+    double total = 0;
+    for (int c = 0; c < kColumns; ++c) {
+      const double ms = rows[layer][c];
+      total += ms;
+      if (ms > 0) std::printf(c + 1 < kColumns ? " %9.1f" : " %10.1f", ms);
+      else std::printf(c + 1 < kColumns ? " %9s" : " %10s", "-");
+    }
+    std::printf(" %10.1f\n", total);
+  }
+}
+
+// A context probe (context_probe.h) that moved: which reading, by how much, and the layer the
+// plan ran last because it changes the context.
+void print_context_probe(const nlohmann::json& context) {
+  const auto& readings = context.value("context_probe", nlohmann::json());
+  if (!readings.is_array() || readings.size() < 2) return;
+  const double start = readings[0]["us_per_kernel"].get<double>();
+  for (std::size_t i = 1; i < readings.size(); ++i) {
+    const double us = readings[i]["us_per_kernel"].get<double>();
+    if (std::abs(us / start - 1.0) < 0.03) continue;
+    std::printf("context probe: a graph replay's kernels took %.3f us each at the start and %.3f us %s%s\n", start, us,
+                readings[i]["when"].get<std::string>().c_str(),
+                i + 1 == readings.size() ? " (the layers that change the context run last: docs/methodology.md)" : "");
   }
 }
 
@@ -123,11 +183,14 @@ void print_totals(const std::vector<CaseResult>& results, const nlohmann::json& 
 
 }  // namespace
 
-void print_summary(const std::vector<CaseResult>& results, const nlohmann::json& context, const std::string& out_path) {
+void print_summary(const std::vector<CaseResult>& results, const nlohmann::json& context, const std::string& out_path,
+                   bool verbose) {
   if (results.empty()) return print_totals(results, context, out_path);
   print_cases(results, context);
   print_launch_overhead(results);
-  print_one_time_costs(results, context);
+  if (verbose) print_each_one_time_cost(results, context);
+  else print_one_time_costs_per_layer(results, context);
+  print_context_probe(context);
   print_totals(results, context, out_path);
 }
 

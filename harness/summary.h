@@ -1,5 +1,6 @@
 // Step 5 of a run: the console summary printed after the cases: one line per case, launch overhead
-// per layer, what each layer paid once before its first result, and the totals.
+// per layer, what each layer paid once before its first result (one line per layer, added up by
+// kind; `verbose`: every cost on its own line), a context probe that moved, and the totals.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
@@ -9,7 +10,8 @@
 
 namespace lb {
 
-void print_summary(const std::vector<CaseResult>& results, const nlohmann::json& context, const std::string& out_path);
+void print_summary(const std::vector<CaseResult>& results, const nlohmann::json& context, const std::string& out_path,
+                   bool verbose = false);
 
 // After `run --check`: one line per case with its verdict (largest relative error against the
 // tolerance) and the time of its one run, end to end on the host clock; then the totals.

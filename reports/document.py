@@ -43,6 +43,7 @@ class Figure:
     svg: Path | None
     caption: str
     alt: str
+    clipped: list[str] = field(default_factory=list)  # texts cut off by the figure's edge (none, checked)
 
 
 @dataclass
@@ -135,9 +136,14 @@ td:first-child { white-space: nowrap; }
 td.r { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tr:nth-child(even) td { background: #fafafa; }
 code { font: 12.5px ui-monospace, "DejaVu Sans Mono", monospace; background: #f2f2f2; padding: 0 3px; border-radius: 3px; }
-figure { margin: 1.2em 0 2em; }
-figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
-figcaption { font-size: 13.5px; color: #444; margin-top: .4em; }
+/* Figures at their drawn size (at most 1380 px wide, one screen), wider than the text column and
+   centred on it, never wider than the window: no horizontal scrolling. */
+figure { margin: 1.2em 0 2em; width: min(1380px, calc(100vw - 3em)); position: relative; left: 50%;
+         transform: translateX(-50%); }
+figure img { display: block; max-width: 100%; height: auto; margin: 0 auto; border: 1px solid #eee; }
+figcaption { font-size: 13.5px; color: #444; max-width: 1100px; margin: .4em auto 0; }
+/* A table wider than the column scrolls inside its own box, not the page. */
+.table { max-width: 100%; overflow-x: auto; }
 """
 
 
@@ -168,7 +174,7 @@ def to_html(doc: Document) -> str:
                 cells = "".join(f'<td class="r">{inline_html(c)}</td>' if a == "r" else f"<td>{inline_html(c)}</td>"
                                 for c, a in zip(row, align))
                 rows.append(f"<tr>{cells}</tr>")
-            out.append("<table>" + "\n".join(rows) + "</table>")
+            out.append('<div class="table"><table>' + "\n".join(rows) + "</table></div>")
         elif isinstance(block, Figure):
             out.append(f'<figure><img src="{_img_data_url(block.png)}" alt="{html.escape(block.alt, quote=True)}">'
                        f"<figcaption>{inline_html(block.caption)}</figcaption></figure>")

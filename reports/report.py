@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
-from . import csvout, document, fmt, output, plots
+from . import bars, costs, csvout, document, fmt, heatmap, machine, output, plots
 from .document import Document, Figure
+from .figure import Plot
 from .results import MATMUL, VECTOR_WORKLOADS, Case, Results
 
 
@@ -24,6 +26,9 @@ def write(results: Results, out: Path, csv: bool = False) -> list[Path]:
     for block in doc.blocks:
         if isinstance(block, Figure):
             written += [block.png] + ([block.svg] if block.svg else [])
+            if block.clipped:  # a layout this tool did not foresee: say so rather than ship it quietly
+                print(f"layerbench report: warning: {block.png.name}: text cut off by the figure's edge: "
+                      f"{'; '.join(block.clipped)}", file=sys.stderr)
     if csv:
         csv_path = out / "results.csv"
         csvout.write(results, csv_path)
@@ -31,31 +36,38 @@ def write(results: Results, out: Path, csv: bool = False) -> list[Path]:
     return written
 
 
-def _fig(doc: Document, plot: plots.Plot | None) -> bool:
+def _fig(doc: Document, plot: Plot | None) -> bool:
     if plot is None:
         return False
-    doc.figure(Figure(plot.png, plot.svg, plot.caption, plot.alt))
+    doc.figure(Figure(plot.png, plot.svg, plot.caption, plot.alt, plot.clipped))
     return True
+
+
+def results_link(source: Path, out: Path) -> str:
+    """The results file as a link from the report's folder (where report.md and report.html are),
+    not from where the command ran: a relative path (../run.json), so the pair can move together;
+    an absolute file path only where none exists (another drive)."""
+    try:
+        return Path(os.path.relpath(source.resolve(), out.resolve())).as_posix()
+    except ValueError:
+        return source.resolve().as_uri()
 
 
 def build(results: Results, out: Path, plot_dir: Path) -> Document:
     title = f"layerbench results — {results.device_name}"
     doc = Document(title)
-    source = Path(results.path)
-    try:
-        shown = os.path.relpath(source.resolve(), out.resolve())
-    except ValueError:
-        shown = str(source)
-    if shown.startswith(".."):
-        shown = str(source)
     schema = results.context["layerbench"]["schema_version"]
-    doc.p(f"Made by `layerbench report` from [`{Path(shown).name}`]({Path(shown).as_posix()}) "
+    link = results_link(Path(results.path), out)
+    doc.p(f"Made by `layerbench report` from [`{Path(results.path).name}`]({link}) "
           f"(layerbench's JSON results, schema version {schema}). Times are medians of many samples; "
           f"rates are decimal (1 GB/s = 10⁹ bytes/s). See the project's docs/methodology.md for how "
           f"each case was run, timed and verified.")
 
-    _run_section(doc, results)
+    doc.h(1, "At a glance")
+    if not _fig(doc, heatmap.heatmap(results, plot_dir)):
+        doc.p("This results file holds no cases to draw.")
     _findings(doc, results)
+    _run_section(doc, results)
     _not_ok(doc, results)
 
     doc.h(1, "Bandwidth: vector add, SAXPY, reduce")
@@ -77,7 +89,7 @@ def build(results: Results, out: Path, plot_dir: Path) -> Document:
               "a memory-bound kernel touches each byte once on the GPU, but every byte has to be "
               f"shipped from host memory and back first. CPU baseline: {plots.cpu_baseline(results)}.")
         for workload in [w for w in VECTOR_WORKLOADS + (MATMUL,) if w in results.workloads]:
-            _fig(doc, plots.speedup(results, workload, plot_dir))
+            _fig(doc, bars.speedup(results, workload, plot_dir))
         _speedup_table(doc, results)
 
     if results.ladders:
@@ -86,7 +98,7 @@ def build(results: Results, out: Path, plot_dir: Path) -> Document:
               "`run --rung`): one kernel file per rung, each a step from the naive kernel towards the "
               "vendor library (docs/ladders.md).")
         for (workload, layer, size), cases in results.ladders.items():
-            _fig(doc, plots.ladder(results, workload, layer, size, plot_dir))
+            _fig(doc, bars.ladder(results, workload, layer, size, plot_dir))
             _ladder_table(doc, results, workload, size, cases)
 
     _one_time_section(doc, results, plot_dir)
@@ -126,9 +138,7 @@ def _run_section(doc: Document, r: Results) -> None:
     doc.h(2, "Device")
     d = r.device
     if not d:
-        reason = r.ctx("gpu_unavailable_reason")
-        doc.p("No GPU was used in this run" + (f": {reason}." if reason else ".") +
-              " Only the CPU layers ran.")
+        doc.p(machine.no_gpu_sentence(r))
     else:
         theo = d.get("theoretical_bandwidth_gbps")
         copy = r.copy_gbps
@@ -165,6 +175,7 @@ def _run_section(doc: Document, r: Results) -> None:
         ("OS", str(h.get("os", ""))),
         ("host name", str(h.get("hostname", r.ctx("host_name") or ""))),
         ("CPU baseline", plots.cpu_baseline(r) if "cpu" in r.layers else "no `cpu` layer in this run"),
+        ("BLAS (cpu layer)", machine.cpu_blas(r) if "cpu" in r.layers or r.layer_info("cpu") else ""),
     ])
 
 
@@ -285,11 +296,11 @@ def _findings(doc: Document, r: Results) -> None:
     launch = _launch_sentence(r)
     if launch:
         items.append(launch)
-    costs = plots.one_time_items(r)
-    if costs:
-        layer, what, ms = max(costs, key=lambda t: t[2])
+    costs_found = costs.one_time_items(r)
+    if costs_found:
+        layer, what, ms = max(costs_found, key=lambda t: t[2])
         total = {}
-        for lay, _w, m in costs:
+        for lay, _w, m in costs_found:
             total[lay] = total.get(lay, 0.0) + m
         items.append(f"Largest one-time cost: {layer}, {what}: {fmt.ms(ms)} ms. In all: " +
                      ", ".join(f"{lay} {fmt.ms(t)} ms" for lay, t in total.items()) + ".")
@@ -302,10 +313,10 @@ def _findings(doc: Document, r: Results) -> None:
 
 def _launch_sentence(r: Results) -> str:
     parts = []
-    for workload in plots.launch_workloads(r):
-        cases = [c for c in r.of(workload, ok_only=True) if plots.us_per_launch(c) and r.on_gpu(c.layer)]
+    for workload in bars.launch_workloads(r):
+        cases = [c for c in r.of(workload, ok_only=True) if bars.us_per_launch(c) and r.on_gpu(c.layer)]
         if cases:
-            cells = ", ".join(f"{c.layer} {fmt.sig(plots.us_per_launch(c), 2)}" for c in
+            cells = ", ".join(f"{c.layer} {fmt.sig(bars.us_per_launch(c), 2)}" for c in
                               sorted(cases, key=lambda c: r.layers.index(c.layer)))
             parts.append(f"`{workload}` {cells}")
     if not parts:
@@ -320,6 +331,10 @@ def _short_blas(r: Results) -> str:
 
 def _not_ok(doc: Document, r: Results) -> None:
     doc.h(1, "Failed and skipped cases")
+    left_out = machine.layers_left_out(r)
+    if left_out:
+        doc.p("Layers that could not run here, and why (`context.layers_unavailable`): " +
+              "; ".join(f"{', '.join(layers)}: {reason}" for reason, layers in left_out) + ".")
     bad = r.not_ok
     if not bad:
         doc.p(f"None: all {len(r.cases)} cases ran and passed verification.")
@@ -333,7 +348,7 @@ def _not_ok(doc: Document, r: Results) -> None:
 def _speedup_table(doc: Document, r: Results) -> None:
     rows = []
     for workload in [w for w in r.workloads if w in VECTOR_WORKLOADS or w == MATMUL]:
-        for row in plots.speedups(r, workload):
+        for row in bars.speedups(r, workload):
             rows.append([workload, fmt.size_label(row["size"]), row["layer"], fmt.times(row["device"]),
                          fmt.noise(row["noise"]) if row["noise"] is not None else "not measured",
                          fmt.times(row["e2e"])])
@@ -345,9 +360,10 @@ def _speedup_table(doc: Document, r: Results) -> None:
 
 def _one_time_section(doc: Document, r: Results, plot_dir: Path) -> None:
     doc.h(1, "One-time costs and launch overhead")
-    items = plots.one_time_items(r)
-    if _fig(doc, plots.one_time_costs(r, plot_dir)):
-        doc.table(["who", "what", "ms"], [[layer, what, fmt.ms(ms)] for layer, what, ms in items], "llr")
+    items = costs.one_time_costs_with_kinds(r)
+    if _fig(doc, costs.one_time_costs(r, plot_dir)):
+        doc.table(["who", "what", "kind", "ms"], [[who, what, kind, fmt.ms(ms)] for who, what, ms, kind in items],
+                  "lllr")
     else:
         doc.p("This results file records no one-time costs (no GPU context, no run-time compiles).")
     kernels = r.layer_info("driver").get("kernels")
@@ -359,15 +375,15 @@ def _one_time_section(doc: Document, r: Results, plot_dir: Path) -> None:
                 rows.append([workload, fmt.ms(k.get("nvrtc_compile_ms")), "yes" if k.get("from_cache") else "no",
                              str(k.get("cubin_bytes", "–")), fmt.ms(k.get("module_load_ms"))])
         doc.table(["workload", "NVRTC compile ms", "from cache", "CUBIN bytes", "module load ms"], rows, "lrlrr")
-    if _fig(doc, plots.first_run(r, plot_dir)):
+    if _fig(doc, bars.first_run(r, plot_dir)):
         doc.table(["layer", "first case", "first run ms", "median ms", "extra ms"],
                   [[c.layer, f"`{case_name(c)}`", fmt.ms(c.get("first_run_ms")), fmt.ms(c.median_ms), fmt.ms(extra)]
-                   for c, extra in plots.first_runs(r)], "llrrr")
-    if _fig(doc, plots.launch_overhead(r, plot_dir)):
+                   for c, extra in costs.first_runs(r)], "llrrr")
+    if _fig(doc, bars.launch_overhead(r, plot_dir)):
         rows = []
-        for workload in plots.launch_workloads(r):
+        for workload in bars.launch_workloads(r):
             for c in r.of(workload):
-                rows.append([workload, c.layer, str(c.size[0]), fmt.sig(plots.us_per_launch(c)) if c.ok else "–",
+                rows.append([workload, c.layer, str(c.size[0]), fmt.sig(bars.us_per_launch(c)) if c.ok else "–",
                              _noise_cell(c), c.status if c.ok else f"**{c.status}**: {c.message}"])
         doc.table(["workload", "layer", "launches", "µs per launch", "noise", "status"], rows, "llrrrl")
     else:
@@ -414,7 +430,7 @@ def _columns(r: Results, workload: str) -> list[tuple[str, str, object]]:
             ("noise", "r", _noise_cell),
             ("samples", "r", lambda c: str(c.samples) if c.samples else "–")]
     if r.is_launch(workload):
-        cols.append(("µs per launch", "r", lambda c: fmt.sig(plots.us_per_launch(c)) if c.ok and c.median_ms else "–"))
+        cols.append(("µs per launch", "r", lambda c: fmt.sig(bars.us_per_launch(c)) if c.ok and c.median_ms else "–"))
     elif workload == MATMUL:
         cols += [("GFLOP/s", "r", lambda c: fmt.rate(c.get("gflops"))),
                  ("% cuBLAS", "r", lambda c: pct(_cublas_fraction(r, c)))]
@@ -460,10 +476,10 @@ def _ladder_table(doc: Document, r: Results, workload: str, size: tuple[int, ...
     speed-up over the rung below."""
     field = r.figure(workload)
     unit = "GFLOP/s" if field == "gflops" else "GB/s"
-    top, top_label = plots.ladder_top_line(r, workload, size)
+    top, top_label = bars.ladder_top_line(r, workload, size)
     rows, below = [], None
     for c in cases:
-        value = plots._rate(c, field) if c.ok else None
+        value = plots.rate(c, field) if c.ok else None
         speedup = (f"{below.median_ms / c.median_ms:.2f}×" if below is not None and below.ok and c.ok
                    and below.median_ms and c.median_ms else "–")
         rows.append([f"`{c.rung_label}`", str(c.rung.get("title", "")), fmt.ms(c.median_ms) if c.ok else "–",

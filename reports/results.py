@@ -23,13 +23,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import palette
+
 SCHEMA_VERSIONS = (1, 2)
 
 # Workloads the report knows how to draw; any other workload is listed in a generic table.
 VECTOR_WORKLOADS = ("vector_add", "saxpy", "reduce")
 MATMUL = "matmul"
-# Layers in the order the harness lists them; unknown layers follow, in the order they ran.
-KNOWN_LAYERS = ("cpu", "thrust-omp", "runtime", "driver", "graph", "thrust")
+# Layers are listed family by family (reports/palette.py, the one table of them); unknown layers
+# join their family, in the order they ran.
 # Version-1 files only: they do not record where a layer runs or what a workload's figure is.
 _V1_CPU_LAYERS = ("cpu", "thrust-omp")
 FIGURES = ("gbps", "gflops", "us_per_launch")
@@ -291,8 +293,8 @@ class Results:
     @property
     def layers(self) -> list[str]:
         seen = list(dict.fromkeys(c.layer for c in self.own_cases))
-        known = [layer for layer in KNOWN_LAYERS if layer in seen]
-        return known + [layer for layer in seen if layer not in KNOWN_LAYERS]
+        infos = self.ctx("layers")
+        return palette.order(seen, infos if isinstance(infos, dict) else {})
 
     @property
     def workloads(self) -> list[str]:

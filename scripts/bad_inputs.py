@@ -14,8 +14,10 @@ the project's standard for bad input (docs/bad-input.md):
   - no absurd numbers in the message (a run of 40 digits: a range printed up to DBL_MAX);
   - nothing is written or changed in the scratch folder (results already there are never lost).
 
-A few rows give exit status 0 on purpose (GPU layers asked for on a machine without a GPU); they
-say what they check instead, and run only where their condition holds (`needs`). Rows marked
+A few rows give exit status 0 on purpose (GPU layers asked for on a machine without a GPU; a size
+too large for the machine, which is a skipped case; outputs that are a symlink, a device, a FIFO or
+standard output, which are written through); they say what they check instead, and run only where
+their condition holds (`needs`: the device rows need mknod, i.e. root). Rows marked
 `known` break the standard today in code owned elsewhere (docs/bad-input.md, "Known problems", has
 the fix for each): their expectations are the fixed behaviour; the check reports them and does not
 fail on them, and fails once they meet the standard so that the mark is removed (with `shows=`).
@@ -36,7 +38,9 @@ import json
 import os
 import re
 import shlex
+import stat
 import subprocess
+import threading
 import sys
 import tempfile
 import time
@@ -86,8 +90,18 @@ def _schema(version) -> Callable[[dict], None]:
     return mutate
 
 
-def _sandbox_files() -> dict[str, str | bytes | None]:
-    """name -> text (a file), bytes, or None (a folder). Built once."""
+@dataclass(frozen=True)
+class Special:
+    """A sandbox entry that is not a regular file: a symlink, a FIFO, or a private character device
+    (major, minor; 1,3 is null and 1,7 full, made with mknod in the scratch folder, never /dev)."""
+    kind: str  # "symlink", "fifo", "chardev"
+    target: str = ""
+    major: int = 0
+    minor: int = 0
+
+
+def _sandbox_files() -> dict[str, str | bytes | None | Special]:
+    """name -> text (a file), bytes, None (a folder) or a Special. Built once."""
     results = RESULTS_FIXTURE.read_text()
     files: dict[str, str | bytes | None] = {
         "results.json": results,  # a real results file (an H200 run): the good input
@@ -109,6 +123,13 @@ def _sandbox_files() -> dict[str, str | bytes | None]:
         "a-folder": None,
         "started": None,  # a lab already started here
         "kernel.cu": (LAB_DIR / "vector_add.cu").read_text(),
+        # Outputs that are not plain files: written through or followed, never replaced.
+        "target.json": "{}\n", "link.json": Special("symlink", "target.json"),
+        "target.csv": "old\n", "link.csv": Special("symlink", "target.csv"),
+        "target.md": "old\n", "link.md": Special("symlink", "target.md"),
+        "pipe": Special("fifo"),
+        "null-device": Special("chardev", major=1, minor=3),
+        "full-device": Special("chardev", major=1, minor=7),
     }
     for f in sorted(LAB_DIR.iterdir()):
         if f.is_file():
@@ -116,10 +137,17 @@ def _sandbox_files() -> dict[str, str | bytes | None]:
     return files
 
 
-def make_sandbox(root: Path, files: dict[str, str | bytes | None]) -> None:
+def make_sandbox(root: Path, files: dict[str, str | bytes | None | Special]) -> None:
     for name, content in files.items():
         path = root / name
-        if content is None:
+        if isinstance(content, Special):
+            if content.kind == "symlink":
+                path.symlink_to(content.target)
+            elif content.kind == "fifo":
+                os.mkfifo(path)
+            elif "mknod" in can_make_devices():
+                os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(content.major, content.minor))
+        elif content is None:
             path.mkdir(parents=True, exist_ok=True)
         elif isinstance(content, bytes):
             path.write_bytes(content)
@@ -128,12 +156,42 @@ def make_sandbox(root: Path, files: dict[str, str | bytes | None]) -> None:
 
 
 def snapshot(root: Path) -> dict[str, str]:
-    """Every file and folder under root -> a digest of its content ("dir" for a folder)."""
+    """Every entry under root -> a digest of a regular file's content, "dir", "link -> TARGET", or
+    the kind of a FIFO or device (read with lstat: a device or FIFO is never opened)."""
     found = {}
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root).as_posix()
-        found[rel] = "dir" if path.is_dir() else hashlib.sha1(path.read_bytes()).hexdigest()
+        mode = path.lstat().st_mode
+        if stat.S_ISLNK(mode):
+            found[rel] = f"link -> {os.readlink(path)}"
+        elif stat.S_ISDIR(mode):
+            found[rel] = "dir"
+        elif stat.S_ISREG(mode):
+            found[rel] = hashlib.sha1(path.read_bytes()).hexdigest()
+        elif stat.S_ISFIFO(mode):
+            found[rel] = "fifo"
+        elif stat.S_ISCHR(mode):
+            found[rel] = f"char device {os.major(path.lstat().st_rdev)},{os.minor(path.lstat().st_rdev)}"
+        else:
+            found[rel] = "other"
     return found
+
+
+_devices: set[str] | None = None
+
+
+def can_make_devices() -> set[str]:
+    """{"mknod"} where this process may make a device node (root, or CAP_MKNOD), else empty."""
+    global _devices
+    if _devices is None:
+        _devices = set()
+        with tempfile.TemporaryDirectory() as tmp:
+            try:
+                os.mknod(Path(tmp) / "null", 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+                _devices.add("mknod")
+            except OSError:
+                pass
+    return _devices
 
 
 # --- the rows ----------------------------------------------------------------------------------
@@ -147,6 +205,8 @@ class Outcome:
     after: dict[str, str]
     sandbox: Path
     problems: list[str] = field(default_factory=list)
+    fifo: bytes = b""   # what the command wrote into the FIFO, for a row that reads one
+    kept: list[str] = field(default_factory=list)  # files the command left in its private TMPDIR
 
 
 @dataclass
@@ -161,6 +221,7 @@ class Row:
     known: str | None = None  # a known problem (KNOWN below) the row shows today
     shows: str = ""  # added to the "what the user sees" cell (rows whose point is not the first line)
     tell: str | None = None  # a regex picking the line the cell shows, where the usual choice says little
+    reads: str | None = None  # a FIFO in the sandbox that a reader drains while the command runs
 
     @property
     def command(self) -> str:
@@ -203,6 +264,115 @@ def _skipped_gpu_layers(layers: list[str], expected_cases: int = 0) -> Callable[
     return check
 
 
+def _looks_like(kind: str, text: str) -> str:
+    """Why `text` is not output of `kind` (json: a results file, csv, md), or ""."""
+    try:
+        if kind == "json":
+            return "" if "benchmarks" in json.loads(text) else "JSON without benchmarks"
+    except ValueError as e:
+        return f"not JSON ({e})"
+    if kind == "csv":
+        return "" if text.startswith("workload,") else "not the CSV (no 'workload,' header)"
+    if kind == "md":
+        return "" if "|" in text else "not the comparison table"
+    return ""
+
+
+def _no_error(o: Outcome) -> list[str]:
+    return ["an error line on stderr"] if any(ERROR_PREFIX.match(l) for l in o.stderr.splitlines()) else []
+
+
+def _followed(link: str, target: str, kind: str) -> Callable[[Outcome], list[str]]:
+    """An output that is a symlink: followed, its target replaced with the output, the link kept."""
+    def check(o: Outcome) -> list[str]:
+        problems = _no_error(o)
+        if o.after.get(link) != o.before.get(link):
+            problems.append(f"{link} is now {o.after.get(link)!r}, was {o.before.get(link)!r}")
+        if o.after.get(target) == o.before.get(target):
+            problems.append(f"{target}, the link's target, was not replaced")
+        elif why := _looks_like(kind, (o.sandbox / target).read_text(errors="replace")):
+            problems.append(f"{target}: {why}")
+        return problems
+    return check
+
+
+def _written_through(node: str) -> Callable[[Outcome], list[str]]:
+    """An output that is a device (null): written through, the node still a device."""
+    def check(o: Outcome) -> list[str]:
+        problems = _no_error(o)
+        if o.after.get(node) != o.before.get(node):
+            problems.append(f"{node} is now {o.after.get(node)!r}, was {o.before.get(node)!r}")
+        return problems
+    return check
+
+
+def _full(node: str, keeps: bool) -> Callable[[Outcome], list[str]]:
+    """An output that cannot take the bytes (a full device): one error line naming it, exit 2, the
+    node untouched; a run's results kept in a file of the temporary folder, which the line names."""
+    def check(o: Outcome) -> list[str]:
+        problems = []
+        errors = [l for l in o.stderr.splitlines() if ERROR_PREFIX.match(l)]
+        if len(errors) != 1:
+            problems.append(f"{len(errors)} error lines, expected one")
+        elif node not in errors[0]:
+            problems.append(f"the error line does not name {node}")
+        if o.after.get(node) != o.before.get(node):
+            problems.append(f"{node} is now {o.after.get(node)!r}")
+        if keeps:
+            if len(o.kept) != 1:
+                problems.append(f"{len(o.kept)} files kept in the temporary folder, expected one")
+            elif not errors or normalise(Path(o.kept[0]).name, o.sandbox, "") not in errors[0]:
+                problems.append("the error line does not name the file the results are kept in")
+            elif why := _looks_like("json", Path(o.kept[0]).read_text(errors="replace")):
+                problems.append(f"the kept file: {why}")
+        return problems
+    return check
+
+
+def _fifo(kind: str) -> Callable[[Outcome], list[str]]:
+    """An output that is a FIFO: written through (a reader drains it), the FIFO kept."""
+    def check(o: Outcome) -> list[str]:
+        problems = _no_error(o)
+        if o.after.get("pipe") != "fifo":
+            problems.append(f"pipe is now {o.after.get('pipe')!r}")
+        if why := _looks_like(kind, o.fifo.decode(errors="replace")):
+            problems.append(f"what came through the FIFO: {why}")
+        return problems
+    return check
+
+
+def _stdout(kind: str) -> Callable[[Outcome], list[str]]:
+    """'-': the output on standard output, nothing else there, no file written."""
+    def check(o: Outcome) -> list[str]:
+        problems = _no_error(o)
+        if why := _looks_like(kind, o.stdout):
+            problems.append(f"stdout: {why}")
+        if o.after != o.before:
+            problems.append("wrote a file")
+        return problems
+    return check
+
+
+def _does_not_fit(o: Outcome) -> list[str]:
+    """A size too large for this machine: the case skipped with its reason, the run written, exit 0."""
+    problems = _no_error(o)
+    if "skipped: does not fit in host memory" not in o.stdout:
+        problems.append("no 'skipped: does not fit in host memory' in the summary")
+    try:
+        cases = json.loads((o.sandbox / "out.json").read_text())["benchmarks"]
+        if [c.get("skipped") for c in cases] != [True]:
+            problems.append(f"out.json: expected one skipped case, got {len(cases)} cases")
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        problems.append(f"out.json not written or not results ({e})")
+    return problems
+
+
+RUN_CPU = ["run", "-w", "vector_add", "-l", "cpu", "-s", "1000", "--max-time", "0.05"]
+LADDER = ["ladder", "matmul"]  # no rung runs without a GPU: the JSON has none, and is written
+COMPARE = ["compare", "old.json", "results.json"]
+CSV = ["csv", "results.json"]
+_TO = "; the output written through"  # the cell's note for the rows that succeed on purpose
+
 ROWS: list[Row] = [
     # -- top level ---------------------------------------------------------------------------
     Row("top level", [], names="subcommand"),
@@ -232,12 +402,17 @@ ROWS: list[Row] = [
         match=r"2\^31 - 1"),  # the layers take a matrix dimension as an int
     Row("run", ["run", "-w", "vector_add", "-l", "cpu", "-s", "0^5", *OUT], names="'0^5'"),
     Row("run", ["run", "-w", "vector_add", "-l", "cpu", "-s", "1\n2", *OUT], names="'1\\x0a2'"),
-    Row("run", ["run", "-w", "vector_add", "-l", "cpu", "-s", "2^40", *OUT], names="'2^40'"),
-    Row("run", ["run", "-w", "vector_add", "-l", "cpu", "-s", "4611686018427387904", *OUT],
-        names="'4611686018427387904'", match="host memory"),  # 2^62 written out: read, then too big
-    Row("run", ["run", "-w", "matmul", "-l", "cpu", "-s", "100000", *OUT], names="'100000'"),
-    Row("run", ["run", "-w", "matmul", "-l", "cpu", "-s", "3000000000", *OUT], names="'3000000000'",
-        match=r"2\^31 - 1"),
+    # A size that is a size but too large for this machine is not bad input: a case skipped with why.
+    Row("run", ["run", "-w", "vector_add", "-l", "cpu", "-s", "2^40", *OUT], exit=0, check=_does_not_fit,
+        tell="skipped", shows="; out.json written, the case skipped"),
+    Row("run", ["run", "-w", "vector_add", "-l", "cpu", "-s", "4611686018427387904", *OUT], exit=0,
+        check=_does_not_fit, tell="skipped", shows="; out.json written, the case skipped"),  # 2^62 written out
+    Row("run", ["run", "-w", "matmul", "-l", "cpu", "-s", "1000000", *OUT], exit=0, check=_does_not_fit,
+        tell="skipped", shows="; out.json written, the case skipped"),
+    Row("run", ["run", "-w", "matmul", "-l", "cpu", "-s", "3000000000", *OUT], exit=0, tell="skipped",
+        check=lambda o: [] if "skipped: does not fit: a cube of side 3000000000 is above 2^31 - 1" in o.stdout
+        else ["no 'does not fit: ... above 2^31 - 1' skip in the summary"],
+        shows="; out.json written, the case skipped"),
     Row("run", ["run", *ONE_CPU_CASE, "--noise", "0"], names="--noise", match=r"\b0\b"),
     Row("run", ["run", *ONE_CPU_CASE, "--noise", "-1"], names="--noise", match=r"-1\b"),
     Row("run", ["run", *ONE_CPU_CASE, "--noise", "abc"], names="--noise", match=r"abc"),
@@ -252,6 +427,18 @@ ROWS: list[Row] = [
     Row("run", ["run", "-w", "vector_add", "-l", "cpu", "-s", "1000", "-o", "/proc/x.json"], names="/proc/x.json"),
     Row("run", ["run", "-w", "vector_add", "-l", "cpu", "-s", "1000", "-o", "a-folder"], names="a-folder"),
     Row("run", ["run", "-w", "vector_add", "-l", "cpu", "-s", "1000", "-o", ""], names="output path"),
+    Row("run", ["run", "-w", "vector_add", "-l", "cpu", "-s", "1000", "-o", "notes.txt/out.json"],
+        names="notes.txt/out.json"),  # under a file: cannot be written
+    Row("run", [*RUN_CPU, "-o", "link.json"], exit=0, check=_followed("link.json", "target.json", "json"),
+        tell="results written", shows="; the link kept, its target replaced"),
+    Row("run", [*RUN_CPU, "-o", "null-device"], exit=0, check=_written_through("null-device"), needs="mknod",
+        tell="results written", shows=_TO),
+    Row("run", [*RUN_CPU, "-o", "full-device"], exit=2, check=_full("full-device", keeps=True), needs="mknod",
+        tell="error", shows="; the results kept in the temporary folder"),
+    Row("run", [*RUN_CPU, "-o", "pipe"], exit=0, check=_fifo("json"), reads="pipe", tell="results written",
+        shows="; a reader got the JSON"),
+    Row("run", [*RUN_CPU, "-o", "-"], exit=0, check=_stdout("json"), tell="results written",
+        shows="; the JSON on stdout, the rest on stderr"),
     Row("run", ["run", "-w", "vector_add", "-l", "cpu", "-s", "1000", "-o", "results.json", "-s", "0"],
         names="'0'"),  # the results already there stay as they were
     Row("run", ["run", *ONE_CPU_CASE, "--rung", "matmul/fastest"], names="matmul/fastest"),
@@ -298,6 +485,13 @@ ROWS: list[Row] = [
     Row("ladder", ["ladder", "reduce", "-s", "1x2x3"], names="'1x2x3'"),
     Row("ladder", ["ladder", "matmul", "--mode", "warm"], names="warm"),
     Row("ladder", ["ladder", "matmul", "-o", "/proc/ladder.json"], names="/proc/ladder.json"),
+    Row("ladder", [*LADDER, "-o", "a-folder"], names="a-folder"),
+    Row("ladder", [*LADDER, "-o", "link.json"], exit=0, check=_followed("link.json", "target.json", "json"),
+        tell="results written", shows="; the link kept, its target replaced"),
+    Row("ladder", [*LADDER, "-o", "full-device"], exit=2, check=_full("full-device", keeps=True), needs="mknod",
+        tell="error", shows="; the results kept in the temporary folder"),
+    Row("ladder", [*LADDER, "-o", "-"], exit=0, check=_stdout("json"), tell="results written",
+        shows="; the JSON on stdout, the rest on stderr"),
     Row("ladder", ["ladder", "matmul", "--benchmark_filter=x"], names="--benchmark_filter=x"),
     # -- report / compare / csv (reports/cli.py) ----------------------------------------------
     Row("report", ["report", "missing.json"], names="missing.json"),
@@ -315,6 +509,8 @@ ROWS: list[Row] = [
     Row("report", ["report", "time-as-text.json"], names="fast"),
     Row("report", ["report", "results.json", "--out", "/proc/report"], names="/proc/report"),
     Row("report", ["report", "results.json", "--out", "results.json"], names="results.json"),
+    Row("report", ["report", "results.json", "--out", "notes.txt"], names="notes.txt"),
+    Row("report", ["report", "results.json", "--out", "full-device"], names="full-device", needs="mknod"),
     Row("report", ["report"], names="RESULTS.json"),
     Row("report", ["report", "results.json", "--pdf"], names="--pdf"),
     Row("csv", ["csv", "time-as-text.json"], names="fast"),
@@ -322,6 +518,17 @@ ROWS: list[Row] = [
     Row("csv", ["csv", "results.json", "-o", "/proc/x.csv"], names="/proc/x.csv"),
     Row("csv", ["csv", "name-with-newline.json"], names="a\\x0ab"),
     Row("csv", ["csv", "results.json", "-o", "results.json"], names="results.json"),
+    Row("csv", [*CSV, "-o", "a-folder"], names="a-folder"),
+    Row("csv", [*CSV, "-o", "notes.txt/x.csv"], names="notes.txt/x.csv"),
+    Row("csv", [*CSV, "-o", "link.csv"], exit=0, check=_followed("link.csv", "target.csv", "csv"), tell="wrote",
+        shows="; the link kept, its target replaced"),
+    Row("csv", [*CSV, "-o", "null-device"], exit=0, check=_written_through("null-device"), needs="mknod",
+        tell="wrote", shows=_TO),
+    Row("csv", [*CSV, "-o", "full-device"], exit=2, check=_full("full-device", keeps=False), needs="mknod"),
+    Row("csv", [*CSV, "-o", "pipe"], exit=0, check=_fifo("csv"), reads="pipe", tell="wrote",
+        shows="; a reader got the CSV"),
+    Row("csv", [*CSV, "-o", "-"], exit=0, check=_stdout("csv"), tell="^workload,",
+        shows="; the CSV on stdout"),
     Row("csv", ["csv"], names="RESULTS.json"),
     Row("csv", ["csv", "results.json", "extra.json"], names="extra.json"),
     Row("compare", ["compare", "results.json"], names="NEW.json"),
@@ -333,6 +540,17 @@ ROWS: list[Row] = [
     Row("compare", ["compare", "old.json", "results.json", "--noise-k", "0"], names="'0'"),
     Row("compare", ["compare", "old.json", "results.json", "-o", "/proc/x.md"], names="/proc/x.md"),
     Row("compare", ["compare", "old.json", "results.json", "-o", "old.json"], names="old.json"),
+    Row("compare", [*COMPARE, "-o", "a-folder"], names="a-folder"),
+    Row("compare", [*COMPARE, "-o", "link.md"], exit=0, check=_followed("link.md", "target.md", "md"),
+        tell="wrote|verdict|regress", shows="; the link kept, its target replaced"),
+    Row("compare", [*COMPARE, "-o", "null-device"], exit=0, check=_written_through("null-device"),
+        needs="mknod", tell="wrote|verdict|regress", shows=_TO),
+    Row("compare", [*COMPARE, "-o", "full-device"], exit=2, check=_full("full-device", keeps=False),
+        needs="mknod"),
+    Row("compare", [*COMPARE, "-o", "pipe"], exit=0, check=_fifo("md"), reads="pipe",
+        tell="wrote|verdict|regress", shows="; a reader got the table"),
+    Row("compare", [*COMPARE, "-o", "-"], exit=0, check=_stdout("md"), tell=r"\|",
+        shows="; the table on stdout"),
     Row("compare", ["compare", "old.json", "results.json", "--verbose"], names="--verbose"),
     # -- lab -----------------------------------------------------------------------------------
     Row("lab", ["lab"], names="subcommand"),
@@ -356,6 +574,8 @@ ROWS: list[Row] = [
     Row("lab", ["lab", "grade", "1", "missing.cu"], names="missing.cu"),
     Row("lab", ["lab", "grade", "1", "kernel.cu", "--json", "/proc/grades.json"], names="/proc/grades.json"),
     Row("lab", ["lab", "grade", "1", "kernel.cu", "--json", "kernel.cu"], names="kernel.cu"),
+    Row("lab", ["lab", "grade", "1", "kernel.cu", "--json", "a-folder"], names="a-folder"),
+    Row("lab", ["lab", "grade", "1", "kernel.cu", "--json", "notes.txt/g.json"], names="notes.txt/g.json"),
     Row("lab", ["lab", "grade", "1", "kernel.cu", "--csv", "g.csv", "--markdown", "g.csv"], names="g.csv"),
     Row("lab", ["lab", "grade", "1", "kernel.cu", "--points", "10"], names="--points"),
     Row("lab", ["lab", "profile", "1", "missing.cu"], names="missing.cu"),
@@ -373,19 +593,43 @@ def machine_facts(exe: str) -> set[str]:
         text = subprocess.run([exe, "list"], capture_output=True, text=True, timeout=TIMEOUT_S).stdout
     except (OSError, subprocess.TimeoutExpired):
         return set()
-    facts = set()
+    facts = set(can_make_devices())
     if re.search(r"^\s+runtime\s+unavailable", text, re.M):
         facts.add("no-gpu")
     return facts
 
 
+def drain(fifo: Path, into: bytearray) -> threading.Thread:
+    """A reader for `fifo`, started: what is written into it lands in `into`."""
+    def read() -> None:
+        with open(fifo, "rb") as f:  # blocks until a writer opens it (or release() does)
+            into.extend(f.read())
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    return reader
+
+
+def release(fifo: Path, reader: threading.Thread) -> None:
+    """Ends a reader whose writer never came: an open for writing (and a close) gives it EOF."""
+    if reader.is_alive():
+        try:
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError:
+            pass
+    reader.join(10)
+
+
 def run_row(row: Row, exe: str, files: dict) -> Outcome:
     env = {k: v for k, v in os.environ.items() if k not in ("LAYERBENCH_LABS", "LAYERBENCH_KERNEL_CACHE")}
     env.update(LC_ALL="C.UTF-8", COLUMNS="100")
-    with tempfile.TemporaryDirectory(prefix="lb-bad-input-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="lb-bad-input-") as tmp, \
+            tempfile.TemporaryDirectory(prefix="lb-bad-input-tmp-") as private_tmp:
         root = Path(tmp)
+        env["TMPDIR"] = private_tmp  # where a results file that could not be written is kept
         make_sandbox(root, files)
         before = snapshot(root)
+        got = bytearray()
+        reader = drain(root / row.reads, got) if row.reads else None
         try:
             done = subprocess.run([exe, *row.args], cwd=root, capture_output=True, text=True, errors="replace",
                                   env=env, timeout=TIMEOUT_S)
@@ -394,8 +638,11 @@ def run_row(row: Row, exe: str, files: dict) -> Outcome:
             code = None
             stdout = (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
             stderr = (e.stderr or b"").decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
-        outcome = Outcome(code, normalise(stdout, root, exe), normalise(stderr, root, exe), before, snapshot(root),
-                          root)
+        if reader:
+            release(root / row.reads, reader)
+        stdout, stderr = (normalise(t, root, exe).replace(private_tmp, "$TMPDIR") for t in (stdout, stderr))
+        outcome = Outcome(code, stdout, stderr, before, snapshot(root),
+                          root, fifo=bytes(got), kept=sorted(str(p) for p in Path(private_tmp).iterdir()))
         outcome.problems = judge(row, outcome)  # judged while the sandbox still exists
     return outcome
 
@@ -409,6 +656,7 @@ def normalise(text: str, sandbox: Path, exe: str) -> str:
     text = re.sub(r"^(layerbench: (?:layer \S+ skipped|GPU layers skipped \([^)]*\))): .*$", r"\1: ‹why›", text,
                   flags=re.M)
     text = re.sub(r"\.tmp\.\d+", ".tmp.‹pid›", text)
+    text = re.sub(r"layerbench-results-\d+", "layerbench-results-‹pid›", text)
     # Which layers a build has depends on its options (the vendor layer needs cuBLAS, ...).
     text = re.sub(r"(unknown layer '[^\n]*' \(known: )[^)\n]*\)", r"\1‹the layers built›)", text)
     text = re.sub(r"\b(\d+ cases? in )\d+(\.\d+)? s\b", r"\1‹t› s", text)  # the run's summary line
@@ -462,7 +710,7 @@ def seen(o: Outcome, row: Row) -> str:
     out = [l for l in o.stdout.splitlines() if l.strip()]
     picked = [l for l in err + out if row.tell and re.search(row.tell, l)]
     if picked:
-        lines = picked
+        lines = [re.sub(r"\s{2,}", " ", l) for l in picked]  # a summary table's row, its columns closed up
     elif row.check or (err and ERROR_PREFIX.match(err[0])):
         lines = err or out
     else:
@@ -539,7 +787,7 @@ def generate(exe: str, jobs: int, old_doc: str = "", verbose: bool = False) -> t
     checked = sum(1 for r in ROWS if not r.needs)
     block = [BEGIN, "", *HEADER, *lines, "",
              f"{len(ROWS)} rows: {checked} checked everywhere, {len(ROWS) - checked} only where their "
-             f"condition holds (no GPU); "
+             f"condition holds (no GPU, or mknod); "
              + (f"{sum(1 for r in ROWS if r.known)} show a known problem ({', '.join(known)})." if known
                 else "none shows a known problem."), "", END]
     return "\n".join(block), problems, kept

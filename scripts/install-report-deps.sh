@@ -4,14 +4,17 @@
 #     environment in .venv (python3 -m venv) with reports/requirements.txt installed into it.
 #     `layerbench report|compare|csv` and the report tests use .venv/bin/python3 when it exists.
 #     When that cannot be done it says so in one line and goes on (exit status 0).
-#   - Debian's chromium, for the one test that opens report.html in a headless browser. When it
-#     cannot be installed (no apt, no root or sudo, no package registry) this prints one line and
-#     goes on; that test then skips and says why.
+#   - with --chromium only (scripts/test.sh passes it; running layerbench never needs a browser):
+#     Debian's chromium, for the one test that opens report.html in a headless browser
+#     (reports/tests/test_chromium.py). When it cannot be installed (no apt, no root or sudo, no
+#     package registry) this prints one line and goes on; that test then skips and says why.
 # On a machine whose python3 already has matplotlib and pytest and that has no package registry
 # (the lent GPU machines), it changes nothing and succeeds (the apt attempt for chromium is capped
 # at 45 seconds; LAYERBENCH_SKIP_CHROMIUM=1 skips it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+with_chromium=0
+[ "${1:-}" = --chromium ] && with_chromium=1
 
 say() { echo "install-report-deps: $*" >&2; }
 
@@ -53,9 +56,11 @@ else
   fi
 fi
 
-# 2. chromium (optional: only the headless-browser test uses it; LAYERBENCH_SKIP_CHROMIUM=1 skips it)
+# 2. chromium (with --chromium: only the headless-browser test uses it; LAYERBENCH_SKIP_CHROMIUM=1 skips it)
 have_chromium() { command -v chromium >/dev/null || command -v chromium-browser >/dev/null; }
-if [ "${LAYERBENCH_SKIP_CHROMIUM:-0}" = 1 ]; then
+if [ "$with_chromium" = 0 ]; then
+  :   # not asked for: running layerbench and building its reports need no browser
+elif [ "${LAYERBENCH_SKIP_CHROMIUM:-0}" = 1 ]; then
   have_chromium || say "LAYERBENCH_SKIP_CHROMIUM=1: not installing chromium; the report's browser test will skip"
 elif ! have_chromium; then
   if apt_install chromium && have_chromium; then

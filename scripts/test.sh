@@ -1,11 +1,81 @@
 #!/usr/bin/env bash
 # Quick start 2: installs what is missing, builds, and runs every test. GPU tests skip (and say
 # so) on a machine without a CUDA device; on a GPU machine they run.
+# Shows the build's stages (scripts/build.sh), then the tests' progress (one line rewritten in place
+# on a terminal; elsewhere, as in CI, a line at each tenth of the way and one for each failure),
+# the output of the first failures, and a short summary: passed, failed, and skipped grouped by
+# reason (scripts/test-summary.py). ctest's whole output goes to build/test.log. The exit status is
+# ctest's: non-zero when a test failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+root="$PWD"
+say() { echo "test: $*" >&2; }
+build="${LAYERBENCH_BUILD_DIR:-build}"
 scripts/build.sh
-cd build
+# Chromium, for the one test that opens a report in a headless browser (reports/tests/test_chromium.py;
+# it skips, saying why, where Chromium cannot be installed). Running layerbench never needs it.
+scripts/install-report-deps.sh --chromium 2>&1 | sed 's/^/test: /' >&2
+
+cd "$build"
+log=test.log
+junit=Testing/junit.xml
+mkdir -p Testing
+rm -f "$junit"
 # One test process at a time on a GPU machine, so tests do not share the device; -j otherwise.
 jobs="$(nproc)"
 command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 && jobs=1
-ctest --output-on-failure -j"$jobs"
+tty=0
+[ -t 2 ] && [ "${TERM:-dumb}" != dumb ] && tty=1
+width=$(( $(tput cols 2>/dev/null || echo 100) - 1 ))
+start=$SECONDS
+elapsed() { local s=$((SECONDS - start)); if [ "$s" -ge 60 ]; then printf '%dm%02ds' $((s / 60)) $((s % 60)); else printf '%ds' "$s"; fi; }
+
+# ctest's lines: " 65/644 Test  #66: Name .....***Skipped   0.49 sec".
+progress() {
+  local line n total name result shown=-1 text
+  while IFS= read -r line; do
+    [[ "$line" =~ ^\ *([0-9]+)/([0-9]+)\ Test\ +#[0-9]+:\ ([^ ]+).*(Passed|\*\*\*[^0-9]*[^ 0-9])\ +[0-9.]+\ sec$ ]] || continue
+    n=${BASH_REMATCH[1]} total=${BASH_REMATCH[2]} name=${BASH_REMATCH[3]} result=${BASH_REMATCH[4]}
+    result=${result#\*\*\*}
+    text="test: [$n/$total] $(elapsed) $name: $result"
+    if [ "$result" != Passed ] && [ "$result" != Skipped ]; then
+      [ "$tty" = 1 ] && printf '\r\033[K' >&2
+      echo "test: $result: $name" >&2
+    fi
+    if [ "$tty" = 1 ]; then
+      printf '\r\033[K%s' "${text:0:$width}" >&2
+    elif [ $((10 * n / total)) -gt "$shown" ]; then
+      shown=$((10 * n / total))
+      echo "$text" >&2
+    fi
+  done
+  [ "$tty" = 1 ] && printf '\r\033[K' >&2
+  return 0
+}
+
+say "running the tests with -j$jobs (ctest's whole output: $build/$log)"
+set +e
+ctest --output-on-failure -j"$jobs" --output-junit "$PWD/$junit" 2>&1 | tee "$log" | progress
+status=${PIPESTATUS[0]}
+set -e
+
+# The first failures' output (the end of each), so that CI's log shows why without the whole log.
+if [ "$status" -ne 0 ] && [ -f "$junit" ]; then
+  python3 - "$junit" <<'EOF' >&2 || true
+import sys, xml.etree.ElementTree as ET
+failed = [c for c in ET.parse(sys.argv[1]).getroot().iter("testcase") if c.get("status") == "fail"]
+for case in failed[:3]:
+    out = case.find("system-out")
+    lines = [l for l in (out.text if out is not None and out.text else "").splitlines() if l.strip()]
+    print(f"test: --- {case.get('name', '?').split('  #')[0]} (last {min(len(lines), 12)} lines of its output)")
+    print("\n".join("  " + l for l in lines[-12:]))
+if len(failed) > 3:
+    print(f"test: --- the other {len(failed) - 3} failures' output is in the log")
+EOF
+fi
+# ctest's own closing line, then the summary (its last line: "tests: N passed, N failed, N skipped").
+say "ctest ran in $(elapsed): $(grep -E '^[0-9]+% tests passed' "$log" | tail -n 1 || echo "no closing line (see $build/$log)")"
+if [ -f "$junit" ] && command -v python3 >/dev/null; then
+  python3 "$root/scripts/test-summary.py" "$junit" --log "$build/$log" || true
+fi
+exit "$status"

@@ -97,7 +97,11 @@ TEST_F(Cli, BadNamesAndSizesAreOneLineErrors) {
   for (const char* size : {"0", "-5", "abc", "2^99", "1.5", "99999999999999999999"})
     expect_usage_error(run(std::string("run --workload vector_add --size=") + size + o), std::string("'") + size + "'",
                        out);
-  expect_usage_error(run("run --workload vector_add --size 2^50" + o), "'2^50'", out);  // host memory
+  // Too large for this machine is not bad input: the case is skipped with its reason (plan.h).
+  const Outcome big = run("run --workload vector_add --layer cpu --size 2^50" + o);
+  EXPECT_EQ(big.code, 0) << big.err;
+  EXPECT_NE(big.out.find("skipped: does not fit in host memory: needs 16.0 PiB"), std::string::npos) << big.out;
+  fs::remove(out);
   expect_usage_error(run("run --workload vector_add --size 8x8x8" + o), "'8x8x8'", out);
   expect_usage_error(run("run --workload matmul --size 8x8" + o), "'8x8'", out);
   expect_usage_error(run("run --bogus" + o), "--bogus", out);
@@ -194,10 +198,14 @@ TEST_F(Cli, WithoutAGpuTheGpuLayersAreSkippedInOneLine) {
   const fs::path out = dir_ / "r.json";
   const Outcome o = run("run --workload vector_add --size 100 --min-time 0.01 --out " + out.string());
   EXPECT_EQ(o.code, 0) << o.err;
-  // One line for all GPU layers that lack only the GPU, naming them and CUDA's reason. (A Python
-  // layer whose package is missing says so on a line of its own.)
+  // One line for all GPU layers, naming them and CUDA's reason; a Python layer whose package is
+  // missing, or a build without the Python layers, says so on that same line, after the reason.
   const auto line = o.err.find("layerbench: GPU layers skipped (runtime, graph, driver, thrust");
   ASSERT_NE(line, std::string::npos) << o.err;
+  std::istringstream lines(o.err);
+  int ours = 0;
+  for (std::string l; std::getline(lines, l);) ours += l.starts_with("layerbench: ");
+  EXPECT_EQ(ours, 1) << "not one line: " << o.err;
   // The reason in the user's terms, the same one the library gives (gpu_unavailable_reason).
   const std::string why = lb::gpu_unavailable_reason();
   EXPECT_TRUE(why == "no CUDA device" || why == "no CUDA driver (libcuda.so.1 not found)" ||
@@ -209,12 +217,38 @@ TEST_F(Cli, WithoutAGpuTheGpuLayersAreSkippedInOneLine) {
   EXPECT_EQ(o.err.find(why, reason + 3 + why.size()), std::string::npos) << "more than one line: " << o.err;
   const auto j = nlohmann::json::parse(slurp(out));
   EXPECT_TRUE(j.at("context").at("device").is_null());
-  EXPECT_TRUE(j.at("context").contains("gpu_unavailable_reason"));
+  // Why there is no GPU, and nothing else (a report prints it as "no GPU: <why>"); each layer left
+  // out with its own reason beside it, which starts with the GPU's.
+  EXPECT_EQ(j.at("context").at("gpu_unavailable_reason"), why);
+  const auto& left_out = j.at("context").at("layers_unavailable");
+  for (const char* layer : {"runtime", "graph", "driver", "thrust", "vendor", "cupy", "numba", "pycuda", "cython"}) {
+    ASSERT_TRUE(left_out.contains(layer)) << layer << ": " << left_out.dump();
+    EXPECT_TRUE(left_out.at(layer).get<std::string>().starts_with(why)) << layer << ": " << left_out.dump();
+  }
   // Only the CPU layers ran: cpu and thrust-omp (the thrust layer built for OpenMP).
   std::set<std::string> ran;
   for (const auto& b : j.at("benchmarks")) ran.insert(b.at("layer").get<std::string>());
   EXPECT_EQ(ran, (std::set<std::string>{"cpu", "thrust-omp"}));
   EXPECT_EQ(j.at("benchmarks").size(), ran.size());
+}
+
+// `list` gives each GPU layer the GPU's reason first: a Python package that fails to import for want
+// of the driver (PyCUDA's ImportError: libcuda.so.1) is not a reason of its own.
+TEST_F(Cli, WithoutAGpuListGivesEveryGpuLayerTheGpusReason) {
+  const std::string why = lb::gpu_unavailable_reason();
+  if (why.empty()) GTEST_SKIP() << "this machine has a GPU";
+  const Outcome o = run("list");
+  ASSERT_EQ(o.code, 0) << o.err;
+  std::istringstream lines(o.out);
+  int reasons = 0;
+  for (std::string l; std::getline(lines, l);) {
+    const auto at = l.find(" why: ");
+    if (at == std::string::npos) continue;
+    ++reasons;
+    EXPECT_TRUE(l.substr(at + 6).starts_with(why)) << l;
+    EXPECT_EQ(l.find("ImportError"), std::string::npos) << l;
+  }
+  EXPECT_GE(reasons, 5) << o.out;
 }
 
 // Only layers that cannot run here: a line for each with its reason, the JSON with no cases, exit 0.
@@ -335,6 +369,33 @@ TEST_F(Cli, PythonVariantsRunThroughTheHarness) {
   bool import_cost = false;
   for (const auto& cost : layer.at("one_time_costs")) import_cost |= cost.at("what") == "import numpy, once per process";
   EXPECT_TRUE(import_cost) << layer.dump();
+}
+
+// A library's performance warning (Numba's "Grid size 1 will likely result in GPU under-utilization
+// ...", at every small launch; here py-numpy's saxpy stands in) is kept in the notes of each case
+// that raised it, once per case, and not printed; a warning of another kind still reaches the
+// console.
+TEST_F(Cli, PythonPerformanceWarningsAreTheCasesNotesNotConsoleLines) {
+  const Outcome listed = run("list", LB_FAULTY_EXE);
+  ASSERT_EQ(listed.code, 0);
+  const auto numpy_line = listed.out.find("py-numpy");
+  ASSERT_NE(numpy_line, std::string::npos) << listed.out;
+  if (listed.out.substr(numpy_line, listed.out.find('\n', numpy_line) - numpy_line).find("unavailable") != std::string::npos)
+    GTEST_SKIP() << "Python layers unavailable in this build: " << listed.out.substr(numpy_line, 300);
+  const fs::path out = dir_ / "r.json";
+  const Outcome o = run("run --layer py-numpy --workload saxpy --size 1000,2000 --min-time 0.01 --out " + out.string(),
+                        LB_FAULTY_EXE);
+  ASSERT_EQ(o.code, 0) << o.err << o.out;
+  EXPECT_EQ((o.out + o.err).find("TestPerformanceWarning"), std::string::npos) << o.err << o.out;
+  EXPECT_NE(o.err.find("RuntimeWarning: py-numpy saxpy: a warning that is no performance advice"), std::string::npos)
+      << o.err;
+  const auto j = nlohmann::json::parse(slurp(out));
+  ASSERT_EQ(j.at("benchmarks").size(), 2u);
+  for (const auto& b : j.at("benchmarks")) {
+    SCOPED_TRACE(b.dump());
+    EXPECT_EQ(b.at("status"), "ok");
+    EXPECT_EQ(b.at("notes"), nlohmann::json({"TestPerformanceWarning: saxpy this small leaves the machine idle"}));
+  }
 }
 
 }  // namespace

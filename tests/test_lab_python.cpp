@@ -17,6 +17,7 @@
 #include "lab/lab_spec.h"
 #include "lab/student_program.h"
 #include "lab_test_support.h"
+#include "variants/python/python_layer.h"
 
 namespace {
 
@@ -37,6 +38,12 @@ std::string expected_of(const fs::path& planted) {
   const std::string marker = "# expect: ";
   return first.rfind(marker, 0) == 0 ? first.substr(marker.size()) : std::string();
 }
+
+// The Python labs run in the embedded interpreter: a build without it (-DLAYERBENCH_PYTHON_LAYERS=OFF,
+// or no pybind11) refuses them, saying so, and these tests skip with its reason.
+#define SKIP_WITHOUT_EMBEDDED_PYTHON()                                                   \
+  if (const std::string built_without = python_layers_built_without(); !built_without.empty()) \
+  GTEST_SKIP() << built_without
 
 class PythonLab : public LabCliTest {
  protected:
@@ -60,6 +67,7 @@ TEST(PythonLabSpec, Lab05ParsesAsAPythonLab) {
 }
 
 TEST(PythonLabSpec, PrecheckPassesTheSolutionAndSkeletonAndRejectsRuleBreakers) {
+  SKIP_WITHOUT_EMBEDDED_PYTHON();
   const LabSpec spec = find_lab(kLabs, kLab);
   EXPECT_NO_THROW(precheck_student_file(spec, kLabs / "solutions" / kLab / "vector_add.py"));
   EXPECT_NO_THROW(precheck_student_file(spec, spec.dir / "vector_add.py"));
@@ -78,6 +86,7 @@ TEST(PythonLabSpec, PrecheckPassesTheSolutionAndSkeletonAndRejectsRuleBreakers) 
 }
 
 TEST_F(PythonLab, HostComputeIsRejectedBeforeAnyGpuWithFileAndLine) {
+  SKIP_WITHOUT_EMBEDDED_PYTHON();
   const fs::path file = kPlanted / "host_numpy.py";
   const Outcome o = run("lab check " + kLab + " " + file.string());
   EXPECT_EQ(o.code, kExitFailed) << o.out << o.err;
@@ -88,6 +97,7 @@ TEST_F(PythonLab, HostComputeIsRejectedBeforeAnyGpuWithFileAndLine) {
 }
 
 TEST_F(PythonLab, EveryRuleBreakingPlantedFileFailsWithItsExpectation) {
+  SKIP_WITHOUT_EMBEDDED_PYTHON();
   for (const std::string& name : kRuleBreakers) {
     const fs::path file = kPlanted / name;
     const Outcome o = run("lab check " + kLab + " " + file.string());
@@ -97,6 +107,7 @@ TEST_F(PythonLab, EveryRuleBreakingPlantedFileFailsWithItsExpectation) {
 }
 
 TEST_F(PythonLab, TopLevelCallNamesFileLineAndTheCall) {
+  SKIP_WITHOUT_EMBEDDED_PYTHON();
   const Outcome o = check_text("vector_add.py",
                                "from numba import cuda\n"
                                "\n"
@@ -111,6 +122,7 @@ TEST_F(PythonLab, TopLevelCallNamesFileLineAndTheCall) {
 }
 
 TEST_F(PythonLab, SyntaxErrorNamesFileAndLine) {
+  SKIP_WITHOUT_EMBEDDED_PYTHON();
   const Outcome o = check_text("vector_add.py",
                                "from numba import cuda\n"
                                "\n"
@@ -122,6 +134,7 @@ TEST_F(PythonLab, SyntaxErrorNamesFileAndLine) {
 }
 
 TEST_F(PythonLab, MissingOrDeviceOnlyKernelIsNamed) {
+  SKIP_WITHOUT_EMBEDDED_PYTHON();
   Outcome o = check_text("other.py", "from numba import cuda\n\n@cuda.jit\ndef add(a, b, c, n):\n    pass\n");
   EXPECT_EQ(o.code, kExitFailed) << o.out << o.err;
   EXPECT_TRUE(has(o.out, "other.py: no kernel named lab_vector_add")) << o.out;
@@ -145,9 +158,20 @@ TEST_F(PythonLab, StartCopiesReadmeSpecAndSkeletonButNoSolution) {
   EXPECT_TRUE(has(run("lab list").out, kLab));
 }
 
+// A build without the embedded interpreter refuses a Python lab in one line that says why.
+TEST_F(PythonLab, ABuildWithoutPythonRefusesThePythonLabSayingWhy) {
+  const std::string built_without = python_layers_built_without();
+  if (built_without.empty()) GTEST_SKIP() << "this build embeds Python: the tests above check the Python labs";
+  const Outcome o = run("lab check " + kLab + " " + (kLabs / "solutions" / kLab / "vector_add.py").string());
+  EXPECT_EQ(o.code, kExitFailed) << o.out << o.err;
+  EXPECT_TRUE(has(o.out + o.err, "cannot check Python labs")) << o.out << o.err;
+  EXPECT_TRUE(has(o.out + o.err, built_without)) << o.out << o.err;
+}
+
 // --- on a GPU -----------------------------------------------------------------------------------
 
 TEST_F(PythonLab, SolutionPassesOnTheGpu) {
+  SKIP_WITHOUT_EMBEDDED_PYTHON();
   if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "no GPU: " << why;
   const Outcome o = run("lab check " + kLab + " " + (kLabs / "solutions" / kLab / "vector_add.py").string());
   EXPECT_EQ(o.code, kExitPassed) << o.out << o.err;
@@ -155,6 +179,7 @@ TEST_F(PythonLab, SolutionPassesOnTheGpu) {
 }
 
 TEST_F(PythonLab, SkeletonFailsOnTheGpu) {
+  SKIP_WITHOUT_EMBEDDED_PYTHON();
   if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "no GPU: " << why;
   const Outcome o = run("lab check " + kLab + " " + (kLabs / kLab / "vector_add.py").string());
   EXPECT_EQ(o.code, kExitFailed) << o.out << o.err;
@@ -165,6 +190,7 @@ TEST_F(PythonLab, SkeletonFailsOnTheGpu) {
 // (tests/test_lab.cpp), which reads every lab's planted files, this one's too.
 
 TEST_F(PythonLab, NumbaCompileErrorIsReportedAsACompileErrorOnTheGpu) {
+  SKIP_WITHOUT_EMBEDDED_PYTHON();
   if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "no GPU: " << why;
   const Outcome o = check_text("vector_add.py",
                                "from numba import cuda\n"
@@ -180,6 +206,7 @@ TEST_F(PythonLab, NumbaCompileErrorIsReportedAsACompileErrorOnTheGpu) {
 }
 
 TEST_F(PythonLab, GradeTimesTheSolutionOnTheGpu) {
+  SKIP_WITHOUT_EMBEDDED_PYTHON();
   if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "no GPU: " << why;
   const Outcome o = run("lab grade " + kLab + " " + (kLabs / "solutions" / kLab / "vector_add.py").string());
   EXPECT_EQ(o.code, kExitPassed) << o.out << o.err;

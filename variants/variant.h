@@ -23,32 +23,12 @@
 #include <typeinfo>
 #include <vector>
 
+#include "variants/one_time_cost.h"
 #include "workloads/workload.h"
 
 namespace lb {
 
 struct Rung;  // workloads/ladder.h
-
-// What a layer paid once, before its first result: a context, a compile, a module load, a graph
-// capture, an import. Layers add to the log they are handed; the harness records it.
-struct OneTimeCost {
-  std::string what;
-  double ms = 0;
-};
-class CostLog {
- public:
-  void add(std::string what, double ms) { entries_.push_back({std::move(what), ms}); }
-  const std::vector<OneTimeCost>& entries() const { return entries_; }
-  // [{"what", "ms"}, ...], as the results record one_time_costs.
-  nlohmann::json to_json() const {
-    nlohmann::json list = nlohmann::json::array();
-    for (const OneTimeCost& c : entries_) list.push_back({{"what", c.what}, {"ms", c.ms}});
-    return list;
-  }
-
- private:
-  std::vector<OneTimeCost> entries_;
-};
 
 // Command-line settings that layers follow, handed to Layer::open_session.
 struct LayerConfig {
@@ -119,6 +99,10 @@ struct Layer {
   // The kernel texts the layer compiles at run time and lets `run --kernel-text NAME=FILE` replace
   // (LayerConfig::kernel_texts), by NAME: the driver layer's workloads/NAME/kernels.cu.
   std::vector<std::string> kernel_texts;
+  // Non-empty: how this layer's work changes the CUDA context for all later work in the process,
+  // as measured (docs/methodology.md, "A layer that changes the context"). Its cases run after
+  // every other layer's, so that no other layer's figures carry the change.
+  std::string changes_context;
 };
 
 using VariantFactory = std::function<std::unique_ptr<Variant>()>;

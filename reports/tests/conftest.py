@@ -19,6 +19,9 @@ H200_RUN1 = FIXTURES / "h200_run1.json"  # produced by the harness on an H200 (s
 H200_RUN2 = FIXTURES / "h200_run2.json"
 H200_OLDER = FIXTURES / "h200_older_harness.json"  # the harness before adaptive sampling
 CPU_ONLY = FIXTURES / "cpu_only_repetitions.json"
+H100_16 = FIXTURES / "h100_16_layers.json"  # the H100 run, trimmed, plus constructed vendor cases: 16 layers
+NO_GPU_PYCUDA = FIXTURES / "cpu_only_pycuda_reason.json"  # no GPU; gpu_unavailable_reason is PyCUDA's ImportError
+NO_GPU = FIXTURES / "cpu_only_no_driver.json"  # no GPU; the probe's reason, layers_unavailable, cpu.blas
 
 
 def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
@@ -46,6 +49,15 @@ def h200_report(tmp_path_factory) -> Path:
     """One report made from the harness's H200 fixture, shared by the tests that read it."""
     out = tmp_path_factory.mktemp("report")
     result = run_cli("report", H200_RUN1, "--out", out, "--csv")
+    assert result.returncode == 0, result.stderr
+    return out
+
+
+@pytest.fixture(scope="session")
+def h100_16_report(tmp_path_factory) -> Path:
+    """One report made from the 16-layer fixture, shared by the tests that read it."""
+    out = tmp_path_factory.mktemp("report16")
+    result = run_cli("report", H100_16, "--out", out)
     assert result.returncode == 0, result.stderr
     return out
 

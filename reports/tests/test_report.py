@@ -15,7 +15,7 @@ from conftest import CPU_ONLY, H200_OLDER, H200_RUN1, case_entry, load_json, res
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 EXPECTED_PLOTS = {
-    "bandwidth_vector_add", "bandwidth_saxpy", "bandwidth_reduce", "gflops_matmul",
+    "heatmap", "bandwidth_vector_add", "bandwidth_saxpy", "bandwidth_reduce", "gflops_matmul",
     "speedup_vector_add", "speedup_saxpy", "speedup_reduce", "speedup_matmul",
     "one_time_costs", "first_run", "launch_overhead",
 }
@@ -75,8 +75,10 @@ def test_markdown_links_existing_plots_and_header(h200_report: Path):
     md = (h200_report / "report.md").read_text()
     for link in re.findall(r"\]\((plots/[^)]+)\)", md):
         assert (h200_report / link).is_file(), link
-    # device, host and harness version at the top, before the first figure
-    head = md.split("![")[0]
+    # the heat map first, then the findings, then device, host and harness version, before the
+    # per-workload figures
+    assert md.split("![")[1].startswith("heat map")
+    head = md.split("## Bandwidth")[0]
     for text in ("NVIDIA H200", "layerbench 0.1.0", "Intel(R) Xeon(R) Processor", "4 235 GB/s",
                  "51 188 GFLOP/s at 4096³", "OpenBLAS cblas_sgemm", "16 OpenMP threads",
                  "cold: the L2 is flushed before each sample", "until the noise is under 0.5%"):
@@ -88,6 +90,9 @@ def test_figures_carry_units_noise_and_baseline(h200_report: Path):
     md = (h200_report / "report.md").read_text()
     captions = re.findall(r"^\*(.+)\* \(\[SVG\]", md, flags=re.M)
     assert len(captions) == len(EXPECTED_PLOTS)
+    heat = captions[0]
+    assert heat.startswith("Each layer (rows, grouped by family") and "`fraction_of_copy`" in heat
+    assert "Launch overhead (launch_async, launch_sync: µs per launch" in heat and "grey" in heat
     bandwidth = [c for c in captions if "bandwidth per layer" in c]
     assert len(bandwidth) == 3 and all("GB/s" in c and "relative standard deviation" in c for c in bandwidth)
     assert all("copy bandwidth measured" in c and "GPU samples are cold" in c for c in bandwidth)
@@ -153,12 +158,15 @@ def test_cpu_only_run_with_repetitions(tmp_path: Path):
     result = run_cli("report", CPU_ONLY, "--out", out)
     assert result.returncode == 0, result.stderr
     md = (out / "report.md").read_text()
-    assert "No GPU was used in this run: cudaGetDeviceCount" in md
+    # The harness of that run gave CUDA's own text as the GPU probe's reason.
+    assert "**no GPU: cudaGetDeviceCount: CUDA driver version is insufficient" in md
     assert "aggregate entries" in md and "folded" in md
     assert "| cases | 2: 2 ok, 0 failed, 0 skipped |" in md
     assert (out / "plots" / "bandwidth_vector_add.png").is_file()
     assert (out / "plots" / "speedup_vector_add.png").is_file()
-    assert not (out / "plots" / "one_time_costs.png").exists()
+    # No GPU, no compiles: the one-time costs are the first runs' alone.
+    assert "| cpu | first run" not in md and "| process |" not in md
+    assert (out / "plots" / "one_time_costs.png").is_file()
 
 
 def test_older_harness_file_with_later_additions(tmp_path: Path):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
-from reports import fmt, plots, results as results_mod
+from reports import bars, costs as costs_mod, fmt, results as results_mod
 
 from conftest import H200_RUN1, case_entry, load_json, results_file, run_cli
 
@@ -31,7 +31,7 @@ def test_schema2_layers_and_figures_come_from_the_file(tmp_path: Path):
     assert r.on_gpu("runtime") is True
     assert r.figure("ping") == "us_per_launch" and r.is_launch("ping")  # no "launch" in its name
     assert r.figure("vector_add") == "gbps"
-    assert plots.launch_workloads(r) == ["ping"]
+    assert bars.launch_workloads(r) == ["ping"]
 
 
 def test_schema2_report_treats_recorded_cpu_layers_as_cpu(tmp_path: Path):
@@ -78,7 +78,7 @@ def test_per_case_one_time_costs_are_listed_once(tmp_path: Path):
         case_entry("vector_add", "driver", 1000, 0.001,
                    one_time_costs=[{"what": "NVRTC vector_add (compiled)", "ms": 48.0}]),
     ], base=base)
-    items = plots.one_time_items(results_mod.load(path))
+    items = costs_mod.one_time_items(results_mod.load(path))
     whats = [(layer, what) for layer, what, _ms in items]
     assert ("driver", "context retain") in whats
     assert ("driver", f"NVRTC vector_add (compiled) (vector_add {fmt.size_label((1000,))})") in whats
@@ -104,7 +104,7 @@ def test_per_case_one_time_costs_of_repetitions_are_listed_once(tmp_path: Path):
         case_entry("vector_add", "runtime", 1000, 0.001, repetition_index=i, one_time_costs=costs)
         for i in range(3)
     ], base=schema2_context())
-    items = plots.one_time_items(results_mod.load(path))
+    items = costs_mod.one_time_items(results_mod.load(path))
     assert [what for layer, what, _ms in items if layer == "runtime"] == [
         f"graph capture (vector_add {fmt.size_label((1000,))})"]
     out = tmp_path / "report"

@@ -355,6 +355,46 @@ def test_other_cuda_errors_stay_cuda_errors(monkeypatch):
         lb_numba.device_array(4)
 
 
+# --- Numba's performance warnings: the case's notes, not console lines -------------------------------
+
+PERFORMANCE_WARNINGS = f"""
+import sys, warnings
+sys.path[:0] = {[str(d) for d in LAYER_DIRS]!r}
+import lb_numba, lb_shared
+from numba.cuda.core.errors import NumbaPerformanceWarning
+from numba.cuda.dispatcher import _LaunchConfiguration  # where numba-cuda warns of a small grid; no GPU needed
+
+def launch(blocks):  # what kernel[blocks, 256, stream] makes (once per configuration: Numba caches it)
+    _LaunchConfiguration(None, (blocks, 1, 1), (256, 1, 1), 0, 0)
+
+first, second = [], []
+lb_shared.case_notes = first  # as the adapter sets it around each call into a case's variant
+launch(1); launch(1); launch(2); launch(4096)
+warnings.warn("not performance advice", UserWarning)
+lb_shared.case_notes = None
+lb_shared.case_notes = second
+launch(1)
+lb_shared.case_notes = None
+launch(1)  # outside a case (the Python labs): the low-occupancy warning is not shown at all
+for _ in range(2):  # another performance warning outside a case: shown once, as Python would
+    warnings.warn(NumbaPerformanceWarning("Host array used in CUDA kernel will incur copy overhead to/from device."))
+print(first)
+print(second)
+"""
+
+
+def test_numba_performance_warnings_become_the_case_notes():
+    done = subprocess.run([sys.executable, "-c", PERFORMANCE_WARNINGS], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    first, second = (eval(line) for line in done.stdout.splitlines())
+    grid = "NumbaPerformanceWarning: Grid size {} will likely result in GPU under-utilization due to low occupancy."
+    assert first == [grid.format(1), grid.format(2)]  # each distinct text once; 4096 blocks: no warning
+    assert second == [grid.format(1)]  # every case that raised it, not only the first in the process
+    assert "Grid size" not in done.stderr
+    assert "UserWarning: not performance advice" in done.stderr  # other warnings are shown
+    assert done.stderr.count("Host array used in CUDA kernel") == 1, done.stderr
+
+
 def test_libraries_names_nvvm_nvrtc_and_the_driver_and_never_raises():
     found = lb_numba.libraries()
     assert {"nvvm", "nvrtc", "driver"} <= set(found), found

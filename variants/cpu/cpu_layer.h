@@ -1,5 +1,5 @@
 // The CPU baseline: OpenMP over every core, loops the compiler vectorises (-O3 -march=native),
-// and OpenBLAS's sgemm for matmul when the build found it. Data stays in host memory, so
+// and OpenBLAS's sgemm for matmul when the build found it (generated/lb_cpu_blas.h says). Data stays in host memory, so
 // upload/download are plain copies that mirror the GPU layers' flow.
 #pragma once
 #include <algorithm>
@@ -39,7 +39,17 @@ class HostVariant : public Variant {
   HostBuffer output_;
 };
 
-// Which matmul the cpu layer uses here, e.g. "OpenBLAS 0.3.21 cblas_sgemm (16 threads)".
+// Which matmul the cpu layer uses here, e.g. "OpenBLAS 0.3.21 cblas_sgemm (OpenBLAS 0.3.21 NO_LAPACKE
+// ... MAX_THREADS=64, 16 threads)", or "cache-blocked OpenMP loop nest (no CBLAS linked: ...)".
 std::string matmul_backend();
+
+// The CBLAS this build linked, as the running process has it: "OpenBLAS 0.3.21" (the version from
+// openblas_get_config()), another vendor's name, or "none".
+std::string blas_name();
+
+// The results' context.layers.cpu.blas: {"name": "OpenBLAS", "version", "config", "threads",
+// "library" (the file cblas_sgemm was loaded from), "linked" (what the build linked)}; for another
+// CBLAS {"name", "library", "linked"}; without one {"name": "none", "why"}.
+nlohmann::json blas_info();
 
 }  // namespace lb::cpu

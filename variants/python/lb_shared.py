@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.util
 import os
 import re
 import time
@@ -25,6 +26,71 @@ def import_quietly(module: str) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         importlib.import_module(module)
+
+
+# --- what a library says about a case: its performance warnings, kept in the case's notes ----------
+# A performance warning (Numba's "Grid size 1 will likely result in GPU under-utilization due to
+# low occupancy.", at every small launch) is advice about the case under way, not an error: the
+# adapter (python_layer.cpp) sets `case_notes` to a list of the case's own around each call it makes
+# into a variant, and such a warning goes there, one entry per distinct text, and from there into
+# the results (benchmarks[].notes), not to the console. Every other warning is shown as Python
+# shows it. A layer's support module names its library's categories (lb_numba, at import).
+
+case_notes: list[str] | None = None  # the notes of the case whose call is under way (set by the adapter)
+_noted: tuple[type, ...] = ()        # the categories routed into case_notes
+_quiet_outside: list[re.Pattern] = []
+_shown_outside: set[str] = set()
+_show_as_python_does = warnings.showwarning  # what showed warnings before note_warnings()
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def note_warnings(category: type[Warning], quiet_outside: str = "") -> None:
+    """Warnings of `category` go into the notes of the case under way. Each case gets them, not
+    only the first case of the process (Python's default shows a text once per place): the filter
+    for the category is "always", and each case's list keeps a text once. Outside a case (the
+    Python labs, a test) one is shown once per process, as Python's default would, unless its text
+    matches `quiet_outside` (a regular expression): then it is not shown at all."""
+    global _noted, _show_as_python_does
+    if category not in _noted:
+        _noted += (category,)
+        warnings.filterwarnings("always", category=category)
+    if quiet_outside and quiet_outside not in (p.pattern for p in _quiet_outside):
+        _quiet_outside.append(re.compile(quiet_outside))
+    if warnings.showwarning is not _show:
+        _show_as_python_does, warnings.showwarning = warnings.showwarning, _show
+
+
+def _show(message, category, filename, lineno, file=None, line=None):
+    if not (_noted and issubclass(category, _noted)):
+        return _show_as_python_does(message, category, filename, lineno, file, line)
+    text = f"{category.__name__}: {_ANSI.sub('', str(message)).strip()}"
+    if case_notes is not None:
+        if text not in case_notes:
+            case_notes.append(text)
+    elif text not in _shown_outside and not any(p.search(text) for p in _quiet_outside):
+        _shown_outside.add(text)
+        _show_as_python_does(message, category, filename, lineno, file, line)
+
+
+def missing_package(module: str) -> str:
+    """The package of `module` when it is not installed: "pycuda" for "pycuda.driver",
+    "cuda.bindings" for "cuda.bindings.driver" (below a namespace package); "" when it is. Imports
+    nothing but namespace packages (which run no code): the adapter asks this on a machine without a
+    GPU, where importing some packages fails for want of libcuda.so.1 (PyCUDA's), which says nothing
+    about whether they are installed. A package found is taken as installed; its submodules are not
+    looked for."""
+    parts = module.split(".")
+    for i in range(1, len(parts) + 1):
+        name = ".".join(parts[:i])
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            return name
+        if spec is None:
+            return name
+        if spec.origin is not None or spec.submodule_search_locations is None:
+            return ""  # a regular package or a module: there
+    return ""
 
 
 def kernel_source(workload: str) -> str:

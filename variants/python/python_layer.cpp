@@ -131,12 +131,41 @@ const Import& import_once(const std::string& module) {
   return it->second;
 }
 
+// The package of `module` when it is not installed at all ("pycuda", "cuda.bindings"), else empty;
+// found without importing it (lb_shared.missing_package), once per module.
+const std::string& missing_package(const std::string& module) {
+  static std::map<std::string, std::string> missing;
+  auto [it, inserted] = missing.try_emplace(module);
+  if (inserted) {
+    try {
+      it->second = py::module_::import("lb_shared").attr("missing_package")(module).cast<std::string>();
+    } catch (py::error_already_set& e) {
+      it->second = module + " (" + python_error_line(e) + ")";
+    }
+  }
+  return it->second;
+}
+
+// Without a GPU, a GPU layer is unavailable for the GPU's reason, the one every GPU layer gives,
+// and the layer's imports are not tried: some fail for want of the driver (PyCUDA's: "ImportError:
+// libcuda.so.1: cannot open shared object file"), which is that same reason, not one of the layer's.
+// What is the layer's own (its package not installed, no interpreter) follows it, after "; ", so
+// that the run's one line about the GPU layers (print_plan_notes) folds it in:
+// "no CUDA driver (libcuda.so.1 not found); pycuda also not installed".
 std::string unavailable_reason(const PythonLayer& layer) {
-  if (const std::string& why = interpreter().unavailable_reason; !why.empty()) return why;
+  const std::string gpu = layer.on_gpu ? gpu_unavailable_reason() : std::string();
+  if (const std::string& why = interpreter().unavailable_reason; !why.empty())
+    return gpu.empty() ? why : gpu + "; the Python layers also unavailable: " + why;
+  if (!gpu.empty()) {
+    for (const std::string& module : layer.modules)
+      if (const std::string& package = missing_package(module); !package.empty())
+        return gpu + "; " + package + " also not installed";
+    return gpu;
+  }
   for (const std::string& module : layer.modules)
     if (const Import& i = import_once(module); !i.error.empty())
       return "import " + module + " failed (" + interpreter().executable + "): " + i.error;
-  return layer.on_gpu ? gpu_unavailable_reason() : std::string();
+  return std::string();
 }
 
 // The layer's folder on sys.path, so that its support module (variants/<layer>/_<name>.py) can be
@@ -210,7 +239,11 @@ class PythonVariant final : public Variant {
   explicit PythonVariant(std::string workload) : workload_(std::move(workload)) {}
   ~PythonVariant() override = default;
   void allocate(const Shape& s, const Setup& setup) override {
-    object_ = checked(workload_ + ": Variant()", [&] { return setup.session_as<PythonSession>().variant_class(workload_)(); });
+    PythonSession& session = setup.session_as<PythonSession>();  // the interpreter runs from here on
+    costs_ = setup.costs;
+    shared_ = py::module_::import("lb_shared");
+    notes_ = py::list();
+    object_ = noting([&] { return checked(workload_ + ": Variant()", [&] { return session.variant_class(workload_)(); }); });
     CostLog* costs = setup.costs;
     const py::cpp_function report([costs](const std::string& what, double ms) { costs->add(what, ms); });
     call("allocate", py::make_tuple(s.m, s.n, s.k), stream_handle(setup.stream), report);
@@ -231,16 +264,46 @@ class PythonVariant final : public Variant {
  private:
   template <class... Args>
   void call(const char* method, Args&&... args) {
-    checked(workload_ + ".py " + method + "()", [&] { object_.attr(method)(std::forward<Args>(args)...); });
+    noting([&] {
+      checked(workload_ + ".py " + method + "()", [&] { object_.attr(method)(std::forward<Args>(args)...); });
+    });
+  }
+  // Runs `call` with lb_shared.case_notes set to this case's list: a library's performance warning
+  // raised meanwhile (Numba's "Grid size 1 will likely result in GPU under-utilization ...") goes
+  // there instead of the console, and from there into this case's notes (CostLog::note).
+  template <class Call>
+  auto noting(Call&& call) -> decltype(call()) {
+    struct Collect {
+      PythonVariant& variant;
+      ~Collect() { variant.collect_notes(); }
+    } collect{*this};
+    shared_.attr("case_notes") = notes_;
+    return call();
+  }
+  void collect_notes() noexcept {
+    try {
+      shared_.attr("case_notes") = py::none();
+      if (py::len(notes_) == 0) return;
+      for (const py::handle note : notes_)
+        if (costs_) costs_->note(py::str(note).cast<std::string>());
+      notes_.attr("clear")();
+    } catch (...) {  // a note lost, never the case
+      PyErr_Clear();
+    }
   }
   std::string workload_;
   py::object object_;
+  CostLog* costs_ = nullptr;
+  py::object shared_;  // lb_shared
+  py::object notes_;   // this case's notes, a list, until collected
   bool run_waits_ = false;
 };
 
 }  // namespace
 
 std::string embedded_python_unavailable_reason() { return interpreter().unavailable_reason; }
+
+std::string python_layers_built_without() { return std::string(); }
 
 bool register_python_layer(PythonLayer layer) {
   const fs::path dir = fs::path(LB_SOURCE_ROOT) / layer.dir;
@@ -266,6 +329,7 @@ bool register_python_layer(PythonLayer layer) {
         return std::make_unique<PythonSession>(layer, config, costs);
       },
       .not_provided = layer.not_provided,
+      .changes_context = layer.changes_context,
   });
 }
 

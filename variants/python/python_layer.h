@@ -25,6 +25,7 @@ struct PythonLayer {
   std::string libraries_from;
   // Workloads the library has no natural way to express, each with why (`list` shows them).
   std::map<std::string, std::string> not_provided;
+  std::string changes_context;  // as Layer::changes_context
 };
 
 // Registers the layer and one variant per <workload>.py in its folder. Unavailable, with the
@@ -35,6 +36,11 @@ bool register_python_layer(PythonLayer layer);
 // The embedded interpreter for Python code other than the layers' (the Python labs, lab/): started
 // on first use, with sys.path set up as for the layers. Empty when it runs, else why it cannot.
 std::string embedded_python_unavailable_reason();
+
+// Why this build has no Python layers (CMake's reason: "built without the Python layers
+// (-DLAYERBENCH_PYTHON_LAYERS=OFF)", no pybind11, no embeddable Python); empty when it has them.
+// Tests that need the embedded interpreter skip with it.
+std::string python_layers_built_without();
 
 }  // namespace lb
 

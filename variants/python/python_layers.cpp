@@ -5,6 +5,12 @@
 
 namespace lb {
 namespace {
+// Measured on an H100 (driver 580, CUDA 13; docs/methodology.md): after about a hundred event
+// waits between two streams of a context, a graph replay in that context runs each of its kernels
+// 23% slower, on every stream, until the process ends; destroying the streams and events does not
+// undo it. PyCUDA cannot launch on the harness's stream, so each run() makes two such waits.
+constexpr const char* kCrossStreamWaits =
+    "its stream bridge (two cross-stream event waits per run) slows every later CUDA graph replay in the context";
 LB_REGISTER_PYTHON_LAYER(PythonLayer{.name = "cupy", .summary = "CuPy as most users write it: cp.add, an ElementwiseKernel, cp.sum, cp.matmul",
                                      .on_gpu = true, .rank = 40, .dir = "variants/cupy", .modules = {"cupy"},
                                      .libraries_from = "lb_cupy"});
@@ -27,7 +33,8 @@ LB_REGISTER_PYTHON_LAYER(PythonLayer{.name = "numba-vectorize", .summary = "Numb
                                      .not_provided = {{"matmul", "a ufunc maps elements to elements: a matrix product has no @vectorize form"}}});
 LB_REGISTER_PYTHON_LAYER(PythonLayer{.name = "pycuda", .summary = "PyCUDA: SourceModule of our kernel text, on the primary context",
                                      .on_gpu = true, .rank = 46, .dir = "variants/pycuda",
-                                     .modules = {"pycuda.driver", "pycuda.compiler"}, .libraries_from = "_pycuda_layer"});
+                                     .modules = {"pycuda.driver", "pycuda.compiler"}, .libraries_from = "_pycuda_layer",
+                                     .changes_context = kCrossStreamWaits});
 LB_REGISTER_PYTHON_LAYER(PythonLayer{.name = "cuda-compute", .summary = "cuda.compute (cuda-cccl): CUB's parallel algorithms from Python",
                                      .on_gpu = true, .rank = 47, .dir = "variants/cuda-compute", .modules = {"cuda.compute"},
                                      .libraries_from = "_cuda_compute_layer",

@@ -1,0 +1,43 @@
+// The kind of each one-time cost, read from the layer's own name for it (variants/one_time_cost.h):
+// every name the layers use today, as a results file from a full suite holds them.
+#include <gtest/gtest.h>
+
+#include "variants/one_time_cost.h"
+
+namespace lb {
+namespace {
+
+TEST(OneTimeCost, EveryNameTheLayersUseGetsItsKind) {
+  const std::vector<std::pair<std::string, CostKind>> names = {
+      {"Python interpreter start, once per process (python3)", CostKind::kImport},
+      {"import cupy, once per process", CostKind::kImport},
+      {"import cuda.bindings.driver, once per process", CostKind::kImport},
+      {"import pycuda.compiler, once per process", CostKind::kImport},
+      {"primary context retain (the context already existed)", CostKind::kContext},
+      {"NVRTC vector_add (compiled)", CostKind::kCompile},
+      {"NVRTC matmul (cuda.bindings.nvrtc, compiled)", CostKind::kCompile},
+      {"Program.compile reduce (cuda.core, NVRTC, compiled)", CostKind::kCompile},
+      {"cp.RawModule saxpy: NVRTC compile (or CuPy cache) + load", CostKind::kCompile},
+      {"SourceModule launch (nvcc + PyCUDA's cache, compiled; with the module load)", CostKind::kCompile},
+      {"numba.cuda.jit matmul (first use of its signature: compiled, module load included)", CostKind::kCompile},
+      {"numba @vectorize add: compile the scalar function (no disk cache)", CostKind::kCompile},
+      {"numba @cuda.reduce add: first call, compiles its kernel for these argument types (no disk cache)",
+       CostKind::kCompile},
+      {"cuda.compute build reduce_into OpKind.PLUS (NVRTC + nvJitLink, built)", CostKind::kCompile},
+      {"cuda.compute build binary_transform add (Numba op + NVRTC + nvJitLink, in-process cache)", CostKind::kCompile},
+      {"cuModuleLoadData vector_add", CostKind::kLoad},
+      {"module load matmul", CostKind::kLoad},
+      {"capture + instantiate 1000 launches", CostKind::kSetup},
+      {"CUB temp storage for reduce_into: size query + allocation (16127 bytes)", CostKind::kSetup},
+  };
+  for (const auto& [name, kind] : names) EXPECT_STREQ(to_string(cost_kind(name)), to_string(kind)) << name;
+}
+
+TEST(OneTimeCost, TheLogRecordsTheKind) {
+  CostLog log;
+  log.add("cuModuleLoadData reduce", 1.5);
+  EXPECT_EQ(log.to_json(), nlohmann::json::parse(R"([{"what": "cuModuleLoadData reduce", "ms": 1.5, "kind": "load"}])"));
+}
+
+}  // namespace
+}  // namespace lb
