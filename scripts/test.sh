@@ -5,7 +5,7 @@
 # on a terminal; elsewhere, as in CI, a line at each tenth of the way and one for each failure),
 # the output of the first failures, and a short summary: passed, failed, and skipped grouped by
 # reason (scripts/test-summary.py). ctest's whole output goes to build/test.log. The exit status is
-# ctest's: non-zero when a test failed.
+# ctest's: non-zero when a test failed. Arguments go to ctest (e.g. -R 'Lab\.' runs those alone).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
@@ -55,7 +55,7 @@ progress() {
 
 say "running the tests with -j$jobs (ctest's whole output: $build/$log)"
 set +e
-ctest --output-on-failure -j"$jobs" --output-junit "$PWD/$junit" 2>&1 | tee "$log" | progress
+ctest --output-on-failure -j"$jobs" --output-junit "$PWD/$junit" "$@" 2>&1 | tee "$log" | progress
 status=${PIPESTATUS[0]}
 set -e
 
