@@ -659,7 +659,8 @@ def normalise(text: str, sandbox: Path, exe: str) -> str:
     text = re.sub(r"layerbench-results-\d+", "layerbench-results-‹pid›", text)
     # Which layers a build has depends on its options (the vendor layer needs cuBLAS, ...).
     text = re.sub(r"(unknown layer '[^\n]*' \(known: )[^)\n]*\)", r"\1‹the layers built›)", text)
-    text = re.sub(r"\b(\d+ cases? in )\d+(\.\d+)? s\b", r"\1‹t› s", text)  # the run's summary line
+    # The run's summary line: how many cases a ladder or a run of GPU layers has depends on the GPU.
+    text = re.sub(r"\b\d+ (cases? in )\d+(\.\d+)? s\b", r"‹n› \1‹t› s", text)
     text = re.sub(r"^\[(\d+/\d+), \d+ s\]", r"[\1, ‹t› s]", text, flags=re.M)  # progress lines
     return text
 

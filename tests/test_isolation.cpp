@@ -49,8 +49,9 @@ TEST(Isolation, LayersThatChangeTheContextRunAfterEveryOtherLayer) {
                                              "vector_add/test-context-changer/2000"}));
 }
 
-// Every layer available here, each case with enough samples that a layer's per-run habits (two
-// event waits per run for pycuda) add up to what changes a context in a full suite.
+// Every layer available here, each case with 60 samples or more. What a flagged layer does to the
+// context is not asserted: pycuda's waits changed it in the default suite (its results' context_probe),
+// not in this short run, whose cases are small.
 TEST(Isolation, NoLayerButTheFlaggedOnesMovesTheContextProbe) {
   if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "needs a CUDA device: " << why;
   const fs::path dir = fs::temp_directory_path() / ("layerbench_isolation_" + std::to_string(getpid()));
@@ -62,9 +63,6 @@ TEST(Isolation, NoLayerButTheFlaggedOnesMovesTheContextProbe) {
   const nlohmann::json results = nlohmann::json::parse(std::ifstream(out));
   fs::remove_all(dir);
 
-  std::set<std::string> flagged;
-  for (const Layer* l : all_layers())
-    if (!l->changes_context.empty() && results["context"]["layers"].contains(l->name)) flagged.insert(l->name);
   const nlohmann::json& readings = results["context"]["context_probe"];
   ASSERT_TRUE(readings.is_array() && readings.size() >= 2) << readings.dump();
   ASSERT_EQ(readings[0]["when"], "start");
@@ -75,12 +73,6 @@ TEST(Isolation, NoLayerButTheFlaggedOnesMovesTheContextProbe) {
   EXPECT_LT(std::abs(change), 0.03) << "the context probe moved by " << 100 * change << "% by "
                                     << before_flagged["when"] << ": a layer that ran before it changes the "
                                     << "context (flag it with Layer::changes_context): " << readings.dump();
-  // The flag says something measured: a flagged layer that no longer moves the probe keeps none.
-  if (!flagged.empty()) {
-    const double after = readings.back()["us_per_kernel"].get<double>() / start - 1.0;
-    EXPECT_GT(after, 0.03) << "the flagged layers (" << *flagged.begin() << "...) did not move the context probe: "
-                           << "their Layer::changes_context no longer holds: " << readings.dump();
-  }
 }
 
 }  // namespace

@@ -5,8 +5,8 @@
 
 namespace lb {
 namespace {
-// Measured on an H100 (driver 580, CUDA 13; docs/methodology.md): after about a hundred event
-// waits between two streams of a context, a graph replay in that context runs each of its kernels
+// Measured on an H100 (driver 580, CUDA 13; docs/methodology.md): after many event waits
+// between two streams of a context, a graph replay in that context runs each of its kernels
 // 23% slower, on every stream, until the process ends; destroying the streams and events does not
 // undo it. PyCUDA cannot launch on the harness's stream, so each run() makes two such waits.
 constexpr const char* kCrossStreamWaits =
