@@ -124,6 +124,7 @@ def _run_section(doc: Document, r: Results) -> None:
     doc.h(1, "Run")
     _kv(doc, [
         ("harness", f"layerbench {lb.get('version', '?')} (results schema {lb.get('schema_version')})"),
+        ("commit", lb.get("source_commit") or "not recorded (results from before layerbench recorded it)"),
         ("date", str(r.ctx("date") or "")),
         ("command", f"`{lb['command_line']}`" if lb.get("command_line") else ""),
         ("seed", str(lb.get("seed", ""))),

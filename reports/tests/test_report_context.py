@@ -11,7 +11,7 @@ import pytest
 
 from reports import machine, results as results_mod
 
-from conftest import CPU_ONLY, NO_GPU, NO_GPU_PYCUDA, load_json, results_file, run_cli
+from conftest import CPU_ONLY, NO_GPU, NO_GPU_PYCUDA, load_json, results_file, run_cli, write_json
 
 
 def link_of(md: str) -> str:
@@ -136,3 +136,16 @@ def test_the_blas_the_cpu_layer_linked(tmp_path: Path):
     r = results_mod.load(results_file(tmp_path / "r.json", data["benchmarks"], base=data))
     assert machine.cpu_blas(r) == ("none: no CBLAS found by CMake; matmul runs the cpu layer's loop nest "
                                    "(`context.layers.cpu.blas`)")
+
+
+@pytest.mark.parametrize("commit", ["c796c17", None])
+def test_the_report_names_the_commit_that_made_the_results(tmp_path: Path, commit):
+    data = load_json(CPU_ONLY)
+    if commit:
+        data["context"]["layerbench"]["source_commit"] = commit
+    else:
+        data["context"]["layerbench"].pop("source_commit", None)
+    run = write_json(tmp_path / "run.json", data)
+    assert run_cli("report", run, "--out", tmp_path / "r").returncode == 0
+    md = (tmp_path / "r" / "report.md").read_text()
+    assert re.search(r"commit\W+" + (commit or "not recorded"), md), md
