@@ -168,12 +168,12 @@ def test_the_clip_check_finds_a_cut_off_title():
 
 
 def test_the_16_layer_fixture_is_what_its_script_writes(tmp_path: Path):
-    """fixtures/make_h100_16_layers.py rebuilds the fixture from docs/results/h100/results.json;
-    while that file is the one it was made from, the output is the same."""
+    """fixtures/make_h100_16_layers.py trims docs/results/h100/results.json into a 16-layer fixture,
+    constructing vendor cases only for a run that had none. The committed fixture was made from an
+    earlier run (no vendor layer): while docs/results/h100/results.json is that run, the script's
+    output is the fixture, byte for byte; from a later run, the output is its trimmed cases, real."""
     source = FIXTURES.parents[2] / "docs" / "results" / "h100" / "results.json"
     made = load_json(H100_16)
-    if load_json(source)["context"]["date"] != made["context"]["date"]:
-        pytest.skip("docs/results/h100/results.json is a newer run than the fixture was made from")
     script = FIXTURES / "make_h100_16_layers.py"
     out = tmp_path / "h100_16_layers.json"
     text = script.read_text().replace('OUT = HERE / "h100_16_layers.json"', f'OUT = Path({str(out)!r})')
@@ -181,4 +181,11 @@ def test_the_16_layer_fixture_is_what_its_script_writes(tmp_path: Path):
     result = subprocess.run([sys.executable, str(tmp_path / "make.py"), str(source)], capture_output=True,
                             text=True, timeout=120)
     assert result.returncode == 0, result.stderr
-    assert load_json(out) == made
+    written, real = load_json(out), load_json(source)
+    if real["context"]["date"] == made["context"]["date"]:
+        assert written == made
+    else:
+        assert len({b["layer"] for b in written["benchmarks"]}) == 16
+        assert not any("constructed" in b for b in written["benchmarks"])
+        names = {b["name"] for b in real["benchmarks"]}
+        assert all(b["name"] in names for b in written["benchmarks"])
