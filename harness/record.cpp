@@ -11,8 +11,8 @@
 #include "common/gpu.h"
 #include "harness/host_info.h"
 #include "harness/reporter.h"
-#include "source_commit.h"  // generated: cmake/source_commit.cmake
 #include "harness/sizes.h"
+#include "source_commit.h"  // generated: cmake/source_commit.cmake
 
 namespace lb {
 namespace {

@@ -42,7 +42,7 @@ why it is not a figure of a results file: `<!-- unsourced: REASON -->` (a settin
 value, a kernel no longer in the tree). Code blocks and `code spans` are not figures. The reports in
 docs/results/*/ (made by `layerbench report`) are generated already and not read.
 
-  scripts/doc-figures.py            rewrite every figure in place from its source (atomically)
+  scripts/doc-figures.py            rewrite every figure in place from its source (reports/output.py: atomically, a symlink followed)
   scripts/doc-figures.py --check    exit 1 if a figure differs from its source, a source or case is
                                     missing, or a measured number has no marker
   scripts/doc-figures.py --list     every marker, its source and its value
@@ -52,15 +52,15 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import re
 import shlex
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+from reports.output import write_output  # noqa: E402  (a symlinked doc keeps its link; its target is rewritten)
 RESULTS = REPO / "docs" / "results"
 GENERATED = ("docs/results/h100/report.md", "docs/results/h200/report.md")  # layerbench report's own
 
@@ -505,18 +505,6 @@ def lint(path: Path) -> list[tuple[int, str]]:
     return found
 
 
-def write_atomically(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.chmod(tmp, path.stat().st_mode & 0o777)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
-
-
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--check", action="store_true", help="fail if a figure is stale, unsourced or unmarked")
@@ -541,7 +529,7 @@ def main(argv: list[str] | None = None) -> int:
             problems.append(f"{rel}:{line}: '{figure}' is a measured figure with no marker: add "
                             "<!-- fig SOURCE QUERY --> after it, or <!-- unsourced: why --> to its line")
         if not args.check and not args.list and new_text != path.read_text():
-            write_atomically(path, new_text)
+            write_output(path, new_text)
             changed.append(str(rel))
     for line in stale if args.check else []:
         print(f"STALE: {line}")

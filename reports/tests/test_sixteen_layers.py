@@ -105,6 +105,17 @@ def test_one_time_cost_kinds():
         assert costs.segment_of(what) == kind, what
 
 
+def test_the_fallback_rules_are_the_harness_rules():
+    """costs._RULES (for files written before the harness recorded `kind`) is a copy of
+    variants/one_time_cost.cpp's kRules: word, kind and order. A rule changed in one place only
+    fails here."""
+    import re
+    source = (FIXTURES.parents[2] / "variants" / "one_time_cost.cpp").read_text()
+    harness = re.findall(r'\{"([^"]+)", CostKind::k(\w+)\}', source)
+    assert harness, "no rules found in variants/one_time_cost.cpp"
+    assert [(word, kind.lower()) for word, kind in harness] == list(costs._RULES)
+
+
 def test_one_time_costs_one_stacked_bar_per_layer(r16):
     bars = costs.bars(r16)
     who = [w for w, _segs in bars]

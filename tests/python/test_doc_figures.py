@@ -99,6 +99,18 @@ def test_rewrite_then_check(repo):
     assert figures.main(["--check", str(doc)]) == 0   # and is current
 
 
+def test_a_symlinked_doc_keeps_its_link(repo):
+    """The rewrite goes through reports/output.py's writer: a doc that is a symlink stays one, and
+    the file it points at gets the new figures."""
+    target = repo / "shared.md"
+    target.write_text("runs at 1 GFLOP/s<!-- fig gpu matmul/runtime/4096 gflops -->\n")
+    doc = repo / "README.md"
+    doc.symlink_to(target.name)
+    assert figures.main([]) == 0  # every doc, README.md among them, as found (not resolved)
+    assert doc.is_symlink()
+    assert target.read_text() == "runs at 41 296 GFLOP/s<!-- fig gpu matmul/runtime/4096 gflops -->\n"
+
+
 def test_lint_flags_unmarked_figures_only(repo):
     doc = repo / "README.md"
     doc.write_text("the kernel ran 41 TFLOP/s and 1.5× faster\n"
