@@ -147,12 +147,15 @@ void check_shape(const std::string& text, const lb::Workload& w) {
   const std::string dims = std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
   if (s.m < 1 || s.n < 1 || s.k < 1) finding(where + " returned a dimension < 1: " + dims, text);
   const bool has_x = text.find('x') != std::string::npos;
-  if (!w.takes_matrix_sizes() && (s.m != 1 || s.k != 1 || has_x))
+  const lb::SizeForm form = w.size_form();
+  if (form == lb::SizeForm::kCount && (s.m != 1 || s.k != 1 || has_x))
     finding(where + " gave a vector workload the shape " + dims, text);
-  if (w.takes_matrix_sizes() && !has_x && !(s.m == s.n && s.n == s.k))
+  if (form == lb::SizeForm::kMatrix && (s.k != 1 || (!has_x && s.m != s.n)))
+    finding(where + " gave a matrix workload the shape " + dims, text);
+  if (form == lb::SizeForm::kProduct && !has_x && !(s.m == s.n && s.n == s.k))
     finding(where + " read one number as a non-cube " + dims, text);
   constexpr std::int64_t kIntMax = std::numeric_limits<int>::max();
-  if (w.takes_matrix_sizes() && (s.m > kIntMax || s.n > kIntMax || s.k > kIntMax))
+  if (form != lb::SizeForm::kCount && (s.m > kIntMax || s.n > kIntMax || s.k > kIntMax))
     finding(where + " accepted a matrix dimension above 2^31 - 1: " + dims, text);
   // The label the harness prints and writes must read back as the same shape.
   const std::string label = w.size_label(s);

@@ -61,11 +61,18 @@ bool is_matrix_text(const std::string& text) { return text.find('x') != std::str
 // The layers take a matrix dimension as an int.
 constexpr std::int64_t kMaxMatrixDimension = 2147483647;
 
-// UsageError unless `text` is a size of some workload (one number, or MxNxK): for the sizes a
-// workload does not take, which must still be sizes.
+// UsageError unless `text` is a size of some workload (one number, MxN or MxNxK): for the sizes a
+// workload does not take, which must still be sizes. Checked as the first registered workload
+// written with as many dimensions reads it; none such: parsed as a count, which names the value.
 void check_is_a_size(const std::string& text) {
-  if (!is_matrix_text(text)) (void)parse_count(text);
-  else if (const Workload* matrix = find_workload("matmul")) (void)parse_shape(text, *matrix);
+  for (const Workload* w : all_workloads())
+    if (dimension_count(w->size_form()) == dimensions_written(text)) return (void)parse_shape(text, *w);
+  (void)parse_count(text);
+}
+
+// `text` is written in `w`'s own form: "4x8" for a matrix, "4x8x2" for a product.
+bool written_as(const Workload& w, const std::string& text) {
+  return is_matrix_text(text) && dimensions_written(text) == dimension_count(w.size_form());
 }
 
 }  // namespace
@@ -76,7 +83,10 @@ std::vector<PlannedSize> sizes_for(const Workload& w, const std::vector<std::str
   const auto add = [&](Shape shape, std::string why, bool cube) {
     if (why.empty() && w.host_bytes(shape) > host_memory)
       why = "does not fit in host memory: needs " + human_bytes(w.host_bytes(shape)) + "; this machine has " +
-            human_bytes(host_memory) + (cube ? " (one number is a cube for " + w.name() + "; MxNxK gives it its own size)" : "");
+            human_bytes(host_memory) +
+            (cube ? std::string(" (one number is a ") + (w.size_form() == SizeForm::kMatrix ? "square" : "cube") +
+                        " for " + w.name() + "; " + to_string(w.size_form()) + " gives it its own size)"
+                  : "");
     sizes.push_back({shape, std::move(why)});
   };
   // Without -w, a launch-overhead workload keeps its count of launches: a size in the list is a
@@ -89,19 +99,21 @@ std::vector<PlannedSize> sizes_for(const Workload& w, const std::vector<std::str
   }
   for (const auto& text : texts) {
     if (is_matrix_text(text)) {
-      if (!w.takes_matrix_sizes() && !named) {
+      if (!written_as(w, text) && !named) {
         check_is_a_size(text);  // not this workload's kind
         continue;
       }
-      add(parse_shape(text, w), "", false);  // UsageError: not MxNxK, or MxNxK for a vector workload named
+      add(parse_shape(text, w), "", false);  // UsageError: not its form, for a workload named
       continue;
     }
     const std::int64_t n = parse_count(text);  // UsageError: not a size
-    if (!w.takes_matrix_sizes()) {
+    if (w.size_form() == SizeForm::kCount) {
       add(Shape{1, n, 1}, "", false);
     } else if (named || !matrix_given) {
-      add(Shape{n, n, n},
-          n > kMaxMatrixDimension ? "does not fit: a cube of side " + std::to_string(n) +
+      const bool square = w.size_form() == SizeForm::kMatrix;
+      add(square ? Shape{n, n, 1} : Shape{n, n, n},
+          n > kMaxMatrixDimension ? std::string("does not fit: a ") + (square ? "square" : "cube") + " of side " +
+                                        std::to_string(n) +
                                         " is above 2^31 - 1, the largest matrix dimension the layers take"
                                   : "",
           true);
@@ -166,11 +178,13 @@ SuitePlan plan_suite(const SuiteRequest& request) {
   }
 
   std::vector<std::pair<const Workload*, std::vector<PlannedSize>>> sized;
-  const bool matrix_given = std::any_of(request.sizes.begin(), request.sizes.end(), is_matrix_text);
+
   const double host_memory = host_memory_bytes();
   for (const Workload* w : plan.workloads) {
     const bool named = std::find(request.workloads.begin(), request.workloads.end(), w->name()) != request.workloads.end();
-    auto sizes = sizes_for(*w, request.sizes, named, matrix_given, host_memory);
+    const bool own_form_given = std::any_of(request.sizes.begin(), request.sizes.end(),
+                                            [&](const std::string& text) { return written_as(*w, text); });
+    auto sizes = sizes_for(*w, request.sizes, named, own_form_given, host_memory);
     if (sizes.empty()) plan.no_size.push_back(w->name());
     else sized.emplace_back(w, std::move(sizes));
   }

@@ -13,8 +13,9 @@ namespace lb {
 // Names as given on the command line; empty: all of them, and each workload's default sizes.
 // Sizes (--size) go to the workloads they are sizes of. A workload -w named takes every size (MxNxK
 // for one that takes one number is bad input). The others (no -w: every workload; the rungs'
-// workloads) take the sizes of their kind: MxNxK only the matrix workloads; one number the others,
-// and the matrix workloads too (a cube) unless the list also has an MxNxK size; the launch-overhead
+// workloads) take the sizes of their form (SizeForm): MxN only the matrix workloads, MxNxK only the
+// products; one number the others, and the matrix and product workloads too (a square, a cube)
+// unless the list also has a size of their own form; the launch-overhead
 // workloads keep their default count of launches. A workload that gets no size is not run
 // (SuitePlan::no_size says so). A size that is not a size (0, negative, not
 // a number, past 2^63 - 1, an MxNxK dimension past 2^31 - 1) is bad input; a size that is one but
@@ -55,7 +56,7 @@ struct PlannedSize {
 
 // The sizes `texts` (--size; empty: the workload's defaults) give workload `w` on a machine with
 // `host_memory` bytes (see SuiteRequest): `named` when -w named it, `matrix_given` when the list has
-// an MxNxK size. UsageError for bad input.
+// a size written in w's own form (MxN, MxNxK). UsageError for bad input.
 std::vector<PlannedSize> sizes_for(const Workload& w, const std::vector<std::string>& texts, bool named,
                                    bool matrix_given, double host_memory);
 

@@ -17,6 +17,29 @@
 namespace lb {
 namespace {
 
+nlohmann::json buffer_json(const BufferSpec& b) {
+  nlohmann::json extents = nlohmann::json::array();
+  for (const Dim d : b.extents) extents.push_back(to_string(d));
+  return {{"name", b.name}, {"extents", extents}};
+}
+
+// What the context records of a workload: its descriptor (workloads/workload.h), which the reports
+// read instead of knowing workloads by name.
+nlohmann::json descriptor_json(const WorkloadDescriptor& d) {
+  nlohmann::json inputs = nlohmann::json::array(), arguments = nlohmann::json::array();
+  for (const BufferSpec& b : d.inputs) inputs.push_back(buffer_json(b));
+  for (const KernelArg& a : d.kernel_args) arguments.push_back({{"name", a.name}, {"type", a.type}});
+  return {{"figure", to_string(d.figure)},
+          {"summary", d.summary},
+          {"size_form", to_string(d.size_form)},
+          {"inputs", inputs},
+          {"output", buffer_json(d.output)},
+          {"kernel_arguments", arguments},
+          {"ladder_default_size", d.ladder_default_size.empty() ? nlohmann::json(nullptr) : nlohmann::json(d.ladder_default_size)},
+          {"vendor", d.vendor.library.empty() ? nlohmann::json(nullptr)
+                                              : nlohmann::json{{"library", d.vendor.library}, {"routine", d.vendor.routine}}}};
+}
+
 // JSON has no NaN or infinity: such figures become null.
 nlohmann::json number(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
@@ -31,12 +54,10 @@ nlohmann::json case_fields(const CaseResult& r, const nlohmann::json& context) {
       {"bytes_moved", c.workload->bytes_moved(c.shape)},
       {"flops", c.workload->flops(c.shape)},
   };
-  if (c.workload->takes_matrix_sizes()) {
-    j["m"] = c.shape.m;
-    j["n"] = c.shape.n;
-    j["k"] = c.shape.k;
-  } else {
-    j["n"] = c.shape.n;
+  switch (c.workload->size_form()) {
+    case SizeForm::kProduct: j["k"] = c.shape.k; [[fallthrough]];
+    case SizeForm::kMatrix: j["m"] = c.shape.m; [[fallthrough]];
+    case SizeForm::kCount: j["n"] = c.shape.n;
   }
   if (c.rung)  // the kernel was this ladder rung's, not the layer's own
     j["rung"] = {{"id", c.rung->id()},       {"number", c.rung->number}, {"name", c.rung->name},
@@ -149,7 +170,7 @@ nlohmann::json run_context(const RunInfo& run, const SuitePlan& plan, const Envi
   }
   for (const Layer* l : plan.layers) context["layers"][l->name] = sessions.record(*l);
   for (const Workload* w : plan.workloads)
-    context["workloads"][w->name()] = {{"figure", to_string(w->figure())}, {"summary", w->summary()}};
+    context["workloads"][w->name()] = descriptor_json(w->descriptor());
   context.update(benchmark_context);
   return context;
 }
@@ -190,89 +211,6 @@ nlohmann::json results_json(const nlohmann::json& context, const std::vector<Cas
     ++family;
   }
   return {{"context", context}, {"benchmarks", benchmarks}};
-}
-
-namespace {
-
-namespace fs = std::filesystem;
-
-// Where a write to `path` lands: a symlink's target, followed through every link (a target that
-// does not exist yet too, which the write then creates), else the path itself.
-fs::path landing(const std::string& path) {
-  fs::path at = path;
-  std::error_code ec;
-  for (int hops = 0; hops < 40 && fs::is_symlink(fs::symlink_status(at, ec)); ++hops) {
-    const fs::path next = fs::read_symlink(at, ec);
-    if (ec) break;
-    at = next.is_absolute() ? next : at.parent_path() / next;
-  }
-  return at;
-}
-
-// The temporary file a write to `target` goes through (and check_writable probes with).
-std::string temporary_beside(const fs::path& target) { return target.string() + ".tmp." + std::to_string(getpid()); }
-
-// A device, FIFO or socket: something that exists and is neither a regular file nor a folder.
-bool is_special(const fs::path& target) {
-  std::error_code ec;
-  const fs::file_status st = fs::status(target, ec);
-  return !ec && fs::exists(st) && !fs::is_regular_file(st) && !fs::is_directory(st);
-}
-
-}  // namespace
-
-void check_writable(const std::string& path) {
-  if (path.empty()) throw UsageError("output path is empty");
-  if (path == kStandardOutput) return;
-  const fs::path target = landing(path);
-  std::error_code ec;
-  if (fs::is_directory(target, ec)) throw UsageError("output path '" + path + "' is a directory");
-  if (is_special(target)) {  // opening a FIFO would wait for a reader: ask for permission instead
-    if (::access(target.c_str(), W_OK) != 0)
-      throw UsageError("cannot write output file '" + path + "': " + std::strerror(errno));
-    return;
-  }
-  if (target.has_parent_path() && !fs::exists(target.parent_path(), ec)) {
-    fs::create_directories(target.parent_path(), ec);
-    if (ec) throw UsageError("cannot create the directory of output file '" + path + "': " + ec.message());
-  }
-  const std::string probe = temporary_beside(target);
-  std::ofstream out(probe);
-  if (!out) throw UsageError("cannot write output file '" + path + "': " + std::strerror(errno));
-  out.close();
-  fs::remove(probe, ec);
-}
-
-void write_output(const std::string& path, const std::string& text) {
-  if (path == kStandardOutput) {
-    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
-      throw OutputError("cannot write to standard output: " + std::string(std::strerror(errno)));
-    return;
-  }
-  const fs::path target = landing(path);
-  if (is_special(target)) {  // written straight through: a rename would put a file in the node's place
-    std::ofstream out(target, std::ios::binary);
-    out << text;
-    if (!out.flush()) throw OutputError("cannot write '" + path + "': " + std::strerror(errno));
-    return;
-  }
-  const std::string temp = temporary_beside(target);
-  {
-    std::ofstream out(temp, std::ios::binary);
-    out << text;
-    if (!out.flush()) {
-      const std::string why = std::strerror(errno);
-      std::error_code ec;
-      fs::remove(temp, ec);
-      throw OutputError("cannot write '" + temp + "': " + why);
-    }
-  }
-  std::error_code ec;
-  fs::rename(temp, target, ec);
-  if (ec) {
-    fs::remove(temp, ec);
-    throw OutputError("cannot move the output into '" + path + "': " + ec.message());
-  }
 }
 
 }  // namespace lb

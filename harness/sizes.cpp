@@ -59,27 +59,37 @@ constexpr const char* kAboveMaxDimension = " is above 2^31 - 1, the largest matr
 
 std::int64_t parse_count(const std::string& text) { return parse_count_named(text, "size '" + one_line(text) + "'"); }
 
+int dimensions_written(const std::string& text) {
+  return 1 + static_cast<int>(std::count(text.begin(), text.end(), 'x'));
+}
+
 Shape parse_shape(const std::string& text, const Workload& workload) {
   const std::string size = "size '" + one_line(text) + "'";
+  const SizeForm form = workload.size_form();
+  const int dims_taken = dimension_count(form);
   if (text.find('x') == std::string::npos) {
     const std::int64_t n = parse_count(text);
-    if (!workload.takes_matrix_sizes()) return Shape{1, n, 1};
+    if (form == SizeForm::kCount) return Shape{1, n, 1};
     if (n > kMaxMatrixDimension)
-      throw UsageError(size + " for " + workload.name() + " (one number is a cube)" + kAboveMaxDimension +
+      throw UsageError(size + " for " + workload.name() + " (one number is a " +
+                       (form == SizeForm::kMatrix ? "square" : "cube") + ")" + kAboveMaxDimension +
                        "; pick workloads with --workload");
-    return Shape{n, n, n};
+    return form == SizeForm::kMatrix ? Shape{n, n, 1} : Shape{n, n, n};
   }
-  if (!workload.takes_matrix_sizes())
-    throw UsageError(size + " is MxNxK, but workload " + workload.name() + " takes one number");
-  std::int64_t dims[3];
+  const std::string written = dims_taken == 2 ? "MxN (expected e.g. 512x1024)" : "MxNxK (expected e.g. 512x1024x256)";
+  if (form == SizeForm::kCount)
+    throw UsageError(size + " is " + (dimensions_written(text) == 2 ? "MxN" : "MxNxK") + ", but workload " +
+                     workload.name() + " takes one number");
+  std::int64_t dims[3] = {1, 1, 1};
   std::size_t start = 0;
-  for (int d = 0; d < 3; ++d) {
-    const std::size_t end = d < 2 ? text.find('x', start) : text.size();
-    if (end == std::string::npos || (d == 2 && text.find('x', start) != std::string::npos))
-      throw UsageError(size + " is not MxNxK (expected e.g. 512x1024x256)");
+  for (int d = 0; d < dims_taken; ++d) {
+    const bool last = d + 1 == dims_taken;
+    const std::size_t end = last ? text.size() : text.find('x', start);
+    if (end == std::string::npos || (last && text.find('x', start) != std::string::npos))
+      throw UsageError(size + " is not " + written);
     const std::string part = text.substr(start, end - start);
     const std::string dim(1, "MNK"[d]);
-    if (part.empty()) throw UsageError(size + ": " + dim + " is missing (expected e.g. 512x1024x256)");
+    if (part.empty()) throw UsageError(size + ": " + dim + " is missing (expected e.g. " + written.substr(written.find("e.g. ") + 5));
     dims[d] = parse_count_named(part, size + ": " + dim + " '" + one_line(part) + "'");
     if (dims[d] > kMaxMatrixDimension)
       throw UsageError(size + ": " + dim + " = " + std::to_string(dims[d]) + kAboveMaxDimension);
@@ -98,21 +108,6 @@ std::string human_bytes(double bytes) {
   char text[32];
   std::snprintf(text, sizeof text, "%.1f %s", bytes, units[u]);
   return text;
-}
-
-std::string one_line(const std::string& text) {
-  std::string out;
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u >= 0x20 && u != 0x7f) {
-      out += c;
-    } else {
-      char hex[5];
-      std::snprintf(hex, sizeof hex, "\\x%02x", u);
-      out += hex;
-    }
-  }
-  return out;
 }
 
 }  // namespace lb

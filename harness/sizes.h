@@ -1,25 +1,17 @@
-// Parsing of --size values: "1000", "2^20", and for matmul "MxNxK" or one number for a cube.
+// Parsing of --size values: "1000", "2^20"; for a matrix workload "MxN" or one number for a square,
+// for a product "MxNxK" or one number for a cube (the workload's SizeForm).
 #pragma once
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 
+#include "common/usage_error.h"
 #include "workloads/workload.h"
 
 namespace lb {
 
-// Bad user input: the message is one line that names the bad value. Exit code 2.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-// `text` for a one-line message: control characters (a line break, a NUL) as \xNN. What a user
-// typed goes through it before it is quoted in an error.
-std::string one_line(const std::string& text);
-
 std::int64_t parse_count(const std::string& text);                    // >= 1, or UsageError
 Shape parse_shape(const std::string& text, const Workload& workload);  // UsageError when bad
+int dimensions_written(const std::string& text);                      // "2^20": 1, "4x8": 2, "4x8x2": 3
 std::string human_bytes(double bytes);                                 // "12.0 GiB"
 
 }  // namespace lb

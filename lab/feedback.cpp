@@ -115,7 +115,7 @@ std::string explain_result(const Workload& workload, const Shape& shape, std::sp
     return line;
   }
 
-  const bool matrix = workload.takes_matrix_sizes();
+  const bool matrix = workload.size_form() != SizeForm::kCount;
   std::string where = "element " + std::to_string(first);
   if (matrix) where += " (row " + std::to_string(first / shape.n) + ", column " + std::to_string(first % shape.n) + ")";
   return where + is + ", expected " + number(expected) + " — " + cause(shape, matrix, w, total, start);

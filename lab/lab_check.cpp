@@ -69,7 +69,7 @@ std::string cuda_error_text(const std::string& error) {
 
 std::string check_size_label(const LabSpec& spec, std::size_t i) {
   const std::string label = spec.workload->size_label(spec.check_sizes[i]);
-  std::string text = (spec.workload->takes_matrix_sizes() ? "MxNxK = " : "n = ") + label;
+  std::string text = std::string(to_string(spec.workload->size_form())) + " = " + label;
   if (spec.check_size_texts[i] != label) text += " (" + spec.check_size_texts[i] + ")";
   return text;
 }
@@ -176,7 +176,7 @@ int print_check_report(const LabSpec& spec, const fs::path& file, const ChildRep
       stopped = true;
     }
   }
-  const std::string hint = hint_across_sizes(outcomes, spec.workload->takes_matrix_sizes(), spec.launch.block_x,
+  const std::string hint = hint_across_sizes(outcomes, spec.workload->size_form() != SizeForm::kCount, spec.launch.block_x,
                                              spec.launch.block_y);
   if (!hint.empty()) std::fprintf(out, "  hint: %s\n", hint.c_str());
   const std::size_t total = spec.check_sizes.size();

@@ -12,10 +12,12 @@ namespace {
 
 constexpr std::uint64_t kVerifyStream = 0xC4EC4ull;  // random_scalar's streams for "verify sample i"
 
-// A shape whose every input is at least kSlack elements longer than `s`'s (matmul: rows added to A
-// and columns to B, no more than doubling each, so that the output pool stays near the output).
+// A shape whose every input is at least kSlack elements longer than `s`'s (a matrix: rows added; a
+// product: rows added to A and columns to B, no more than doubling each, so that the output pool
+// stays near the output).
 Shape pool_shape(const Workload& w, const Shape& s) {
-  if (!w.takes_matrix_sizes()) return {s.m, s.n + RotatingInputs::kSlack, s.k};
+  if (w.size_form() == SizeForm::kCount) return {s.m, s.n + RotatingInputs::kSlack, s.k};
+  if (w.size_form() == SizeForm::kMatrix) return {s.m + (RotatingInputs::kSlack + s.n - 1) / s.n, s.n, s.k};
   const std::int64_t extra = (RotatingInputs::kSlack + s.k - 1) / s.k;
   return {s.m + std::min(extra, std::max<std::int64_t>(s.m, RotatingInputs::kAlign)),
           s.n + std::min(extra, std::max<std::int64_t>(s.n, RotatingInputs::kAlign)), s.k};

@@ -18,7 +18,7 @@
 #include <sstream>
 
 #include "common/gpu.h"
-#include "harness/ladder_table.h"
+#include "app/ladder_table.h"
 #include "harness/plan.h"
 #include "harness/sizes.h"
 #include "tests/layer_rig.h"

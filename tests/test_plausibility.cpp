@@ -188,7 +188,7 @@ TEST(RateLimit, EveryCommittedResultIsWithinItsLimit) {
       if (!on_gpu) continue;
       const Workload& w = workload(b.at("workload").get<std::string>().c_str());
       const auto size = [&b](const char* key) { return b.at(key).get<std::int64_t>(); };
-      const Shape shape = w.takes_matrix_sizes() ? Shape{size("m"), size("n"), size("k")} : n(size("n"));
+      const Shape shape = w.size_form() != SizeForm::kCount ? Shape{size("m"), size("n"), b.value("k", std::int64_t{1})} : n(size("n"));
       const double clock = b.value("mean_sm_clock_mhz", nlohmann::json()).is_number() ? b["mean_sm_clock_mhz"].get<double>() : 0;
       const RateLimit limit = rate_limit(w, shape, at_sm_clock(peaks, clock), b.value("cache_mode", "hot") == "cold");
       if (!limit.checked()) continue;

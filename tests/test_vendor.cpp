@@ -192,7 +192,7 @@ TEST_F(VendorGpu, RunCapturesIntoAGraph) {
   for (const char* name : {"vector_add", "saxpy", "reduce", "matmul"}) {
     SCOPED_TRACE(name);
     const Workload& w = *find_workload(name);
-    const Shape shape = w.takes_matrix_sizes() ? Shape{129, 65, 257} : Shape{1, 1000003, 1};
+    const Shape shape = w.size_form() == SizeForm::kProduct ? Shape{129, 65, 257} : Shape{1, 1000003, 1};
     const HostProblem p = w.make_problem(shape, 5);
     auto v = rig_->make(w, shape);
     ASSERT_TRUE(rig_->check(*v, w, p).passed);  // the warm-up: lazy module loading happens here

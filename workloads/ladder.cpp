@@ -22,6 +22,10 @@ std::string two_digits(int n) {
 
 std::string Rung::id() const { return workload + "/" + two_digits(number) + "_" + name; }
 
+unsigned Rung::smem_bytes() const {
+  return std::visit([](const auto& l) { return l.smem_bytes; }, launch);
+}
+
 std::string source_relative(const char* file) {
   const std::string path = file, root = LB_SOURCE_ROOT;
   return path.starts_with(root) ? path.substr(root.size()) : path;

@@ -11,8 +11,10 @@
 //
 // docs/ladders.md says what each rung changes; `layerbench ladder matmul|reduce` runs them.
 #pragma once
+#include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "workloads/workload.h"  // LB_CONCAT
@@ -40,17 +42,27 @@ struct ReduceLaunch {
   unsigned smem_bytes = 0;
 };
 
+// How a rung is launched: one kind per ladder, each the launch shape its launchers read.
+using RungLaunchKind = std::variant<MatmulLaunch, ReduceLaunch>;
+
 struct Rung {
-  std::string workload;   // "matmul", "reduce"
+  std::string workload;   // the workload's name, from its registration macro
   int number = 0;         // its place on the ladder: 1 is the first rung
   std::string name;       // "smem_tiling"
   std::string title;      // "Shared-memory tiling"
   std::string file;       // relative to the source tree: "workloads/matmul/ladder/03_smem_tiling.cu"
   std::string kernel;     // the extern "C" kernel's name: "matmul_03_smem_tiling"
   const void* runtime_kernel = nullptr;  // the nvcc-compiled kernel, for cudaLaunchKernel
-  MatmulLaunch matmul;    // for workload "matmul"
-  ReduceLaunch reduce;    // for workload "reduce"
+  RungLaunchKind launch;  // the kind its registration macro gave (LB_MATMUL_RUNG: MatmulLaunch)
   std::string id() const;  // "matmul/03_smem_tiling"
+  unsigned smem_bytes() const;  // the dynamic shared memory its launch asks for
+  // The launch shape of kind L; std::logic_error when the rung is of another kind (a launcher
+  // handed another ladder's rung).
+  template <class L>
+  const L& launch_as() const {
+    if (const L* l = std::get_if<L>(&launch)) return *l;
+    throw std::logic_error("rung " + id() + " has another launch kind");
+  }
 };
 
 bool register_rung(Rung rung);  // false (and the rung is refused) on a duplicate number or name
@@ -69,7 +81,7 @@ using ReduceRungKernel = void (*)(const float*, long long, float*);
 
 }  // namespace lb
 
-#define LB_LADDER_RUNG_(workload_name, launch_field, launch_type, rung_number, rung_name, rung_title, kernel_fn, ...) \
+#define LB_LADDER_RUNG_(workload_name, launch_type, rung_number, rung_name, rung_title, kernel_fn, ...)               \
   static const bool LB_CONCAT(lb_rung_registered_, __LINE__) = ::lb::register_rung(::lb::Rung{               \
       .workload = workload_name,                                                                            \
       .number = rung_number,                                                                                \
@@ -78,12 +90,12 @@ using ReduceRungKernel = void (*)(const float*, long long, float*);
       .file = ::lb::source_relative(__FILE__),                                                              \
       .kernel = #kernel_fn,                                                                                 \
       .runtime_kernel = reinterpret_cast<const void*>(&kernel_fn),                                          \
-      .launch_field = launch_type __VA_ARGS__})
+      .launch = launch_type __VA_ARGS__})
 #define LB_MATMUL_RUNG(rung_number, rung_name, rung_title, kernel_fn, ...)                               \
   static_assert(std::is_same_v<decltype(&kernel_fn), ::lb::MatmulRungKernel>,                           \
                 #kernel_fn " must take (const float* A, const float* B, float* C, int M, int N, int K)"); \
-  LB_LADDER_RUNG_("matmul", matmul, ::lb::MatmulLaunch, rung_number, rung_name, rung_title, kernel_fn, __VA_ARGS__)
+  LB_LADDER_RUNG_("matmul", ::lb::MatmulLaunch, rung_number, rung_name, rung_title, kernel_fn, __VA_ARGS__)
 #define LB_REDUCE_RUNG(rung_number, rung_name, rung_title, kernel_fn, ...)                   \
   static_assert(std::is_same_v<decltype(&kernel_fn), ::lb::ReduceRungKernel>,               \
                 #kernel_fn " must take (const float* x, long long n, float* partials)");     \
-  LB_LADDER_RUNG_("reduce", reduce, ::lb::ReduceLaunch, rung_number, rung_name, rung_title, kernel_fn, __VA_ARGS__)
+  LB_LADDER_RUNG_("reduce", ::lb::ReduceLaunch, rung_number, rung_name, rung_title, kernel_fn, __VA_ARGS__)

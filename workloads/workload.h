@@ -66,19 +66,70 @@ struct Reference {
 enum class Figure { kBandwidth, kCompute, kLaunchTime };
 const char* to_string(Figure figure);  // "gbps", "gflops", "us_per_launch" (the JSON field names)
 
+// One dimension of a size: what buffers' extents and kernel arguments are made of.
+enum class Dim { kM, kN, kK };
+const char* to_string(Dim dim);  // "m", "n", "k"
+std::int64_t extent(const Shape& s, Dim dim);
+
+// How a workload's size is written: one count n ("2^20"), a matrix ("MxN", one number a square:
+// M rows, N columns), or a product's three dimensions ("MxNxK", one number a cube).
+enum class SizeForm { kCount, kMatrix, kProduct };
+const char* to_string(SizeForm form);  // "n", "MxN", "MxNxK"
+int dimension_count(SizeForm form);    // 1, 2, 3
+
+// A buffer of fp32 elements: its name as the workload's kernels call it, and its extents, outermost
+// first (row-major); none: one element.
+struct BufferSpec {
+  std::string name;
+  std::vector<Dim> extents;
+  std::int64_t elements(const Shape& s) const;
+};
+
+// A parameter of the workload's natural kernel (the one a lab's student writes, and Python layers
+// bind by name): a buffer, the scalar, or a dimension of the size.
+enum class ArgKind { kInput, kOutput, kScalar, kSize };
+struct KernelArg {
+  std::string name;   // "a", "alpha", "n", "M"
+  ArgKind kind = ArgKind::kInput;
+  int input = 0;      // kInput: which of WorkloadDescriptor::inputs
+  Dim dim = Dim::kN;  // kSize: which dimension
+  std::string type;   // its C type, which a launcher passes it as: "const float*", "float*", "float", "long long", "int"
+};
+
+// What a workload is, as data: everything that the harness, the labs, the Python layers and the
+// reports know about it, so that none of them compares its name. Exported into the results'
+// context (record.cpp), from where the reports read it.
+struct WorkloadDescriptor {
+  std::string name;
+  std::string summary;
+  Figure figure = Figure::kBandwidth;
+  SizeForm size_form = SizeForm::kCount;
+  std::vector<BufferSpec> inputs;  // in HostProblem::inputs order
+  BufferSpec output;               // the buffer the check reads
+  std::vector<KernelArg> kernel_args;  // the natural kernel's parameters, in order
+  std::string ladder_default_size;     // what `ladder <name>` runs without -s; empty: no ladder default
+  struct Vendor {
+    std::string library;  // "cuBLAS"; empty: no vendor routine
+    std::string routine;  // "cublasSgemm"
+  } vendor;
+};
+
 class Workload {
  public:
+  explicit Workload(WorkloadDescriptor descriptor) : descriptor_(std::move(descriptor)) {}
   virtual ~Workload() = default;
-  virtual std::string name() const = 0;
-  virtual std::string summary() const = 0;
-  virtual bool takes_matrix_sizes() const { return false; }  // MxNxK instead of one n
-  virtual Figure figure() const = 0;
+  const WorkloadDescriptor& descriptor() const { return descriptor_; }
+  const std::string& name() const { return descriptor_.name; }
+  const std::string& summary() const { return descriptor_.summary; }
+  Figure figure() const { return descriptor_.figure; }
+  SizeForm size_form() const { return descriptor_.size_form; }
+  // Elements of the output buffer, and of each input buffer in HostProblem::inputs order.
+  std::int64_t output_elements(const Shape& s) const { return descriptor_.output.elements(s); }
+  std::vector<std::int64_t> input_elements(const Shape& s) const;
+
   virtual std::vector<Shape> default_sizes() const = 0;
   virtual double bytes_moved(const Shape& s) const = 0;  // fewest bytes through device memory
   virtual double flops(const Shape& s) const = 0;
-  virtual std::int64_t output_elements(const Shape& s) const = 0;
-  // Elements of each input buffer, in HostProblem::inputs order (what a layer allocates).
-  virtual std::vector<std::int64_t> input_elements(const Shape& s) const = 0;
   // Host memory one case needs (inputs, poisoned output, downloaded result), to refuse sizes early.
   virtual double host_bytes(const Shape& s) const = 0;
   // Kernel launches one run makes, for launch-overhead workloads (0 elsewhere), which turn a
@@ -93,7 +144,10 @@ class Workload {
   // reference (the launch workloads) throw std::logic_error.
   virtual Reference reference(const HostProblem& problem) const;
 
-  std::string size_label(const Shape& s) const;  // "268435456" or "4096x4096x4096"
+  std::string size_label(const Shape& s) const;  // "268435456", "4096x2048" or "4096x4096x4096"
+
+ private:
+  WorkloadDescriptor descriptor_;
 };
 
 // Registration: each workload's file registers one instance; `rank` orders listings.

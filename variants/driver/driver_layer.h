@@ -90,8 +90,7 @@ void launch(CUfunction kernel, const RungLaunch& shape, void** args, CUstream st
 // The rung's kernel (Setup::rung), compiled from the rung's file, its shared-memory limit raised.
 inline CUfunction load_rung_kernel(const Setup& setup) {
   const CUfunction kernel = setup.session_as<Session>().rung_kernel(*setup.rung, *setup.costs);
-  const unsigned smem = setup.rung->workload == "matmul" ? setup.rung->matmul.smem_bytes : setup.rung->reduce.smem_bytes;
-  allow_rung_smem(kernel, smem);
+  allow_rung_smem(kernel, setup.rung->smem_bytes());
   return kernel;
 }
 

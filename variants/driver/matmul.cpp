@@ -12,7 +12,7 @@ class Matmul final : public Variant {
   void allocate(const Shape& s, const Setup& setup) override {
     m_ = int(s.m), n_ = int(s.n), k_ = int(s.k);
     if (setup.rung) {
-      const MatmulLaunch& l = setup.rung->matmul;
+      const MatmulLaunch& l = setup.rung->launch_as<MatmulLaunch>();
       const RungGrid grid = matmul_rung_grid(l, s.m, s.n);
       rung_ = RungLaunch{grid.x, grid.y, l.block_x, l.block_y, l.smem_bytes};
       kernel_ = load_rung_kernel(setup);

@@ -14,7 +14,7 @@ class Reduce final : public Variant {
     if (setup.rung) {
       rung_ = setup.rung;
       partial_ = load_rung_kernel(setup);
-      plan_ = reduce_rung_plan(rung_->reduce, n_, setup.session_as<Session>().sm_count());
+      plan_ = reduce_rung_plan(rung_->launch_as<ReduceLaunch>(), n_, setup.session_as<Session>().sm_count());
       for (int i = 0; i < 2; ++i) scratch_[i] = DeviceMemory(plan_.scratch_floats[i]);
       return;
     }
@@ -39,7 +39,7 @@ class Reduce final : public Variant {
 
  private:
   void run_rung(cudaStream_t stream) {
-    const ReduceLaunch& l = rung_->reduce;
+    const ReduceLaunch& l = rung_->launch_as<ReduceLaunch>();
     for (const ReducePass& pass : plan_.passes) {
       CUdeviceptr in = pass.in < 0 ? x_.get() : scratch_[pass.in].get();
       CUdeviceptr out = pass.out < 0 ? sum_.get() : scratch_[pass.out].get();

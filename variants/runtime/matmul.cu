@@ -10,7 +10,7 @@ class Matmul final : public Variant {
   void allocate(const Shape& s, const Setup& setup) override {
     shape_ = s;
     rung_ = setup.rung;
-    if (rung_) allow_rung_smem(rung_->runtime_kernel, rung_->matmul.smem_bytes);
+    if (rung_) allow_rung_smem(rung_->runtime_kernel, rung_->smem_bytes());
     a_ = DeviceBuffer<float>(s.m * s.k);
     b_ = DeviceBuffer<float>(s.k * s.n);
     c_ = DeviceBuffer<float>(s.m * s.n);
@@ -31,7 +31,7 @@ class Matmul final : public Variant {
 
  private:
   void run_rung(cudaStream_t stream) {
-    const MatmulLaunch& l = rung_->matmul;
+    const MatmulLaunch& l = rung_->launch_as<MatmulLaunch>();
     const RungGrid grid = matmul_rung_grid(l, shape_.m, shape_.n);
     const float *a = a_.get(), *b = b_.get();
     float* c = c_.get();

@@ -14,8 +14,8 @@ class Reduce final : public Variant {
     x_ = DeviceBuffer<float>(n_);
     sum_ = DeviceBuffer<float>(1);
     if (rung_) {
-      allow_rung_smem(rung_->runtime_kernel, rung_->reduce.smem_bytes);
-      plan_ = reduce_rung_plan(rung_->reduce, n_, sm_count());
+      allow_rung_smem(rung_->runtime_kernel, rung_->smem_bytes());
+      plan_ = reduce_rung_plan(rung_->launch_as<ReduceLaunch>(), n_, sm_count());
       for (int i = 0; i < 2; ++i) scratch_[i] = DeviceBuffer<float>(plan_.scratch_floats[i]);
       return;
     }
@@ -37,7 +37,7 @@ class Reduce final : public Variant {
 
  private:
   void run_rung(cudaStream_t stream) {
-    const ReduceLaunch& l = rung_->reduce;
+    const ReduceLaunch& l = rung_->launch_as<ReduceLaunch>();
     for (const ReducePass& pass : plan_.passes) {
       const float* in = pass.in < 0 ? x_.get() : scratch_[pass.in].get();
       float* out = pass.out < 0 ? sum_.get() : scratch_[pass.out].get();

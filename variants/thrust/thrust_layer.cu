@@ -61,7 +61,7 @@ LB_REGISTER_LAYER(Layer{
     .describe = describe,
     // The index-transform matmul does no blocking for the caches: about 2 GFLOP/s per core, so
     // 4096^3 would take minutes. The default sweep stops at 1024^3; --size asks for more.
-    .in_default_sweep = [](const Workload& w, const Shape& s) { return !w.takes_matrix_sizes() || s.m * s.n * s.k <= (1LL << 30); },
+    .in_default_sweep = [](const Workload& w, const Shape& s) { return w.size_form() != SizeForm::kProduct || s.m * s.n * s.k <= (1LL << 30); },
 });
 #endif
 

@@ -13,17 +13,18 @@ namespace {
 
 class Launch : public Workload {
  public:
-  Launch(std::string name, std::string summary) : name_(std::move(name)), summary_(std::move(summary)) {}
-  std::string name() const override { return name_; }
-  std::string summary() const override { return summary_; }
-  Figure figure() const override { return Figure::kLaunchTime; }
+  Launch(std::string name, std::string summary)
+      : Workload({.name = std::move(name),
+                  .summary = std::move(summary),
+                  .figure = Figure::kLaunchTime,
+                  // No kernel_args: launch_probe(out, value) takes the launch's index, which no
+                  // binding from a size or a problem gives.
+                  .output = {"out", {}}}) {}
   std::vector<Shape> default_sizes() const override { return {{1, 1000, 1}}; }
   std::vector<Shape> edge_sizes() const override { return {{1, 1, 1}, {1, 2, 1}, {1, 17, 1}}; }
   double bytes_moved(const Shape&) const override { return 0.0; }
   double flops(const Shape&) const override { return 0.0; }
   std::int64_t launches(const Shape& s) const override { return s.n; }
-  std::int64_t output_elements(const Shape&) const override { return 1; }
-  std::vector<std::int64_t> input_elements(const Shape&) const override { return {}; }
   double host_bytes(const Shape&) const override { return 64.0; }
 
   HostProblem make_problem(const Shape& s, std::uint64_t seed) const override {
@@ -41,9 +42,6 @@ class Launch : public Workload {
         got, [&](std::int64_t) { return expected; }, [&](std::int64_t) { return expected; });
     return make_verdict(check, 0.0, "value (the last launch's index)");
   }
-
- private:
-  std::string name_, summary_;
 };
 
 struct LaunchAsync final : Launch {

@@ -20,10 +20,21 @@ constexpr int kSampled = 32;
 
 class Matmul final : public Workload {
  public:
-  std::string name() const override { return "matmul"; }
-  std::string summary() const override { return "C = A*B, fp32, row-major, A MxK, B KxN"; }
-  Figure figure() const override { return Figure::kCompute; }
-  bool takes_matrix_sizes() const override { return true; }
+  Matmul()
+      : Workload({.name = "matmul",
+                  .summary = "C = A*B, fp32, row-major, A MxK, B KxN",
+                  .figure = Figure::kCompute,
+                  .size_form = SizeForm::kProduct,
+                  .inputs = {{"A", {Dim::kM, Dim::kK}}, {"B", {Dim::kK, Dim::kN}}},
+                  .output = {"C", {Dim::kM, Dim::kN}},
+                  .kernel_args = {{"A", ArgKind::kInput, 0, Dim::kN, "const float*"},
+                                  {"B", ArgKind::kInput, 1, Dim::kN, "const float*"},
+                                  {"C", ArgKind::kOutput, 0, Dim::kN, "float*"},
+                                  {"M", ArgKind::kSize, 0, Dim::kM, "int"},
+                                  {"N", ArgKind::kSize, 0, Dim::kN, "int"},
+                                  {"K", ArgKind::kSize, 0, Dim::kK, "int"}},
+                  .ladder_default_size = "4096",
+                  .vendor = {"cuBLAS", "cublasSgemm"}}) {}
   std::vector<Shape> default_sizes() const override {
     return {{512, 512, 512}, {1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}};
   }
@@ -31,8 +42,6 @@ class Matmul final : public Workload {
     return 4.0 * (double(s.m) * s.k + double(s.k) * s.n + double(s.m) * s.n);
   }
   double flops(const Shape& s) const override { return 2.0 * double(s.m) * s.n * s.k; }
-  std::int64_t output_elements(const Shape& s) const override { return s.m * s.n; }
-  std::vector<std::int64_t> input_elements(const Shape& s) const override { return {s.m * s.k, s.k * s.n}; }
   double host_bytes(const Shape& s) const override {
     return 4.0 * (double(s.m) * s.k + double(s.k) * s.n + 2.0 * double(s.m) * s.n);
   }

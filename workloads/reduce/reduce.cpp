@@ -18,16 +18,22 @@ namespace {
 
 class Reduce final : public Workload {
  public:
-  std::string name() const override { return "reduce"; }
-  std::string summary() const override { return "s = sum(x), n fp32"; }
-  Figure figure() const override { return Figure::kBandwidth; }
+  Reduce()
+      : Workload({.name = "reduce",
+                  .summary = "s = sum(x), n fp32",
+                  .figure = Figure::kBandwidth,
+                  .inputs = {{"x", {Dim::kN}}},
+                  .output = {"out", {}},
+                  .kernel_args = {{"x", ArgKind::kInput, 0, Dim::kN, "const float*"},
+                                  {"n", ArgKind::kSize, 0, Dim::kN, "long long"},
+                                  {"out", ArgKind::kOutput, 0, Dim::kN, "float*"}},
+                  .ladder_default_size = "2^28",
+                  .vendor = {"CUB", "cub::DeviceReduce::Sum"}}) {}
   std::vector<Shape> default_sizes() const override {
     return {{1, 1 << 20, 1}, {1, 1 << 24, 1}, {1, 1 << 28, 1}};
   }
   double bytes_moved(const Shape& s) const override { return 4.0 * s.n; }
   double flops(const Shape& s) const override { return static_cast<double>(s.n); }
-  std::int64_t output_elements(const Shape&) const override { return 1; }
-  std::vector<std::int64_t> input_elements(const Shape& s) const override { return {s.n}; }
   double host_bytes(const Shape& s) const override { return 4.0 * s.n; }
 
   HostProblem make_problem(const Shape& s, std::uint64_t seed) const override {

@@ -24,16 +24,22 @@ class Saxpy final : public Workload {
   }
 
  public:
-  std::string name() const override { return "saxpy"; }
-  std::string summary() const override { return "y = alpha*x + y, n fp32, in place"; }
-  Figure figure() const override { return Figure::kBandwidth; }
+  Saxpy()
+      : Workload({.name = "saxpy",
+                  .summary = "y = alpha*x + y, n fp32, in place",
+                  .figure = Figure::kBandwidth,
+                  .inputs = {{"x", {Dim::kN}}},
+                  .output = {"y", {Dim::kN}},
+                  .kernel_args = {{"alpha", ArgKind::kScalar, 0, Dim::kN, "float"},
+                                  {"x", ArgKind::kInput, 0, Dim::kN, "const float*"},
+                                  {"y", ArgKind::kOutput, 0, Dim::kN, "float*"},
+                                  {"n", ArgKind::kSize, 0, Dim::kN, "long long"}},
+                  .vendor = {"cuBLAS", "cublasSaxpy_64"}}) {}
   std::vector<Shape> default_sizes() const override {
     return {{1, 1 << 20, 1}, {1, 1 << 24, 1}, {1, 1 << 28, 1}};
   }
   double bytes_moved(const Shape& s) const override { return 12.0 * s.n; }
   double flops(const Shape& s) const override { return 2.0 * s.n; }
-  std::int64_t output_elements(const Shape& s) const override { return s.n; }
-  std::vector<std::int64_t> input_elements(const Shape& s) const override { return {s.n}; }
   double host_bytes(const Shape& s) const override { return 12.0 * s.n; }
 
   HostProblem make_problem(const Shape& s, std::uint64_t seed) const override {

@@ -19,16 +19,22 @@ class VectorAdd final : public Workload {
   }
 
  public:
-  std::string name() const override { return "vector_add"; }
-  std::string summary() const override { return "c = a + b, n fp32"; }
-  Figure figure() const override { return Figure::kBandwidth; }
+  VectorAdd()
+      : Workload({.name = "vector_add",
+                  .summary = "c = a + b, n fp32",
+                  .figure = Figure::kBandwidth,
+                  .inputs = {{"a", {Dim::kN}}, {"b", {Dim::kN}}},
+                  .output = {"c", {Dim::kN}},
+                  .kernel_args = {{"a", ArgKind::kInput, 0, Dim::kN, "const float*"},
+                                  {"b", ArgKind::kInput, 1, Dim::kN, "const float*"},
+                                  {"c", ArgKind::kOutput, 0, Dim::kN, "float*"},
+                                  {"n", ArgKind::kSize, 0, Dim::kN, "long long"}},
+                  .vendor = {"CUB", "cub::DeviceTransform::Transform"}}) {}
   std::vector<Shape> default_sizes() const override {
     return {{1, 1 << 20, 1}, {1, 1 << 24, 1}, {1, 1 << 28, 1}};
   }
   double bytes_moved(const Shape& s) const override { return 12.0 * s.n; }
   double flops(const Shape& s) const override { return static_cast<double>(s.n); }
-  std::int64_t output_elements(const Shape& s) const override { return s.n; }
-  std::vector<std::int64_t> input_elements(const Shape& s) const override { return {s.n, s.n}; }
   double host_bytes(const Shape& s) const override { return 16.0 * s.n; }
 
   HostProblem make_problem(const Shape& s, std::uint64_t seed) const override {

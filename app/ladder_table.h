@@ -10,8 +10,9 @@
 
 namespace lb {
 
-// The name of the vendor library a ladder is measured against: "cuBLAS" (matmul), "CUB" (reduce).
-std::string vendor_library(const std::string& workload);
+// The name of the vendor library a ladder is measured against (the workload's descriptor: "cuBLAS"
+// for matmul, "CUB" for reduce); "vendor" when it names none.
+std::string vendor_library(const Workload& workload);
 
 // The table as text. `results`: rung cases of one workload and size (a case without a rung is the
 // vendor line). The fraction is of the vendor line when it ran, else of the context's ceiling

@@ -1,7 +1,7 @@
 #include <cstdio>
 #include <exception>
 
-#include "harness/cli.h"
+#include "app/cli.h"
 #include "harness/sizes.h"
 
 int main(int argc, char** argv) {

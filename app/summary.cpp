@@ -1,4 +1,4 @@
-#include "harness/summary.h"
+#include "app/summary.h"
 
 #include <algorithm>
 #include <array>
@@ -68,9 +68,11 @@ void print_cases(const std::vector<CaseResult>& results, const nlohmann::json& c
   }
 }
 
-// Launch-overhead cases: microseconds per launch, as throughput (async) and round trip (sync).
+// Launch-overhead cases: microseconds per launch, one column per launch workload (Figure::kLaunchTime:
+// launch_async's throughput, launch_sync's round trip), in the order the workloads are listed.
 void print_launch_overhead(const std::vector<CaseResult>& results) {
-  std::map<std::string, std::map<std::string, std::string>> table;  // layer -> workload -> text
+  std::vector<const Workload*> columns;
+  std::map<std::string, std::map<const Workload*, std::string>> table;  // layer -> workload -> text
   for (const CaseResult& r : results) {
     if (!is_launch(r) || r.status == CaseStatus::kNotRun) continue;
     const auto launches = static_cast<double>(r.spec.workload->launches(r.spec.shape));
@@ -79,14 +81,21 @@ void print_launch_overhead(const std::vector<CaseResult>& results) {
       std::snprintf(text, sizeof text, "%.2f us (noise %.1f%%)", r.stats.median_ms * 1e3 / launches, 100.0 * r.stats.rel_stddev);
     else
       std::snprintf(text, sizeof text, "%s", to_string(r.status));
-    table[r.spec.layer->name][r.spec.workload->name()] = text;
+    table[r.spec.layer->name][r.spec.workload] = text;
   }
   if (table.empty()) return;
-  std::printf("\nLaunch overhead, per launch:   %-24s %-24s\n", "launch_async (throughput)", "launch_sync (round trip)");
+  for (const Workload* w : all_workloads())
+    for (const auto& [layer, row] : table)
+      if (row.count(w) && std::find(columns.begin(), columns.end(), w) == columns.end()) columns.push_back(w);
+  std::printf("\nLaunch overhead, per launch:  ");
+  for (const Workload* w : columns) std::printf(" %-24s", w->name().c_str());
+  std::printf("\n");
   for (const auto& [layer, row] : table) {
-    const auto cell = [&](const char* w) { return row.count(w) ? row.at(w) : std::string("-"); };
-    std::printf("  %-28s %-24s %-24s\n", layer.c_str(), cell("launch_async").c_str(), cell("launch_sync").c_str());
+    std::printf("  %-28s", layer.c_str());
+    for (const Workload* w : columns) std::printf(" %-24s", row.count(w) ? row.at(w).c_str() : "-");
+    std::printf("\n");
   }
+  for (const Workload* w : columns) std::printf("  %s: %s\n", w->name().c_str(), w->summary().c_str());
 }
 
 // The first case of each (layer, workload) in this process: its first run paid the lazy loading.

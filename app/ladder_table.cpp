@@ -1,4 +1,4 @@
-#include "harness/ladder_table.h"
+#include "app/ladder_table.h"
 
 #include <cstdio>
 
@@ -17,10 +17,9 @@ bool ok(const CaseResult& r) { return r.status == CaseStatus::kOk && r.stats.cou
 
 }  // namespace
 
-std::string vendor_library(const std::string& workload) {
-  if (workload == "matmul") return "cuBLAS";
-  if (workload == "reduce") return "CUB";
-  return "vendor";
+std::string vendor_library(const Workload& workload) {
+  const std::string& library = workload.descriptor().vendor.library;
+  return library.empty() ? "vendor" : library;
 }
 
 std::string ladder_table(const std::vector<CaseResult>& results, const nlohmann::json& context) {
@@ -35,7 +34,7 @@ std::string ladder_table(const std::vector<CaseResult>& results, const nlohmann:
 
   const auto& ceilings = context.value("ceilings", nlohmann::json::object());
   const double copy = ceilings.value("copy_gbps", 0.0), sgemm = ceilings.value("sgemm_gflops", 0.0);
-  const std::string library = vendor_library(w.name());
+  const std::string library = vendor_library(w);
   // The reference every rung is a fraction of: the vendor line, else the run's ceiling.
   std::string reference_name, reference_note;
   double reference = 0;

@@ -1,4 +1,4 @@
-#include "harness/cli.h"
+#include "app/cli.h"
 
 #include <unistd.h>
 
@@ -20,13 +20,13 @@
 #include "harness/benchmark_flags.h"
 #include "harness/environment.h"
 #include "harness/interrupt.h"
-#include "harness/ladder_table.h"
+#include "app/ladder_table.h"
 #include "harness/layer_sessions.h"
 #include "harness/plan.h"
 #include "harness/record.h"
 #include "harness/run_cases.h"
 #include "harness/sizes.h"
-#include "harness/summary.h"
+#include "app/summary.h"
 #include "lab/lab_command.h"
 
 namespace lb {
@@ -345,7 +345,10 @@ int ladder_command(LadderArgs& args, int argc, char** argv) {
   const Layer* layer = find_layer(args.layer);
   if (!layer || !layer->runs_rungs)
     throw UsageError("layer '" + args.layer + "' does not run ladder rungs (" + rung_layers_text() + " do)");
-  if (args.size.empty()) args.size = args.workload == "matmul" ? "4096" : "2^28";
+  if (args.size.empty()) {
+    const Workload* w = find_workload(args.workload);
+    args.size = w && !w->descriptor().ladder_default_size.empty() ? w->descriptor().ladder_default_size : "2^28";
+  }
   if (args.run.out == kDefaultOut) args.run.out = "results/ladder-" + args.workload + ".json";
   args.run.suite = SuiteRequest{{}, {args.layer}, {args.size}, {args.workload + "/all"}};
   SuitePlan plan = plan_suite(args.run.suite);
