@@ -17,17 +17,19 @@
 #include <random>
 #include <sstream>
 
+#include "app/lab_command.h"
+#include "app/ladder_table.h"
+#include "app/summary.h"
+#include "common/python_interpreter.h"
 #include "harness/benchmark_flags.h"
 #include "harness/environment.h"
 #include "harness/interrupt.h"
-#include "app/ladder_table.h"
 #include "harness/layer_sessions.h"
 #include "harness/plan.h"
 #include "harness/record.h"
 #include "harness/run_cases.h"
 #include "harness/sizes.h"
-#include "app/summary.h"
-#include "lab/lab_command.h"
+#include "variants/python/python_layer.h"
 
 namespace lb {
 namespace {
@@ -41,10 +43,9 @@ std::string sizes_text(const Workload& w) {
 }
 
 // Where a Python layer's library was found: "path (how)", or why it was not.
-std::string where_found(const nlohmann::json& library) {
-  if (library.contains("error")) return library["error"].get<std::string>();
-  const std::string how = library.value("found_via", "");
-  return library.value("path", "") + (how.empty() ? "" : " (" + how + ")");
+std::string where_found(const PythonLibrary& library) {
+  if (!library.error.empty()) return library.error;
+  return library.path + (library.found_via.empty() ? "" : " (" + library.found_via + ")");
 }
 
 // The layers that run ladder rungs: "runtime, driver".
@@ -77,22 +78,16 @@ int list_command() {
     last_ladder = r->workload;
     std::printf("    %-40s %s\n", r->id().c_str(), r->title.c_str());
   }
-  bool python_named = false;
-  for (const Layer* l : all_layers()) {
-    const nlohmann::json info = l->describe ? l->describe() : nlohmann::json();
-    if (!info.contains("python")) continue;
-    if (!python_named)
-      std::printf("\nPython layers: embedded Python %s, with the packages of %s\n",
-                  info["python"]["version"].get<std::string>().c_str(),
-                  info["python"]["executable"].get<std::string>().c_str());
-    python_named = true;
-    // The CUDA libraries each one loaded: two versions of one library in a process is the commonest
-    // way a Python CUDA setup breaks.
-    if (!info.value("libraries", nlohmann::json()).is_object()) continue;
-    for (const auto& [name, lib] : info["libraries"].items())
-      std::printf("  %-15s %-8s %-6s %s\n", l->name.c_str(), name.c_str(), lib.value("version", "").c_str(),
+  const std::optional<EmbeddedPython> python = embedded_python();
+  if (!python) return 0;  // a build without the Python layers
+  std::printf("\nPython layers: embedded Python %s, with the packages of %s\n", python->version.c_str(),
+              python->executable.c_str());
+  // The CUDA libraries each one loaded: two versions of one library in a process is the commonest
+  // way a Python CUDA setup breaks.
+  for (const Layer* l : all_layers())
+    for (const PythonLibrary& lib : python_layer_libraries(l->name))
+      std::printf("  %-15s %-8s %-6s %s\n", l->name.c_str(), lib.name.c_str(), lib.version.c_str(),
                   where_found(lib).c_str());
-  }
   return 0;
 }
 
@@ -175,13 +170,15 @@ void check_kernel_text_layers(const RunArgs& args) {
   }
 }
 
-// One line per --kernel-text: the text a layer compiled in place of its own, or that none did.
-void print_kernel_text_notes(const RunArgs& args, const nlohmann::json& context) {
+// One line per --kernel-text: the text a layer compiled in place of its own, or that none did. What
+// the layer compiled is in its session's free-form record (the driver layer's "kernels").
+void print_kernel_text_notes(const RunArgs& args, const RunContext& context) {
   for (const auto& [name, given] : args.layers.kernel_texts) {
     const std::string layer = kernel_text_layer(name)->name;
-    const nlohmann::json& layers = context.value("layers", nlohmann::json::object());
-    const nlohmann::json info = layers.contains(layer) ? layers[layer] : nlohmann::json::object();
-    const nlohmann::json kernels = info.value("kernels", nlohmann::json::object());
+    const auto found = context.layers.find(layer);
+    const nlohmann::json info = found != context.layers.end() ? found->second.described : nlohmann::json::object();
+    const nlohmann::json kernels =
+        info.is_object() ? info.value("kernels", nlohmann::json::object()) : nlohmann::json::object();
     const bool used = kernels.contains(name) && kernels[name].value("replaced_kernel_text", false);
     if (used)
       std::printf("%s: %s kernels compiled from %s, not the built-in text\n", layer.c_str(), name.c_str(),
@@ -211,11 +208,16 @@ MeasureOptions measure_options(const RunArgs& args) {
 }
 
 struct RunOutcome {
-  std::vector<CaseResult> results;
-  nlohmann::json context;
+  RunRecord record;
   bool interrupted = false;
   bool failed() const {
-    return std::any_of(results.begin(), results.end(), [](const CaseResult& r) { return r.status == CaseStatus::kFailed; });
+    return std::any_of(record.cases.begin(), record.cases.end(),
+                       [](const CaseResult& r) { return r.status == CaseStatus::kFailed; });
+  }
+  // Cases, not repetitions (--benchmark_repetitions: a CaseResult each).
+  std::size_t cases_started() const {
+    return std::count_if(record.cases.begin(), record.cases.end(),
+                         [](const CaseResult& r) { return r.repetition_index == 0; });
   }
   // 130 after an interrupt (128 + SIGINT, as shells report it), 1 when a case failed, else 0.
   int exit_code() const { return interrupted ? 130 : failed() ? 1 : 0; }
@@ -266,16 +268,16 @@ class ConsoleForResults {
 };
 
 // An interrupt (interrupt.h) ends the cases early; what was measured is still recorded.
-RunOutcome measure_and_record(const SuitePlan& plan, const RunArgs& args, int argc, char** argv,
-                              ConsoleForResults& console,
-                              const nlohmann::json& extra_context = nlohmann::json::object()) {
+RunOutcome measure_and_record(SuitePlan plan, const RunArgs& args, int argc, char** argv, ConsoleForResults& console,
+                              const std::optional<LadderInfo>& ladder = std::nullopt) {
   RunInfo info{iso_time_now(), argv[0], {}, 0};
   for (int i = 0; i < argc; ++i) info.command_line += (i ? " " : "") + std::string(argv[i]);
 
   if (args.check && !args.benchmark_flags.empty())
     throw UsageError("'" + args.benchmark_flags.front() + "' does not apply to --check, which runs no benchmark " +
                      "(select cases with -w, -l, -s)");
-  initialize_google_benchmark(args.benchmark_flags, argv[0]);
+  const BenchmarkFlags flags = parse_benchmark_flags(args.benchmark_flags);
+  keep_filtered_cases(plan, flags.filter);
   check_writable(args.out);
   print_plan_notes(plan, stderr);
 
@@ -284,24 +286,20 @@ RunOutcome measure_and_record(const SuitePlan& plan, const RunArgs& args, int ar
 
   LayerSessions sessions(args.layers);
   Progress progress(stderr, Progress::is_terminal(stderr));
-  SuiteReporter reporter(&progress);
+  ConsoleTable table(&progress, argv[0], name_width(plan.cases, flags.repetitions));
   const auto started = std::chrono::steady_clock::now();
   RunOutcome outcome;
-  outcome.results = run_cases(plan.cases, *env, sessions, reporter, progress);
+  outcome.record.cases = run_cases(plan.cases, *env, sessions, table, progress, flags.repetitions);
   outcome.interrupted = interrupt_requested();
   if (env->context_probe) read_context_probe(*env->context_probe, "end");
   info.suite_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
-  // Google Benchmark's context comes with its first case: none when no case ran (a ladder without a GPU).
-  nlohmann::json benchmark_context = reporter.context_json();
-  if (!benchmark_context.is_object()) benchmark_context = nlohmann::json::object();
-  outcome.context = run_context(info, plan, *env, sessions, benchmark_context);
-  outcome.context.update(extra_context);
+  RunContext& context = outcome.record.context;
+  context = run_context(info, plan, *env, sessions);
+  context.ladder = ladder;
   if (outcome.interrupted)
-    outcome.context["layerbench"]["interrupted"] = {{"signal", interrupt_signal_name()},
-                                                    {"cases_planned", plan.cases.size()},
-                                                    {"cases_started", outcome.results.size()}};
-  console.save_results(args.out, results_json(outcome.context, outcome.results).dump(2) + "\n");
+    context.interrupted = InterruptInfo{interrupt_signal_name(), plan.cases.size(), outcome.cases_started()};
+  console.save_results(args.out, results_json(outcome.record).dump(2) + "\n");
   return outcome;
 }
 
@@ -315,12 +313,13 @@ int run_command(RunArgs& args, int argc, char** argv) {
   }
   ConsoleForResults console(args.out);
   const RunOutcome outcome = measure_and_record(plan, args, argc, argv, console);
-  print_kernel_text_notes(args, outcome.context);
-  if (args.check) print_check_summary(outcome.results, outcome.context, args.out);
-  else print_summary(outcome.results, outcome.context, args.out, args.verbose);
+  const RunContext& context = outcome.record.context;
+  print_kernel_text_notes(args, context);
+  if (args.check) print_check_summary(outcome.record.cases, context, args.out);
+  else print_summary(outcome.record.cases, context, args.out, args.verbose);
   if (outcome.interrupted)
-    std::printf("interrupted: %zu of %zu cases started; the results of those are in %s\n", outcome.results.size(),
-                plan.cases.size(), args.out.c_str());
+    std::printf("interrupted: %zu of %zu cases started; the results of those are in %s\n",
+                context.interrupted->cases_started, context.interrupted->cases_planned, args.out.c_str());
   return outcome.exit_code();
 }
 
@@ -353,10 +352,13 @@ int ladder_command(LadderArgs& args, int argc, char** argv) {
   args.run.suite = SuiteRequest{{}, {args.layer}, {args.size}, {args.workload + "/all"}};
   SuitePlan plan = plan_suite(args.run.suite);
 
-  // The top line: the vendor library through the vendor layer; without it, the run's ceiling.
+  // The top line: the vendor library through the layer that calls it (Layer::ladder_top_line);
+  // without it, the run's ceiling.
   std::string top_line = "ceiling";
-  const Layer* vendor = find_layer("vendor");
-  if (vendor && find_variant(vendor->name, args.workload) && !plan.cases.empty()) {
+  const Layer* vendor = nullptr;
+  for (const Layer* l : all_layers())
+    if (l->ladder_top_line && find_variant(l->name, args.workload)) vendor = l;
+  if (vendor && !plan.cases.empty()) {
     if (const std::string why = vendor->unavailable_reason(); !why.empty()) {
       plan.unavailable[why].push_back(vendor->name);
     } else {
@@ -368,19 +370,15 @@ int ladder_command(LadderArgs& args, int argc, char** argv) {
       top_line = "vendor";
     }
   }
-  const nlohmann::json ladder = {{"ladder", {{"workload", args.workload},
-                                             {"layer", args.layer},
-                                             {"size", args.size},
-                                             {"rungs", rungs.size()},
-                                             {"top_line", top_line}}}};
+  const LadderInfo ladder{args.workload, args.layer, args.size, rungs.size(), top_line};
   ConsoleForResults console(args.run.out);
   const RunOutcome outcome = measure_and_record(plan, args.run, argc, argv, console, ladder);
-  std::printf("%s", ladder_table(outcome.results, outcome.context).c_str());
-  const auto failed = std::count_if(outcome.results.begin(), outcome.results.end(),
+  const std::vector<CaseResult>& results = outcome.record.cases;
+  std::printf("%s", ladder_table(results, outcome.record.context.ceilings).c_str());
+  const auto failed = std::count_if(results.begin(), results.end(),
                                     [](const CaseResult& r) { return r.status == CaseStatus::kFailed; });
-  std::printf("%zu cases in %.1f s, %ld failed; results written to %s\n", outcome.results.size(),
-              outcome.context["layerbench"]["suite_wall_s"].get<double>(), static_cast<long>(failed),
-              args.run.out.c_str());
+  std::printf("%zu cases in %.1f s, %ld failed; results written to %s\n", results.size(),
+              outcome.record.context.suite_wall_s, static_cast<long>(failed), args.run.out.c_str());
   if (outcome.interrupted) std::printf("interrupted: the rungs after the last one above did not run\n");
   return outcome.exit_code();
 }
@@ -452,9 +450,7 @@ int hand_over_to_reports(const std::string& subcommand, const std::vector<std::s
                  script.c_str());
     return 2;
   }
-  std::string python = "python3";
-  if (const char* env = std::getenv("LAYERBENCH_PYTHON"); env && *env) python = env;
-  else if (fs::exists(root / ".venv" / "bin" / "python3")) python = (root / ".venv" / "bin" / "python3").string();
+  std::string python = chosen_python();  // common/python_interpreter.h: the one the Python layers use
   std::vector<std::string> words{python, script.string(), subcommand};
   words.insert(words.end(), args.begin(), args.end());
   std::vector<char*> exec_argv;
@@ -471,8 +467,8 @@ int hand_over_to_reports(const std::string& subcommand, const std::vector<std::s
 
 int run_cli(int argc, char** argv) {
   CLI::App app{"layerbench: the same GPU workloads through different access layers (CUDA runtime, CPU, ...),\n"
-               "timed with CUDA events under Google Benchmark, verified against a double-precision CPU\n"
-               "reference, and written to JSON.",
+               "timed with CUDA events, verified against a double-precision CPU reference, and written to\n"
+               "JSON in Google Benchmark's layout.",
                "layerbench"};
   app.set_version_flag("--version", LB_VERSION);
   app.require_subcommand(1);
@@ -489,7 +485,7 @@ int run_cli(int argc, char** argv) {
     sub->prefix_command();
   }
 
-  // Handed over whole to lab/lab_command.cpp, --help included.
+  // Handed over whole to app/lab_command.cpp, --help included.
   CLI::App* lab = app.add_subcommand("lab", "Coursework labs: list, start, check your kernel (see `layerbench lab --help`)");
   lab->set_help_flag();
   lab->prefix_command();
@@ -524,10 +520,11 @@ int run_cli(int argc, char** argv) {
                 "Run each case once and verify it; no timing: no ceilings, no L2 flush, no stream gate, no\n"
                 "sampling. For compute-sanitizer and cuda-gdb (scripts/sanitize.sh); the JSON records verdicts");
   run->allow_extras();
-  run->footer("Google Benchmark's flags pass through in --flag=value form, e.g. --benchmark_filter=matmul\n"
-              "or --benchmark_repetitions=5. Exit status: 0 ok, 1 a case failed, 2 bad input, 130\n"
-              "interrupted (Ctrl-C or SIGTERM: the current sample ends, the results so far are written; a\n"
-              "second Ctrl-C exits at once).");
+  run->footer("--benchmark_filter=REGEX runs only the cases whose name (matmul/runtime/4096x4096x4096/manual_time)\n"
+              "it finds, as Google Benchmark's filter does; --benchmark_repetitions=N measures each case N times.\n"
+              "Google Benchmark's other flags do not apply (layerbench times each case itself) and are refused.\n"
+              "Exit status: 0 ok, 1 a case failed, 2 bad input, 130 interrupted (Ctrl-C or SIGTERM: the current\n"
+              "sample ends, the results so far are written; a second Ctrl-C exits at once).");
 
   LadderArgs ladder_args;
   bool ladder_no_kernel_cache = false;

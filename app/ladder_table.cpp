@@ -22,7 +22,7 @@ std::string vendor_library(const Workload& workload) {
   return library.empty() ? "vendor" : library;
 }
 
-std::string ladder_table(const std::vector<CaseResult>& results, const nlohmann::json& context) {
+std::string ladder_table(const std::vector<CaseResult>& results, const Ceilings& ceilings) {
   if (results.empty()) return "no ladder cases ran\n";
   const Case& first = results.front().spec;
   const Workload& w = *first.workload;
@@ -32,8 +32,8 @@ std::string ladder_table(const std::vector<CaseResult>& results, const nlohmann:
     if (!r.spec.rung && ok(r)) vendor = &r;
   const auto rate = [&](const CaseResult& r) { return matmul ? r.gflops : r.gbps; };
 
-  const auto& ceilings = context.value("ceilings", nlohmann::json::object());
-  const double copy = ceilings.value("copy_gbps", 0.0), sgemm = ceilings.value("sgemm_gflops", 0.0);
+  const double copy = ceilings.copy ? ceilings.copy->gbps : 0.0;
+  const double sgemm = ceilings.sgemm ? ceilings.sgemm->gflops : 0.0;
   const std::string library = vendor_library(w);
   // The reference every rung is a fraction of: the vendor line, else the run's ceiling.
   std::string reference_name, reference_note;
@@ -45,9 +45,8 @@ std::string ladder_table(const std::vector<CaseResult>& results, const nlohmann:
   } else if (matmul && sgemm > 0) {
     reference_name = library;
     reference = sgemm;
-    reference_note = "the cuBLAS SGEMM ceiling measured at the start of this run (" +
-                     ceilings.value("sgemm_size", std::string("4096x4096x4096")) + ", " + format("%.1f", sgemm) +
-                     " GFLOP/s; no vendor layer here)";
+    reference_note = "the cuBLAS SGEMM ceiling measured at the start of this run (" + ceilings.sgemm->size + ", " +
+                     format("%.1f", sgemm) + " GFLOP/s; no vendor layer here)";
   }
   const bool copy_column = !matmul && copy > 0;
 

@@ -2,11 +2,10 @@
 // fraction of the vendor line or of the run's ceiling, speed-up over the rung below), then the
 // vendor line at the top of the ladder. Made from the results and the run's context alone.
 #pragma once
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include "harness/case.h"
+#include "harness/records.h"
 
 namespace lb {
 
@@ -15,9 +14,8 @@ namespace lb {
 std::string vendor_library(const Workload& workload);
 
 // The table as text. `results`: rung cases of one workload and size (a case without a rung is the
-// vendor line). The fraction is of the vendor line when it ran, else of the context's ceiling
-// (matmul: cuBLAS SGEMM, "sgemm_gflops"; reduce: the copy bandwidth, "copy_gbps", which reduce
-// is also always shown against).
-std::string ladder_table(const std::vector<CaseResult>& results, const nlohmann::json& context);
+// vendor line). The fraction is of the vendor line when it ran, else of the run's ceiling
+// (matmul: cuBLAS SGEMM; reduce: the copy bandwidth, which reduce is also always shown against).
+std::string ladder_table(const std::vector<CaseResult>& results, const Ceilings& ceilings);
 
 }  // namespace lb

@@ -27,12 +27,11 @@ std::string status_text(const CaseResult& r) {
   return r.status == CaseStatus::kOk ? "ok" : std::string(to_string(r.status)) + ": " + r.message;
 }
 
-void print_cases(const std::vector<CaseResult>& results, const nlohmann::json& context) {
+void print_cases(const std::vector<CaseResult>& results, const RunContext& context) {
   const int lw = layer_column_width(results);
   std::printf("\n%-12s %-*s %-15s %11s %7s %10s %10s %6s %11s  %s\n", "workload", lw, "layer", "size", "median ms",
               "noise", "GB/s", "GFLOP/s", "%copy", "e2e ms", "status");
-  const auto& ceilings = context.value("ceilings", nlohmann::json::object());
-  const double copy = ceilings.value("copy_gbps", 0.0);
+  const Ceilings& ceilings = context.ceilings;
   bool missed_noise = false;
   for (const CaseResult& r : results) {
     if (r.status == CaseStatus::kNotRun || is_launch(r)) continue;
@@ -44,7 +43,8 @@ void print_cases(const std::vector<CaseResult>& results, const nlohmann::json& c
       continue;
     }
     char fraction[16] = "-", noise[16];
-    if (r.spec.layer->on_gpu && copy > 0) std::snprintf(fraction, sizeof fraction, "%.0f%%", 100.0 * r.gbps / copy);
+    if (const auto of_copy = case_fractions(r, context).of_copy)
+      std::snprintf(fraction, sizeof fraction, "%.0f%%", 100.0 * *of_copy);
     std::snprintf(noise, sizeof noise, "%.1f%%%s", 100.0 * r.stats.rel_stddev, r.noise_target_reached() ? "" : "*");
     missed_noise |= !r.noise_target_reached();
     std::printf("%-12s %-*s %-15s %11.4f %7s %10.1f %10.1f %6s %11.3f  %s\n", r.spec.workload->name().c_str(), lw,
@@ -54,16 +54,16 @@ void print_cases(const std::vector<CaseResult>& results, const nlohmann::json& c
   if (missed_noise)
     std::printf("* noise (relative standard deviation of the samples) above the target: sampling stopped because "
                 "more samples would not bring it under (settled, or out of reach), or at the time cap (stop_reason in the JSON)\n");
-  if (copy > 0) std::printf("memory ceiling: device-to-device copy %.1f GB/s (bytes read + written)\n", copy);
-  if (ceilings.contains("sgemm_gflops"))
-    std::printf("matmul ceiling: cuBLAS SGEMM %s %.1f GFLOP/s (fp32, no TF32)\n",
-                ceilings["sgemm_size"].get<std::string>().c_str(), ceilings["sgemm_gflops"].get<double>());
-  if (const auto& peaks = context.value("peaks", nlohmann::json()); peaks.is_object()) {
+  if (ceilings.copy && ceilings.copy->gbps > 0)
+    std::printf("memory ceiling: device-to-device copy %.1f GB/s (bytes read + written)\n", ceilings.copy->gbps);
+  if (ceilings.sgemm)
+    std::printf("matmul ceiling: cuBLAS SGEMM %s %.1f GFLOP/s (fp32, no TF32)\n", ceilings.sgemm->size.c_str(),
+                ceilings.sgemm->gflops);
+  if (const auto& peaks = context.peaks) {
     std::printf("plausibility: a GPU case faster than the theoretical DRAM peak (%.1f GB/s, raised where part of the "
                 "working set fits in the L2)",
-                peaks.value("dram_gbps", 0.0));
-    if (peaks.value("fp32_gflops", nlohmann::json()).is_number())
-      std::printf(" or the fp32 peak (%.1f GFLOP/s)", peaks["fp32_gflops"].get<double>());
+                peaks->dram_gbps);
+    if (peaks->fp32_gflops > 0) std::printf(" or the fp32 peak (%.1f GFLOP/s)", peaks->fp32_gflops);
     std::printf(" fails: the kernel skipped work\n");
   }
 }
@@ -108,22 +108,26 @@ std::vector<const CaseResult*> first_cases(const std::vector<CaseResult>& result
   return firsts;
 }
 
+// A case's one-time costs are paid once, by its first repetition; later ones repeat them in the
+// record (each entry of the results is a whole case) but the totals count them once.
+bool first_repetition(const CaseResult& r) { return r.repetition_index == 0; }
+
 // Every one-time cost, one line each (--verbose): when a layer's session opened, during a case's
 // allocate(), and the first run of each (layer, workload) against its steady-state median.
-void print_each_one_time_cost(const std::vector<CaseResult>& results, const nlohmann::json& context) {
+void print_each_one_time_cost(const std::vector<CaseResult>& results, const RunContext& context) {
   std::printf("\nOne-time costs (before the first useful result):\n");
   const auto line = [](const std::string& who, const std::string& what, double ms) {
     std::printf("  %-13s %-52s %10.3f ms\n", who.c_str(), what.c_str(), ms);
   };
-  if (context["device"].is_object())
-    line("process", "CUDA context creation (first CUDA call)", context["device"]["context_creation_ms"].get<double>());
-  for (const auto& [layer, info] : context["layers"].items())
-    for (const auto& cost : info.value("one_time_costs", nlohmann::json::array()))
-      line(layer, cost["what"].get<std::string>(), cost["ms"].get<double>());
-  for (const CaseResult& r : results)
+  if (context.device) line("process", "CUDA context creation (first CUDA call)", context.device->context_creation_ms);
+  for (const auto& [layer, record] : context.layers)
+    for (const OneTimeCost& cost : record.one_time_costs.entries()) line(layer, cost.what, cost.ms);
+  for (const CaseResult& r : results) {
+    if (!first_repetition(r)) continue;
     for (const OneTimeCost& cost : r.one_time_costs.entries())
       line(r.spec.layer_label(), cost.what + " (" + r.spec.workload->name() + " " +
                                    r.spec.workload->size_label(r.spec.shape) + ")", cost.ms);
+  }
   for (const CaseResult* r : first_cases(results))
     line(r->spec.layer_label(), "first run " + r->spec.workload->name() + " " +
                                     r->spec.workload->size_label(r->spec.shape) + " (median " +
@@ -132,7 +136,7 @@ void print_each_one_time_cost(const std::vector<CaseResult>& results, const nloh
 }
 
 // One line per layer: its one-time costs added up by kind (one_time_cost.h), then the first runs.
-void print_one_time_costs_per_layer(const std::vector<CaseResult>& results, const nlohmann::json& context) {
+void print_one_time_costs_per_layer(const std::vector<CaseResult>& results, const RunContext& context) {
   constexpr CostKind kKinds[] = {CostKind::kImport, CostKind::kContext, CostKind::kCompile, CostKind::kLoad,
                                  CostKind::kSetup};
   constexpr int kColumns = std::size(kKinds) + 1;  // + first runs
@@ -143,13 +147,13 @@ void print_one_time_costs_per_layer(const std::vector<CaseResult>& results, cons
     rows[layer][column] += ms;
   };
   const auto column_of = [&](CostKind kind) { return int(std::find(std::begin(kKinds), std::end(kKinds), kind) - kKinds); };
-  if (context["device"].is_object())
-    add("process", column_of(CostKind::kContext), context["device"]["context_creation_ms"].get<double>());
-  for (const auto& [layer, info] : context["layers"].items())
-    for (const auto& cost : info.value("one_time_costs", nlohmann::json::array()))
-      add(layer, column_of(cost_kind(cost["what"].get<std::string>())), cost["ms"].get<double>());
+  if (context.device) add("process", column_of(CostKind::kContext), context.device->context_creation_ms);
+  for (const auto& [layer, record] : context.layers)
+    for (const OneTimeCost& cost : record.one_time_costs.entries()) add(layer, column_of(cost.kind), cost.ms);
   for (const CaseResult& r : results)
-    for (const OneTimeCost& cost : r.one_time_costs.entries()) add(r.spec.layer_label(), column_of(cost.kind), cost.ms);
+    if (first_repetition(r))
+      for (const OneTimeCost& cost : r.one_time_costs.entries())
+        add(r.spec.layer_label(), column_of(cost.kind), cost.ms);
   for (const CaseResult* r : first_cases(results)) add(r->spec.layer_label(), kColumns - 1, r->first_run_ms);
   if (rows.empty()) return;
   std::printf("\nOne-time costs per layer, ms (each one: --verbose):\n  %-24s", "layer");
@@ -170,29 +174,31 @@ void print_one_time_costs_per_layer(const std::vector<CaseResult>& results, cons
 
 // A context probe (context_probe.h) that moved: which reading, by how much, and the layer the
 // plan ran last because it changes the context.
-void print_context_probe(const nlohmann::json& context) {
-  const auto& readings = context.value("context_probe", nlohmann::json());
-  if (!readings.is_array() || readings.size() < 2) return;
-  const double start = readings[0]["us_per_kernel"].get<double>();
+void print_context_probe(const RunContext& context) {
+  if (!context.context_probe || context.context_probe->size() < 2) return;
+  const std::vector<ProbeReading>& readings = *context.context_probe;
+  const double start = readings[0].us_per_kernel;
   for (std::size_t i = 1; i < readings.size(); ++i) {
-    const double us = readings[i]["us_per_kernel"].get<double>();
+    const double us = readings[i].us_per_kernel;
     if (std::abs(us / start - 1.0) < 0.03) continue;
     std::printf("context probe: a graph replay's kernels took %.3f us each at the start and %.3f us %s%s\n", start, us,
-                readings[i]["when"].get<std::string>().c_str(),
+                readings[i].when.c_str(),
                 i + 1 == readings.size() ? " (the layers that change the context run last: docs/methodology.md)" : "");
   }
 }
 
-void print_totals(const std::vector<CaseResult>& results, const nlohmann::json& context, const std::string& out_path) {
+// Cases, not repetitions: a case that repeats is one case (it stops repeating once one fails).
+void print_totals(const std::vector<CaseResult>& results, const RunContext& context, const std::string& out_path) {
+  const auto cases = std::count_if(results.begin(), results.end(), first_repetition);
   const auto failed = std::count_if(results.begin(), results.end(),
                                     [](const CaseResult& r) { return r.status == CaseStatus::kFailed; });
-  std::printf("%zu cases in %.1f s, %ld failed; results written to %s\n", results.size(),
-              context["layerbench"]["suite_wall_s"].get<double>(), static_cast<long>(failed), out_path.c_str());
+  std::printf("%ld cases in %.1f s, %ld failed; results written to %s\n", static_cast<long>(cases),
+              context.suite_wall_s, static_cast<long>(failed), out_path.c_str());
 }
 
 }  // namespace
 
-void print_summary(const std::vector<CaseResult>& results, const nlohmann::json& context, const std::string& out_path,
+void print_summary(const std::vector<CaseResult>& results, const RunContext& context, const std::string& out_path,
                    bool verbose) {
   if (results.empty()) return print_totals(results, context, out_path);
   print_cases(results, context);
@@ -203,7 +209,7 @@ void print_summary(const std::vector<CaseResult>& results, const nlohmann::json&
   print_totals(results, context, out_path);
 }
 
-void print_check_summary(const std::vector<CaseResult>& results, const nlohmann::json& context,
+void print_check_summary(const std::vector<CaseResult>& results, const RunContext& context,
                          const std::string& out_path) {
   if (results.empty()) return print_totals(results, context, out_path);
   const int lw = layer_column_width(results);

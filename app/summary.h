@@ -2,20 +2,20 @@
 // per layer, what each layer paid once before its first result (one line per layer, added up by
 // kind; `verbose`: every cost on its own line), a context probe that moved, and the totals.
 #pragma once
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include "harness/case.h"
+#include "harness/records.h"
 
 namespace lb {
 
-void print_summary(const std::vector<CaseResult>& results, const nlohmann::json& context, const std::string& out_path,
+// `results` may hold several repetitions of a case (--benchmark_repetitions): a line each.
+void print_summary(const std::vector<CaseResult>& results, const RunContext& context, const std::string& out_path,
                    bool verbose = false);
 
 // After `run --check`: one line per case with its verdict (largest relative error against the
 // tolerance) and the time of its one run, end to end on the host clock; then the totals.
-void print_check_summary(const std::vector<CaseResult>& results, const nlohmann::json& context,
+void print_check_summary(const std::vector<CaseResult>& results, const RunContext& context,
                          const std::string& out_path);
 
 }  // namespace lb

@@ -112,7 +112,7 @@ add_executable(lb_benchmark_probe probe.cpp)
 target_link_libraries(lb_benchmark_probe PRIVATE benchmark::benchmark)
 set_target_properties(lb_benchmark_probe PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR})
 ]=])
-  # The same question harness/reporter.cpp asks for the results' library_build_type.
+  # What the library's own JSON reporter says of its build.
   file(WRITE ${probe}/src/probe.cpp [=[
 #include <benchmark/benchmark.h>
 #include <iostream>
@@ -208,8 +208,8 @@ if(LAYERBENCH_RELEASE_BENCHMARK AND lb_release_build)
       message(STATUS "layerbench: the system's Google Benchmark is a debug build, and its source "
                      "(${lb_benchmark_tarball_name}) is not in ${LAYERBENCH_DEPS_DIR}: "
                      "using the system's library, so every run prints Google Benchmark's \"Library was built "
-                     "as DEBUG\" warning and the results say library_build_type \"debug\" (no GPU figure "
-                     "depends on it; scripts/fetch-deps.sh, and carrying .deps/ where there is no registry, avoids it)")
+                     "as DEBUG\" warning (no figure depends on it: the harness times the cases itself; "
+                     "scripts/fetch-deps.sh, and carrying .deps/ where there is no registry, avoids it)")
     endif()
   endif()
 endif()

@@ -1,12 +1,13 @@
 #include "harness/benchmark_flags.h"
 
-#include <benchmark/benchmark.h>
-
+#include <algorithm>
 #include <charconv>
+#include <map>
 #include <regex>
+#include <set>
 
-#include "harness/record.h"
-#include "harness/sizes.h"
+#include "common/usage_error.h"
+#include "harness/benchmark_run.h"
 
 namespace lb {
 namespace {
@@ -17,43 +18,87 @@ bool is_whole_number_at_least_1(const std::string& value) {
   return error == std::errc() && end == value.data() + value.size() && n >= 1;
 }
 
-// `--benchmark_name=value` -> name, value; a bare boolean flag has the value "".
-void check_flag(const std::string& flag) {
-  const auto equals = flag.find('=');
-  const std::string name = flag.substr(0, equals);
-  const std::string value = equals == std::string::npos ? "" : flag.substr(equals + 1);
-  const auto bad = [&](const std::string& why) { throw UsageError("'" + one_line(flag) + "': " + why); };
-  if (name == "--benchmark_repetitions" && !is_whole_number_at_least_1(value))
-    bad("the repetitions must be a whole number, at least 1");
-  if ((name == "--benchmark_format" || name == "--benchmark_out_format") && value != "console" && value != "json" &&
-      value != "csv")
-    bad("the format is console, json or csv");
-  if (name == "--benchmark_filter") {
-    // Google Benchmark's filter is an extended regular expression; a leading '-' negates it.
-    try {
-      std::regex(value.starts_with('-') ? value.substr(1) : value, std::regex::extended);
-    } catch (const std::regex_error& e) {
-      bad(std::string("not a regular expression (") + e.what() + ")");
-    }
-  }
-  if (name == "--benchmark_out") check_writable(value);  // else Google Benchmark exits after the cases
+// Google Benchmark's other flags (1.7 to 1.9), and what layerbench does instead of each: the
+// harness runs its own measurement loop and writes its own results, so none would change a thing.
+const std::map<std::string, std::string>& refused_flags() {
+  static const std::map<std::string, std::string> refused = {
+      {"--benchmark_list_tests", "`layerbench list` shows the workloads, layers and sizes"},
+      {"--benchmark_min_time", "the sampling stops by its own rule (--min-time, --max-time, --min-samples, --noise)"},
+      {"--benchmark_min_warmup_time", "each case is warmed up by one run before its verified run"},
+      {"--benchmark_enable_random_interleaving", "the cases run in the plan's order, one after another"},
+      {"--benchmark_report_aggregates_only", "the results keep every repetition (the reports fold them)"},
+      {"--benchmark_display_aggregates_only", "the console shows every repetition and the aggregates"},
+      {"--benchmark_format", "the console shows Google Benchmark's table; -o writes the results as JSON"},
+      {"--benchmark_out", "-o/--out writes the results (Google Benchmark's JSON layout)"},
+      {"--benchmark_out_format", "-o writes JSON; `layerbench csv` writes CSV from it"},
+      {"--benchmark_color", "the table is coloured when standard output is a terminal"},
+      {"--benchmark_counters_tabular", "the table's counters are always in columns"},
+      {"--benchmark_perf_counters", "no performance counters are read"},
+      {"--benchmark_context", "the results' context is layerbench's own"},
+      {"--benchmark_time_unit", "times are in milliseconds"},
+      {"--benchmark_dry_run", "`run --check` runs each case once, verified and untimed"},
+  };
+  return refused;
 }
 
 }  // namespace
 
-void initialize_google_benchmark(const std::vector<std::string>& flags, char* argv0) {
-  for (const auto& flag : flags) {
-    if (flag.rfind("--benchmark_", 0) != 0)
+BenchmarkFlags parse_benchmark_flags(const std::vector<std::string>& flags) {
+  BenchmarkFlags parsed;
+  for (const std::string& flag : flags) {
+    const auto equals = flag.find('=');
+    const std::string name = flag.substr(0, equals);
+    const std::string value = equals == std::string::npos ? "" : flag.substr(equals + 1);
+    const auto bad = [&](const std::string& why) { throw UsageError("'" + one_line(flag) + "': " + why); };
+    if (name == "--benchmark_filter") {
+      if (equals == std::string::npos) bad("expected --benchmark_filter=REGEX");
+      try {
+        std::regex(value.starts_with('-') ? value.substr(1) : value, std::regex::extended);
+      } catch (const std::regex_error& e) {
+        bad(std::string("not a regular expression (") + e.what() + ")");
+      }
+      parsed.filter = value;
+    } else if (name == "--benchmark_repetitions") {
+      if (!is_whole_number_at_least_1(value)) bad("the repetitions must be a whole number, at least 1");
+      parsed.repetitions = std::stoi(value);
+    } else if (const auto refused = refused_flags().find(name); refused != refused_flags().end()) {
+      throw UsageError("'" + one_line(flag) + "' does not apply: layerbench times each case itself; " +
+                       refused->second);
+    } else {
       throw UsageError("unknown option '" + one_line(flag) + "' (see layerbench run --help)");
-    check_flag(flag);
+    }
   }
-  std::vector<std::string> words = flags;
-  std::vector<char*> gb_argv{argv0};
-  for (auto& w : words) gb_argv.push_back(w.data());
-  int gb_argc = static_cast<int>(gb_argv.size());
-  gb_argv.push_back(nullptr);
-  benchmark::Initialize(&gb_argc, gb_argv.data());
-  if (gb_argc > 1) throw UsageError("unknown option '" + one_line(gb_argv[1]) + "' (see layerbench run --help)");
+  return parsed;
+}
+
+bool filter_matches(const std::string& filter, const std::string& benchmark_name) {
+  if (filter.empty() || filter == "all") return true;  // Google Benchmark's "every benchmark"
+  const bool negative = filter.starts_with('-');
+  const std::regex re(negative ? filter.substr(1) : filter, std::regex::extended);
+  return std::regex_search(benchmark_name, re) != negative;
+}
+
+void keep_filtered_cases(SuitePlan& plan, const std::string& filter) {
+  if (filter.empty() || plan.cases.empty()) return;
+  std::vector<Case> kept;
+  for (const Case& c : plan.cases)
+    if (filter_matches(filter, benchmark_name(c))) kept.push_back(c);
+  if (kept.empty()) {
+    const std::string flag = "'--benchmark_filter=" + one_line(filter) + "'";
+    const std::string first = benchmark_name(plan.cases.front());
+    throw UsageError(plan.cases.size() == 1
+                         ? flag + " matches no case of this run (its one case: " + first + ")"
+                         : flag + " matches none of this run's " + std::to_string(plan.cases.size()) +
+                               " cases (named like " + first + ")");
+  }
+  // The run is the cases kept: their layers and workloads are the ones it records (and a GPU is
+  // opened only for a GPU case).
+  std::set<const Layer*> layers;
+  std::set<const Workload*> workloads;
+  for (const Case& c : kept) layers.insert(c.layer), workloads.insert(c.workload);
+  std::erase_if(plan.layers, [&](const Layer* l) { return !layers.count(l); });
+  std::erase_if(plan.workloads, [&](const Workload* w) { return !workloads.count(w); });
+  plan.cases = std::move(kept);
 }
 
 }  // namespace lb

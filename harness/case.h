@@ -1,7 +1,5 @@
 // One case (a workload, a layer, a size) and what running it produced.
 #pragma once
-#include <benchmark/benchmark.h>
-
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -30,7 +28,7 @@ struct Case {
 };
 
 enum class CaseStatus {
-  kNotRun,   // filtered out (--benchmark_filter), or not reached
+  kNotRun,   // not reached
   kOk,       // verified and timed
   kFailed,   // wrong result, or an error
   kSkipped,  // could not run here (did not fit in memory, the CUDA context died); says why
@@ -68,7 +66,15 @@ struct CaseResult {
   double first_run_ms = 0;    // the first run(), host clock, launch to completion: lazy loading included
   double end_to_end_ms = 0;   // the verified run: upload + run + download, host clock
   CostLog one_time_costs;     // what the layer reported paying once during this case
-  std::vector<benchmark::BenchmarkReporter::Run> runs;  // what Google Benchmark reported
+  // A case of a timed run that was prepared is a benchmark (benchmark_run.h): named
+  // "<name>/manual_time", its samples the iterations. One skipped before it was prepared, and every
+  // case of a check, was never timed: its entry has the bare name and no iterations.
+  bool benchmarked = false;
+  // --benchmark_repetitions=N: a benchmarked case is measured N times, one CaseResult each, the
+  // preparation (verified run, one-time costs) shared and repeated on each.
+  int repetition_index = 0;
+  int repetitions = 1;
+  double cpu_ms = 0;          // this thread's CPU time while sampling (flushes and clock reads included)
 
   bool noise_target_reached() const { return stop_reason == Stop::kNoiseReached; }
 };

@@ -30,7 +30,7 @@ struct CublasHandle {
 
 }  // namespace
 
-nlohmann::json measure_copy_ceiling(cudaStream_t stream) {
+CopyCeiling measure_copy_ceiling(cudaStream_t stream) {
   std::size_t free_bytes = 0, total_bytes = 0;
   LB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   const std::size_t bytes = std::min<std::size_t>(std::size_t{1} << 30, free_bytes / 4);
@@ -39,13 +39,13 @@ nlohmann::json measure_copy_ceiling(cudaStream_t stream) {
   const double median_ms = median_ms_on_stream(
       [&] { LB_CUDA_CHECK(cudaMemcpyAsync(dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, stream)); },
       stream, 3, 20);
-  return {{"copy_gbps", 2.0 * bytes / (median_ms * 1e-3) / 1e9},
-          {"copy_bytes", static_cast<double>(bytes)},
-          {"copy_median_ms", median_ms},
-          {"copy_method", "cudaMemcpyAsync device-to-device, median of 20, bytes read + written"}};
+  return {.gbps = 2.0 * bytes / (median_ms * 1e-3) / 1e9,
+          .bytes = static_cast<double>(bytes),
+          .median_ms = median_ms,
+          .method = "cudaMemcpyAsync device-to-device, median of 20, bytes read + written"};
 }
 
-nlohmann::json measure_sgemm_ceiling(cudaStream_t stream) {
+SgemmCeiling measure_sgemm_ceiling(cudaStream_t stream) {
   constexpr int n = 4096;
   const std::size_t count = std::size_t{n} * n;
   DeviceBuffer<float> a(count), b(count), c(count);
@@ -64,11 +64,10 @@ nlohmann::json measure_sgemm_ceiling(cudaStream_t stream) {
       stream, 3, 10);
   int version = 0;
   cublasGetVersion(cublas.handle, &version);
-  return {{"sgemm_gflops", 2.0 * n * double(n) * n / (median_ms * 1e-3) / 1e9},
-          {"sgemm_size", std::to_string(n) + "x" + std::to_string(n) + "x" + std::to_string(n)},
-          {"sgemm_median_ms", median_ms},
-          {"sgemm_method", "cublasSgemm, CUBLAS_DEFAULT_MATH (fp32, no TF32), median of 10, cuBLAS " +
-                               std::to_string(version)}};
+  return {.gflops = 2.0 * n * double(n) * n / (median_ms * 1e-3) / 1e9,
+          .size = std::to_string(n) + "x" + std::to_string(n) + "x" + std::to_string(n),
+          .median_ms = median_ms,
+          .method = "cublasSgemm, CUBLAS_DEFAULT_MATH (fp32, no TF32), median of 10, cuBLAS " + std::to_string(version)};
 }
 
 }  // namespace lb

@@ -54,16 +54,10 @@ double ContextProbe::us_per_kernel() {
 
 void ContextProbe::read(const std::string& when) { readings_.push_back({when, us_per_kernel()}); }
 
-nlohmann::json ContextProbe::record() const {
-  nlohmann::json list = nlohmann::json::array();
-  for (const Reading& r : readings_) list.push_back({{"when", r.when}, {"us_per_kernel", r.us}});
-  return list;
-}
-
 double ContextProbe::largest_change(std::string* when) const {
   double largest = 0;
   for (std::size_t i = 1; i < readings_.size(); ++i) {
-    const double change = readings_[i].us / readings_[0].us - 1.0;
+    const double change = readings_[i].us_per_kernel / readings_[0].us_per_kernel - 1.0;
     if (std::abs(change) > std::abs(largest)) {
       largest = change;
       if (when) *when = readings_[i].when;

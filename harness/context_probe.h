@@ -8,13 +8,18 @@
 #pragma once
 #include <cuda_runtime.h>
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "harness/stream_gate.h"
 
 namespace lb {
+
+// One reading (the results' context.context_probe[]).
+struct ProbeReading {
+  std::string when;  // "start", "before pycuda", "end"
+  double us_per_kernel = 0;
+};
 
 class ContextProbe {
  public:
@@ -25,24 +30,20 @@ class ContextProbe {
 
   // Measures now and keeps the reading under `when` ("start", "before pycuda", "end").
   void read(const std::string& when);
-  // [{"when", "us_per_kernel"}, ...] in the order read.
-  nlohmann::json record() const;
+  // The readings in the order read.
+  std::vector<ProbeReading> readings() const { return readings_; }
   // The largest change from the first reading, as a fraction (0.23 for 23% slower); 0 with fewer
   // than two readings. `when` gets the reading's name.
   double largest_change(std::string* when) const;
 
  private:
   double us_per_kernel();
-  struct Reading {
-    std::string when;
-    double us = 0;
-  };
   cudaStream_t stream_;
   StreamGate& gate_;
   float* out_ = nullptr;
   cudaGraph_t graph_ = nullptr;
   cudaGraphExec_t exec_ = nullptr;
-  std::vector<Reading> readings_;
+  std::vector<ProbeReading> readings_;
 };
 
 }  // namespace lb

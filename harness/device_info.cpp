@@ -13,7 +13,7 @@ std::string version_text(int v) { return std::to_string(v / 1000) + "." + std::t
 
 }  // namespace
 
-nlohmann::json device_json() {
+DeviceInfo query_device_info() {
   int device = 0;
   LB_CUDA_CHECK(cudaGetDevice(&device));
   cudaDeviceProp prop{};
@@ -24,23 +24,23 @@ nlohmann::json device_json() {
   const DevicePeaks peaks = query_device_peaks();  // the clocks, the bus and the peaks' arithmetic, in one place
   char pci[32] = {};
   cudaDeviceGetPCIBusId(pci, sizeof pci, device);
-  return {
-      {"index", device},
-      {"name", prop.name},
-      {"pci_bus_id", pci},
-      {"compute_capability", std::to_string(prop.major) + "." + std::to_string(prop.minor)},
-      {"sm_count", prop.multiProcessorCount},
-      {"sm_clock_mhz", peaks.sm_clock_mhz},
-      {"memory_clock_mhz", peaks.memory_clock_mhz},
-      {"memory_bus_width_bits", peaks.memory_bus_width_bits},
-      {"memory_bytes", static_cast<double>(prop.totalGlobalMem)},
-      {"l2_cache_bytes", prop.l2CacheSize},
-      {"theoretical_bandwidth_gbps", peaks.dram_gbps},
-      {"theoretical_fp32_gflops", peaks.fp32_gflops > 0 ? nlohmann::json(peaks.fp32_gflops) : nlohmann::json(nullptr)},
-      {"driver_version", version_text(driver)},
-      {"runtime_version", version_text(runtime)},
-      {"context_creation_ms", gpu_probe().context_creation_ms},
-  };
+  DeviceInfo d;
+  d.index = device;
+  d.name = prop.name;
+  d.pci_bus_id = pci;
+  d.compute_capability = std::to_string(prop.major) + "." + std::to_string(prop.minor);
+  d.sm_count = prop.multiProcessorCount;
+  d.sm_clock_mhz = peaks.sm_clock_mhz;
+  d.memory_clock_mhz = peaks.memory_clock_mhz;
+  d.memory_bus_width_bits = peaks.memory_bus_width_bits;
+  d.memory_bytes = static_cast<double>(prop.totalGlobalMem);
+  d.l2_cache_bytes = prop.l2CacheSize;
+  d.theoretical_bandwidth_gbps = peaks.dram_gbps;
+  if (peaks.fp32_gflops > 0) d.theoretical_fp32_gflops = peaks.fp32_gflops;
+  d.driver_version = version_text(driver);
+  d.runtime_version = version_text(runtime);
+  d.context_creation_ms = gpu_probe().context_creation_ms;
+  return d;
 }
 
 }  // namespace lb

@@ -7,13 +7,13 @@
 
 #include <cstdint>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <optional>
 
 #include "common/stream.h"
 #include "harness/context_probe.h"
 #include "harness/device_peaks.h"
 #include "harness/l2_flush.h"
+#include "harness/records.h"
 #include "harness/sampling.h"
 #include "harness/sm_clock.h"
 #include "harness/stream_gate.h"
@@ -41,10 +41,10 @@ struct Environment {
   std::unique_ptr<ContextProbe> context_probe;
   std::unique_ptr<SmClock> sm_clock;  // when NVML can read the SM clock
   double throttle_mhz = 0;            // samples under this SM clock are discarded
-  nlohmann::json device = nullptr;    // device_json(), null without a GPU
+  std::optional<DeviceInfo> device;   // query_device_info(); nullopt without a GPU
   std::optional<DevicePeaks> peaks;   // the theoretical peaks a timed rate is checked against (GPU runs)
-  nlohmann::json ceilings = nlohmann::json::object();
-  nlohmann::json measurement;         // the settings above, as the results record them
+  Ceilings ceilings;                  // timed GPU runs
+  MeasurementSettings measurement;    // the settings above, as the results record them
 
   // The stream GPU variants get; nullptr on a CPU-only run (CPU variants ignore it).
   cudaStream_t gpu_stream() const { return stream ? stream->get() : nullptr; }

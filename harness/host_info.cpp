@@ -14,7 +14,7 @@ double host_memory_bytes() {
   return static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
 }
 
-nlohmann::json host_json() {
+HostInfo query_host_info() {
   std::string model = "unknown";
   std::ifstream cpuinfo("/proc/cpuinfo");
   for (std::string line; std::getline(cpuinfo, line);) {
@@ -27,12 +27,12 @@ nlohmann::json host_json() {
   uname(&os);
   char host[256] = {};
   gethostname(host, sizeof host - 1);
-  return {{"hostname", host},
-          {"cpu_model", model},
-          {"logical_cpus", std::thread::hardware_concurrency()},
-          {"openmp_threads", omp_get_max_threads()},
-          {"memory_bytes", host_memory_bytes()},
-          {"os", std::string(os.sysname) + " " + os.release}};
+  return {.hostname = host,
+          .cpu_model = model,
+          .logical_cpus = std::thread::hardware_concurrency(),
+          .openmp_threads = omp_get_max_threads(),
+          .memory_bytes = host_memory_bytes(),
+          .os = std::string(os.sysname) + " " + os.release};
 }
 
 }  // namespace lb

@@ -1,7 +1,7 @@
 #pragma once
-#include <nlohmann/json.hpp>
+#include "harness/records.h"
 
 namespace lb {
-double host_memory_bytes();       // physical memory of this machine
-nlohmann::json host_json();       // CPU model, logical CPUs, OpenMP threads, memory, OS
+double host_memory_bytes();  // physical memory of this machine
+HostInfo query_host_info();  // CPU model, logical CPUs, OpenMP threads, memory, OS
 }  // namespace lb

@@ -9,14 +9,15 @@ LayerSession* LayerSessions::open(const Layer& layer) {
   return entry.session.get();
 }
 
-nlohmann::json LayerSessions::record(const Layer& layer) const {
-  nlohmann::json j = layer.describe ? layer.describe() : nlohmann::json::object();
-  j["on_gpu"] = layer.on_gpu;
+LayerRecord LayerSessions::record(const Layer& layer) const {
+  LayerRecord r;
+  r.on_gpu = layer.on_gpu;
+  if (layer.describe) r.described = layer.describe();
   const auto found = entries_.find(layer.name);
-  if (found == entries_.end()) return j;
-  if (found->second.session) j.update(found->second.session->describe());
-  if (!found->second.costs.entries().empty()) j["one_time_costs"] = found->second.costs.to_json();
-  return j;
+  if (found == entries_.end()) return r;
+  if (found->second.session) r.described.update(found->second.session->describe());
+  r.one_time_costs = found->second.costs;
+  return r;
 }
 
 }  // namespace lb

@@ -4,9 +4,9 @@
 #pragma once
 #include <map>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string>
 
+#include "harness/records.h"
 #include "variants/variant.h"
 
 namespace lb {
@@ -19,7 +19,7 @@ class LayerSessions {
   LayerSession* open(const Layer& layer);
   // What the results record about the layer: whether it runs on the GPU, Layer::describe, its
   // session's describe, and the one-time costs of opening the session.
-  nlohmann::json record(const Layer& layer) const;
+  LayerRecord record(const Layer& layer) const;
 
  private:
   struct Entry {

@@ -15,8 +15,7 @@ namespace lb {
 const HostProblem& CaseInputs::problem_for(const Case& c, std::uint64_t suite_seed) {
   if (!problem_ || workload_ != c.workload || !(shape_ == c.shape)) {
     problem_.reset();  // free the old one before drawing the new one
-    problem_ = std::make_unique<const HostProblem>(
-        c.workload->make_problem(c.shape, case_seed(suite_seed, *c.workload, c.shape)));
+    problem_ = std::make_unique<const HostProblem>(draw_problem(*c.workload, c.shape, suite_seed));
     workload_ = c.workload;
     shape_ = c.shape;
   }

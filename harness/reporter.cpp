@@ -2,47 +2,40 @@
 
 #include <unistd.h>
 
-#include <regex>
-#include <sstream>
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "harness/benchmark_run.h"
 
 namespace lb {
 
-std::string google_benchmark_build_type() {
-  std::ostringstream text;
-  benchmark::JSONReporter json;
-  json.SetOutputStream(&text);
-  json.SetErrorStream(&text);
-  json.ReportContext(benchmark::BenchmarkReporter::Context());
-  std::smatch found;
-  const std::string written = text.str();
-  return std::regex_search(written, found, std::regex("\"library_build_type\": \"(\\w+)\"")) ? found[1].str()
-                                                                                                : "unknown";
+ConsoleTable::ConsoleTable(Progress* progress, const char* executable, std::size_t name_width)
+    : benchmark::ConsoleReporter(isatty(STDOUT_FILENO) ? OO_ColorTabular : OO_Tabular),
+      progress_(progress),
+      name_width_(name_width) {
+  // What benchmark::Initialize would set from argv[0]; the header prints it.
+  benchmark::BenchmarkReporter::Context::executable_name = executable;
 }
 
-SuiteReporter::SuiteReporter(Progress* progress)
-    : benchmark::ConsoleReporter(isatty(STDOUT_FILENO) ? OO_ColorTabular : OO_Tabular), progress_(progress) {}
-
-bool SuiteReporter::ReportContext(const Context& context) {
-  if (printed_context_) return true;
+void ConsoleTable::report(const std::vector<Run>& runs) {
+  if (runs.empty()) return;
   progress_->clear();
-  printed_context_ = true;
-  const auto& cpu = context.cpu_info;
-  nlohmann::json caches = nlohmann::json::array();
-  for (const auto& cache : cpu.caches)
-    caches.push_back({{"type", cache.type}, {"level", cache.level}, {"size", cache.size},
-                      {"num_sharing", cache.num_sharing}});
-  context_ = {{"num_cpus", cpu.num_cpus},
-              {"mhz_per_cpu", static_cast<int>(cpu.cycles_per_second / 1e6)},
-              {"cpu_scaling_enabled", cpu.scaling == benchmark::CPUInfo::ENABLED},
-              {"caches", caches},
-              {"load_avg", cpu.load_avg}};
-  return benchmark::ConsoleReporter::ReportContext(context);
+  if (!printed_context_) {  // the machine's header (date, CPU, caches, load), on stderr, once
+    printed_context_ = true;
+    benchmark::BenchmarkReporter::Context context;
+    context.name_field_width = name_width_;
+    ReportContext(context);
+  }
+  ReportRuns(runs);
+  std::fflush(stdout);
 }
 
-void SuiteReporter::ReportRuns(const std::vector<Run>& runs) {
-  progress_->clear();
-  benchmark::ConsoleReporter::ReportRuns(runs);
-  if (target_) target_->insert(target_->end(), runs.begin(), runs.end());
+std::size_t name_width(const std::vector<Case>& cases, int repetitions) {
+  std::size_t width = 10;
+  for (const Case& c : cases) width = std::max(width, benchmark_name(c).size());
+  if (repetitions > 1) width += 1 + std::strlen("stddev");  // "_stddev", the longest aggregate suffix
+  return width;
 }
 
 }  // namespace lb

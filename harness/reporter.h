@@ -1,35 +1,32 @@
-// Google Benchmark's console table, printed once per suite, and the runs it reports kept for the
-// results file.
+// Google Benchmark's console table of the timed cases (the one its own runs print), fed with the
+// runs the harness measured (benchmark_run.h): the header of the machine once, before the first
+// row, then a row per repetition and, with repetitions, the aggregates.
 #pragma once
 #include <benchmark/benchmark.h>
 
-#include <nlohmann/json.hpp>
-#include <string>
+#include <cstddef>
 #include <vector>
 
+#include "harness/case.h"
 #include "harness/progress.h"
 
 namespace lb {
 
-// How the Google Benchmark library in use was built, "debug" or "release", as the library itself
-// says (its JSON reporter writes it from its own NDEBUG); "unknown" if it does not say. GPU cases
-// are timed with CUDA events (manual time), so it changes none of their figures.
-std::string google_benchmark_build_type();
-
-class SuiteReporter : public benchmark::ConsoleReporter {
+class ConsoleTable : public benchmark::ConsoleReporter {
  public:
-  explicit SuiteReporter(Progress* progress);
-  bool ReportContext(const Context& context) override;
-  void ReportRuns(const std::vector<Run>& runs) override;
-  void collect_into(std::vector<Run>* runs) { target_ = runs; }
-  // Google Benchmark's CPU information (num_cpus, mhz_per_cpu, caches, ...), for the context.
-  const nlohmann::json& context_json() const { return context_; }
+  // `executable` names the program in the header ("Running build/layerbench"); it must outlive the
+  // table (argv[0] does). `name_width`: the width of the name column (name_width() below).
+  ConsoleTable(Progress* progress, const char* executable, std::size_t name_width);
+  void report(const std::vector<Run>& runs);
 
  private:
-  bool printed_context_ = false;
-  nlohmann::json context_;
-  std::vector<Run>* target_ = nullptr;
   Progress* progress_;
+  std::size_t name_width_;
+  bool printed_context_ = false;
 };
+
+// The name column's width for `cases`, as Google Benchmark sizes it: the longest benchmark name,
+// plus room for an aggregate's suffix ("_stddev") when cases repeat; at least 10.
+std::size_t name_width(const std::vector<Case>& cases, int repetitions);
 
 }  // namespace lb

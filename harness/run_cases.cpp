@@ -1,5 +1,7 @@
 #include "harness/run_cases.h"
 
+#include <time.h>
+
 #include <chrono>
 #include <cstdio>
 #include <exception>
@@ -7,6 +9,7 @@
 
 #include "common/elapsed.h"
 #include "common/gpu.h"
+#include "harness/benchmark_run.h"
 #include "harness/interrupt.h"
 #include "harness/measure.h"
 #include "harness/prepare.h"
@@ -14,25 +17,12 @@
 namespace lb {
 namespace {
 
-// Google Benchmark's two ways to end a case without a time: a skip says why it could not run
-// here (SkipWithMessage, from Google Benchmark 1.8; older releases only have SkipWithError), an
-// error says it went wrong (or, for an interrupted case, that its time is not a full measurement).
-template <class State>
-void report_not_ok(State& state, const CaseResult& r) {
-  if constexpr (requires { state.SkipWithMessage(r.message.c_str()); }) {
-    if (r.status == CaseStatus::kSkipped) return state.SkipWithMessage(r.message.c_str());
-  }
-  state.SkipWithError(r.message.c_str());
-}
-
 struct CaseRun {
   CaseResult result;
-  bool prepared = false;
   std::unique_ptr<Variant> variant;
 };
 
 void prepare(CaseRun& run, CaseInputs& inputs, const Environment& env, LayerSessions& sessions) {
-  run.prepared = true;
   const auto t0 = std::chrono::steady_clock::now();
   run.variant = prepare_case(run.result, inputs, env, sessions);
   run.result.prepare_wall_s = ms_since(t0) / 1e3;
@@ -54,65 +44,73 @@ void mark_interrupted(CaseResult& r, const std::string& when) {
   r.message = std::string("interrupted (") + interrupt_signal_name() + ") " + when;
 }
 
-// Google Benchmark runs this with one iteration (per repetition): the iteration is a whole
-// adaptive measurement, and its manual time is the median sample.
-void run_case(benchmark::State& state, CaseRun& run, CaseInputs& inputs, const Environment& env,
-              LayerSessions& sessions, Progress& progress) {
-  CaseResult& r = run.result;
-  if (!run.prepared) prepare(run, inputs, env, sessions);
-  if (r.status == CaseStatus::kOk && interrupt_requested()) mark_interrupted(r, "after its verified run, before timing");
-  if (r.status != CaseStatus::kOk) return report_not_ok(state, r);
-  try {
-    for (auto _ : state) {
-      const SampleSeries series = take_samples(r, *run.variant, env, progress);
-      if (series.count() > 0) record_samples(r, series);
-      if (r.stop_reason == Stop::kInterrupted) {
-        mark_interrupted(r, "after " + std::to_string(series.count()) + " samples: not a full measurement");
-        return report_not_ok(state, r);
-      }
-      if (series.count() == 0) {
-        r.status = CaseStatus::kFailed;
-        r.message = "every sample was throttled (SM clock under 75% of its default): " +
-                    std::to_string(r.throttled_samples) + " discarded";
-        return report_not_ok(state, r);
-      }
-      // A rate no correct run can reach: the case fails, its figures kept in the record.
-      r.plausibility = plausibility_limit(r, env);
-      if (const std::string excess = rate_excess(*r.plausibility, r.plausibility->rate(r.gbps, r.gflops));
-          !excess.empty()) {
-        r.status = CaseStatus::kFailed;
-        r.message = skipped_work_message(excess);
-        return report_not_ok(state, r);
-      }
-      state.SetIterationTime(r.stats.median_ms * 1e-3);
-    }
-  } catch (const std::exception& e) {
-    r.status = CaseStatus::kFailed;
-    r.message = std::string("during timing: ") + e.what();
-    return report_not_ok(state, r);
-  }
-  state.counters["GB/s"] = r.gbps;
-  state.counters["GFLOP/s"] = r.gflops;
-  state.counters["noise%"] = 100.0 * r.stats.rel_stddev;
-  state.counters["samples"] = static_cast<double>(r.stats.count);
-  state.SetLabel(r.noise_target_reached() ? "verified"
-                                          : "verified, noise above target (" + to_string(r.stop_reason) + ")");
+// This thread's CPU time, as Google Benchmark's timer reads it for a benchmark's CPU time.
+double thread_cpu_ms() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
-// The case under Google Benchmark: registered alone, run, and unregistered, so that only one
-// case's buffers are alive at once.
+// One measurement of a prepared case: its samples (measure.h), their statistics and rates, and the
+// plausibility check. Sets r's status when it does not end ok.
+void measure(CaseResult& r, Variant& variant, const Environment& env, Progress& progress) {
+  const double cpu0 = thread_cpu_ms();
+  try {
+    const SampleSeries series = take_samples(r, variant, env, progress);
+    r.cpu_ms = thread_cpu_ms() - cpu0;
+    if (series.count() > 0) record_samples(r, series);
+    if (r.stop_reason == Stop::kInterrupted) {
+      mark_interrupted(r, "after " + std::to_string(series.count()) + " samples: not a full measurement");
+      return;
+    }
+    if (series.count() == 0) {
+      r.status = CaseStatus::kFailed;
+      r.message = "every sample was throttled (SM clock under 75% of its default): " +
+                  std::to_string(r.throttled_samples) + " discarded";
+      return;
+    }
+    // A rate no correct run can reach: the case fails, its figures kept in the record.
+    r.plausibility = plausibility_limit(r, env);
+    if (const std::string excess = rate_excess(*r.plausibility, r.plausibility->rate(r.gbps, r.gflops));
+        !excess.empty()) {
+      r.status = CaseStatus::kFailed;
+      r.message = skipped_work_message(excess);
+    }
+  } catch (const std::exception& e) {
+    r.cpu_ms = thread_cpu_ms() - cpu0;
+    r.status = CaseStatus::kFailed;
+    r.message = std::string("during timing: ") + e.what();
+  }
+}
+
+// A case of a timed run: prepared and verified once, then measured `repetitions` times, each
+// repetition a result of its own and a row of the console table (then the aggregates).
 void time_case(CaseRun& run, CaseInputs& inputs, const Environment& env, LayerSessions& sessions,
-               SuiteReporter& reporter, Progress& progress) {
-  reporter.collect_into(&run.result.runs);
-  benchmark::RegisterBenchmark(run.result.spec.name().c_str(),
-                               [&](benchmark::State& st) { run_case(st, run, inputs, env, sessions, progress); })
-      ->UseManualTime()
-      ->Iterations(1)
-      ->Unit(benchmark::kMillisecond);
-  benchmark::RunSpecifiedBenchmarks(&reporter);
-  benchmark::ClearRegisteredBenchmarks();
-  reporter.collect_into(nullptr);
-  std::fflush(stdout);
+               ConsoleTable& console, Progress& progress, int repetitions, std::int64_t family,
+               std::vector<CaseResult>& results) {
+  CaseResult& prepared = run.result;
+  prepared.benchmarked = true;
+  prepared.repetitions = repetitions;
+  prepare(run, inputs, env, sessions);
+  if (prepared.status == CaseStatus::kOk && interrupt_requested())
+    mark_interrupted(prepared, "after its verified run, before timing");
+  if (prepared.status != CaseStatus::kOk) {
+    console.report({benchmark_run(prepared, family)});
+    results.push_back(prepared);
+    return;
+  }
+  std::vector<BenchmarkRun> runs;
+  for (int i = 0; i < repetitions && !(i > 0 && interrupt_requested()); ++i) {
+    CaseResult r = prepared;  // the preparation's fields, and a fresh measurement
+    r.repetition_index = i;
+    measure(r, *run.variant, env, progress);
+    runs.push_back(benchmark_run(r, family));
+    console.report({runs.back()});
+    const bool ok = r.status == CaseStatus::kOk;
+    results.push_back(std::move(r));
+    if (!ok) break;
+  }
+  console.report(aggregate_runs(runs));
 }
 
 }  // namespace
@@ -126,7 +124,7 @@ void read_context_probe(ContextProbe& probe, const std::string& when) {
 }
 
 std::vector<CaseResult> run_cases(const std::vector<Case>& cases, const Environment& env, LayerSessions& sessions,
-                                  SuiteReporter& reporter, Progress& progress) {
+                                  ConsoleTable& console, Progress& progress, int repetitions) {
   std::vector<CaseResult> results;
   CaseInputs inputs;
   std::string gpu_gone;  // why GPU cases cannot run any more in this process
@@ -151,14 +149,15 @@ std::vector<CaseResult> run_cases(const std::vector<Case>& cases, const Environm
       prepare(run, inputs, env, sessions);
       run.variant.reset();
     } else {
-      time_case(run, inputs, env, sessions, reporter, progress);
+      time_case(run, inputs, env, sessions, console, progress, repetitions, static_cast<std::int64_t>(i), results);
+      run.variant.reset();  // only one case's buffers alive at once
     }
-    if (gpu && gpu_gone.empty() && r.status == CaseStatus::kFailed) {
+    if (!r.benchmarked) results.push_back(std::move(r));  // a benchmarked case pushed its repetitions
+    if (gpu && gpu_gone.empty() && results.back().status == CaseStatus::kFailed) {
       run.variant.reset();
       if (const std::string fault = cuda_context_fault(); !fault.empty())
-        gpu_gone = "the CUDA context died in " + r.spec.name() + " (" + fault + "); no GPU case can run after it";
+        gpu_gone = "the CUDA context died in " + cases[i].name() + " (" + fault + "); no GPU case can run after it";
     }
-    results.push_back(std::move(r));
   }
   progress.clear();
   return results;

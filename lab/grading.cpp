@@ -116,7 +116,8 @@ Grade grade_submission(const LabSpec& spec, std::string file, std::size_t passed
   if (fractions.size() == speeds.size()) g.ceiling_fraction = geometric_mean(fractions);
   g.tier = tier_for(spec, *g.speed);
   g.performance_points = g.tier ? g.tier->points : 0;
-  std::string line = "your kernel runs at " + format("%.2f", *g.speed) + " of the speed of ours (the runtime layer)";
+  std::string line = "your kernel runs at " + format("%.2f", *g.speed) + " of the speed of ours (the " +
+                     (spec.baseline ? spec.baseline->name : std::string("baseline")) + " layer)";
   if (g.ceiling_fraction)
     line += format(", %.0f%%", 100.0 * *g.ceiling_fraction) + " of the GPU's " + ceiling.what;
   g.feedback.push_back(line);

@@ -18,7 +18,8 @@ struct Timing {
   std::size_t samples = 0;
 };
 
-// One benchmark size: the student's kernel and ours (the runtime layer), or why not.
+// One benchmark size: the student's kernel and ours (the lab's baseline layer's; `runtime` is the
+// name it had when the runtime layer was the only baseline, kept in the grade's JSON), or why not.
 struct BenchmarkResult {
   std::string size;
   std::optional<Timing> student, runtime;

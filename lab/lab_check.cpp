@@ -2,7 +2,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "lab/feedback.h"
@@ -13,7 +12,6 @@ namespace lb::lab {
 namespace {
 
 namespace fs = std::filesystem;
-using nlohmann::json;
 
 
 void print_compile_error(std::FILE* out, const LabSpec& spec, const fs::path& file, const std::string& message) {
@@ -63,6 +61,34 @@ std::string cuda_error_text(const std::string& error) {
   else if (error.find("LAUNCH_OUT_OF_RESOURCES") != std::string::npos)
     text += " — the kernel needs more registers or shared memory than this block size allows";
   return text;
+}
+
+}  // namespace
+
+std::string protocol_error_text(const std::string& protocol_error) {
+  return "the check could not read its child's output: it wrote " + protocol_error;
+}
+
+namespace {
+
+// Adds one event to what the parent knows of the child's run.
+void fold(ChildReport& report, ChildEvent event) {
+  struct Fold {
+    ChildReport& r;
+    void operator()(NoGpu& e) const { r.no_gpu = std::move(e.reason); }
+    void operator()(CompileFailed& e) const { r.compile_error = std::move(e.message); }
+    void operator()(SizeChecked& e) const {
+      const std::string size = e.size;
+      r.by_size[size] = std::move(e);
+    }
+    void operator()(CudaFailure& e) const { r.error = cuda_error_text(e.error); }
+    void operator()(Failure& e) const { r.error = std::move(e.error); }
+    void operator()(TimingEnvironment& e) const { r.environment = std::move(e); }
+    void operator()(BenchmarkTimed& e) const { r.benchmarks.emplace_back(std::move(e)); }
+    void operator()(BenchmarkFailed& e) const { r.benchmarks.emplace_back(std::move(e)); }
+    void operator()(Profiled& e) const { r.profiled = std::move(e); }
+  };
+  std::visit(Fold{report}, event);
 }
 
 }  // namespace
@@ -131,17 +157,12 @@ ChildReport run_child_process(const LabSpec& spec, const fs::path& file, ChildMo
 
   std::istringstream lines(report.child.out);
   for (std::string line; std::getline(lines, line);) {
-    const json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (!j.is_object()) continue;
-    const std::string event = j.value("event", "");
-    if (event == "no_gpu") report.no_gpu = j.value("reason", "");
-    else if (event == "compile_error") report.compile_error = j.value("message", "");
-    else if (event == "environment") report.environment = j;
-    else if (j.contains("size")) report.by_size[j["size"].get<std::string>()] = j;
-    else if (j.contains("benchmark")) report.benchmarks.push_back(j);
-    else if (j.contains("profiled")) report.profiled = j;
-    else if (j.contains("cuda_error")) report.error = cuda_error_text(j["cuda_error"].get<std::string>());
-    else if (j.contains("error")) report.error = j["error"].get<std::string>();
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;  // a blank line says nothing
+    try {
+      fold(report, parse_child_event(line));
+    } catch (const ChildProtocolError& e) {
+      if (report.protocol_error.empty()) report.protocol_error = e.what();  // the first: what went wrong first
+    }
   }
   return report;
 }
@@ -165,13 +186,15 @@ int print_check_report(const LabSpec& spec, const fs::path& file, const ChildRep
     if (stopped) {
       std::fprintf(out, "  SKIP  %s: not run\n", label.c_str());
     } else if (found != report.by_size.end()) {
-      const bool ok = found->second.value("passed", false);
+      const bool ok = found->second.passed;
       passed += ok;
       outcomes.push_back({spec.check_sizes[i], ok});
       if (ok) std::fprintf(out, "  PASS  %s\n", label.c_str());
-      else std::fprintf(out, "  FAIL  %s: %s\n", label.c_str(), found->second.value("feedback", "").c_str());
+      else std::fprintf(out, "  FAIL  %s: %s\n", label.c_str(), found->second.feedback.c_str());
     } else {
-      const std::string why = !report.error.empty() ? report.error : why_child_stopped(report.child, report.time_limit_s);
+      const std::string why = !report.error.empty()          ? report.error
+                              : !report.protocol_error.empty() ? protocol_error_text(report.protocol_error)
+                                                               : why_child_stopped(report.child, report.time_limit_s);
       std::fprintf(out, "  FAIL  %s: %s\n", label.c_str(), why.c_str());
       stopped = true;
     }
@@ -180,6 +203,11 @@ int print_check_report(const LabSpec& spec, const fs::path& file, const ChildRep
                                              spec.launch.block_y);
   if (!hint.empty()) std::fprintf(out, "  hint: %s\n", hint.c_str());
   const std::size_t total = spec.check_sizes.size();
+  if (!report.protocol_error.empty() && passed == total) {
+    // Every size said it passed, but a line the check could not read came with them: no pass.
+    std::fprintf(out, "FAIL: %s\n", protocol_error_text(report.protocol_error).c_str());
+    return kExitFailed;
+  }
   if (passed == total) std::fprintf(out, "PASS: all %zu sizes passed\n", total);
   else std::fprintf(out, "FAIL: %zu of %zu sizes passed\n", passed, total);
   return passed == total ? kExitPassed : kExitFailed;
@@ -193,7 +221,7 @@ std::string ChildReport::why_stopped() const { return why_child_stopped(child, t
 
 std::size_t ChildReport::sizes_passed() const {
   std::size_t passed = 0;
-  for (const auto& [size, line] : by_size) passed += line.value("passed", false);
+  for (const auto& [size, checked] : by_size) passed += checked.passed;
   return passed;
 }
 

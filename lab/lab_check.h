@@ -3,25 +3,9 @@
 //
 // The parent (check_submission) never touches the GPU: it compiles the file on the host for
 // sm_90 (a Python lab: checks its rules) to report compile errors, then starts
-// `<runner> lab run-child LAB_JSON FILE --seed S --mode M` and reads the child's JSON lines.
-// The child (run_child) does the GPU work:
-//   {"event": "no_gpu", "reason": "..."}                       then exit 3
-//   {"event": "compile_error", "message": "..."}               then exit 1
-//   {"size": "257", "passed": true}                            one per check size, in order
-//   {"size": "257", "passed": false, "feedback": "element ..."}
-//   {"cuda_error": "an illegal memory access ... (CUDA_ERROR_ILLEGAL_ADDRESS)"}  then exit 1
-//   {"error": "..."}                                           any other failure, then exit 1
-// time mode:
-//   {"event": "environment", "gpu": "...", "ceilings": {"copy_gbps": ..., "sgemm_gflops": ...},
-//    "peaks": {"dram_gbps": ..., "fp32_gflops": ... or null, "l2_bytes": ..., ...} (peaks_json(),
-//    harness/device_peaks.h), "cache_mode": "cold"}   the GPU, its ceilings, its theoretical peaks
-//    (the grade refuses a rate above them: the kernel skipped work) and how the L2 was left before
-//    each sample ("cold": flushed; "hot": not; a line without it is graded as hot, the looser bound)
-//   {"benchmark": "2^26", "student": {figures}, "runtime": {figures}, "samples_verified": 3,
-//    "input_reset_ms": 0.1}   one per benchmark size (the last two: lab/rotating_inputs.h)
-//   {"benchmark": "2^26", "error": "..."} or {..., "runtime_error": "..."}
-// profile mode: {"profiled": "2^26", "passed": true} after one verified run at the first
-// benchmark size (the launch a profiler wrapped around the child records).
+// `<runner> lab run-child LAB_JSON FILE --seed S --mode M` and reads the child's lines: one
+// ChildEvent each (lab/child_event.h, where the messages and their JSON are), folded into a
+// ChildReport.
 #pragma once
 #include <cstdint>
 #include <cstdio>
@@ -30,8 +14,9 @@
 #include <vector>
 
 #include <map>
-#include <nlohmann/json.hpp>
+#include <optional>
 
+#include "lab/child_event.h"
 #include "lab/lab_spec.h"
 #include "lab/watchdog.h"
 
@@ -50,6 +35,9 @@ struct CheckOptions {
   bool sanitize = false;            // run the child under compute-sanitizer memcheck (lab/sanitize.h)
 };
 
+// ChildReport::protocol_error as the student reads it, in one line.
+std::string protocol_error_text(const std::string& protocol_error);
+
 // Check size i as the check's lines name it: "n = 257", "n = 16777216 (2^24)", "MxNxK = 17x33x65".
 std::string check_size_label(const LabSpec& spec, std::size_t i);
 
@@ -61,15 +49,18 @@ std::vector<std::string> default_runner();
 // check that passed, each under its own time limit); profile: one run for a profiler.
 enum class ChildMode { kCheck, kTime, kProfile };
 
-// What the child said, line by line (above), and how it ended.
+// What the child said, event by event (child_event.h), and how it ended.
 struct ChildReport {
   std::string no_gpu;         // why the check cannot run here; empty when it could
   std::string compile_error;  // the file did not compile (found before or by the child)
-  std::map<std::string, nlohmann::json> by_size;  // check size as written -> its line
+  std::map<std::string, SizeChecked> by_size;  // check size as written -> its outcome
   std::string error;          // what stopped the child (a CUDA error, with a hint), if it said
-  nlohmann::json environment;                     // grade: the GPU, its ceilings and peaks
-  std::vector<nlohmann::json> benchmarks;         // grade: one per benchmark size reached
-  nlohmann::json profiled;                        // profile: the profiled run's line
+  std::optional<TimingEnvironment> environment;  // grade: the GPU, its ceilings and peaks
+  std::vector<BenchmarkEvent> benchmarks;        // grade: one per benchmark size reached
+  std::optional<Profiled> profiled;              // profile: the profiled run
+  // The first line the child wrote that is no ChildEvent (ChildProtocolError's text, naming the
+  // line or the field): the check fails with it, and a grade earns no performance points.
+  std::string protocol_error;
   ChildOutcome child;
   double time_limit_s = 0;  // 0: no child ran
   std::string sanitizer_log;  // options.sanitize: compute-sanitizer's log (lab/sanitize.h parses it)
@@ -105,7 +96,8 @@ struct ChildRequest {
   bool line_info = false;  // compile with source lines (for compute-sanitizer and ncu)
   bool exact_buffers = false;  // under compute-sanitizer: StudentBuild::exact_buffers
 };
-// The child: the lines above to `out`. Returns its exit status.
+// The child: its events (child_event.h), one line each, to `out`. Returns its exit status (the
+// exit statuses above).
 int run_child(const LabSpec& spec, const std::filesystem::path& file, const ChildRequest& request, std::FILE* out);
 
 }  // namespace lb::lab

@@ -1,14 +1,13 @@
 // The child of `lab check|grade|profile` (`layerbench lab run-child`): the only process that
 // touches the GPU, and the only one that runs the student's code.
-#include <nlohmann/json.hpp>
-
 #include "common/cuda_check.h"
-#include "common/gpu.h"
 #include "common/stream.h"
 #include "harness/environment.h"
 #include "harness/measure.h"
 #include "harness/prepare.h"
+#include "harness/results_json.h"
 #include "harness/verify.h"
+#include "lab/child_event.h"
 #include "lab/feedback.h"
 #include "lab/lab_check.h"
 #include "lab/lab_kernel.h"
@@ -18,12 +17,17 @@
 namespace lb::lab {
 namespace {
 
-using nlohmann::json;
-
-void emit(std::FILE* out, const json& line) {
-  std::fprintf(out, "%s\n", line.dump().c_str());
+// One line to the parent (child_event.h). Text that is not UTF-8 (a compiler's echo of the
+// student's file) is written with replacement characters rather than failing the line.
+void emit(std::FILE* out, const ChildEvent& event) {
+  std::fprintf(out, "%s\n", to_json(event).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
   std::fflush(out);
 }
+
+// The student's kernel as the harness's timing sees it: a case needs a Layer, and the student's is
+// a GPU kernel timed on the harness's stream (Layer::on_gpu). It is registered nowhere: no run,
+// list or report ever sees it.
+const Layer kStudentLayer{.name = "student", .on_gpu = true};
 
 // "cuX(...) failed at file:line: text (NAME)" -> "text (NAME)": where in layerbench the error
 // surfaced means nothing to a student.
@@ -56,22 +60,20 @@ bool check_sizes(const LabSpec& spec, StudentProgram& program, const Setup& setu
   bool all_passed = true;
   for (std::size_t i = 0; i < spec.check_sizes.size(); ++i) {
     const Shape& shape = spec.check_sizes[i];
-    const HostProblem problem = spec.workload->make_problem(shape, case_seed(seed, *spec.workload, shape));
+    const HostProblem problem = draw_problem(*spec.workload, shape, seed);
     const std::unique_ptr<StudentVariant> variant = program.make_variant();
     variant->allocate(shape, setup);
     HostBuffer result;
     const std::string feedback = judge(*variant, spec, problem, setup.stream, result);
-    json line = {{"size", spec.check_size_texts[i]}, {"passed", feedback.empty()}};
-    if (!feedback.empty()) line["feedback"] = feedback;
-    emit(out, line);
+    emit(out, SizeChecked{spec.check_size_texts[i], feedback.empty(), feedback});
     all_passed = all_passed && feedback.empty();
   }
   return all_passed;
 }
 
-json figures(const CaseResult& r) {
-  return {{"median_ms", r.stats.median_ms}, {"noise", r.stats.rel_stddev}, {"samples", r.stats.count},
-          {"stop", to_string(r.stop_reason)}, {"gbps", r.gbps},   {"gflops", r.gflops}};
+Figures figures(const CaseResult& r) {
+  return {.median_ms = r.stats.median_ms, .samples = r.stats.count, .noise = r.stats.rel_stddev,
+          .gbps = r.gbps, .gflops = r.gflops, .stop = to_string(r.stop_reason)};
 }
 
 // The samples' statistics and rates on `r` (record_samples); false when every sample was
@@ -84,83 +86,79 @@ bool record_kept_samples(CaseResult& r, const SampleSeries& series) {
 
 constexpr const char* kThrottled = "every timed sample was discarded: the GPU's clock was throttled";
 
-// The student's kernel beside the runtime layer's at each benchmark size, timed by the harness
+// The student's kernel beside ours (the lab's baseline layer's) at each benchmark size, timed by the harness
 // (cold L2, the stream held, noise-based stopping, throttled samples dropped), on inputs drawn from
 // this grade's seed. The student's output is checked before its timed runs, and its timed samples
 // get fresh inputs and a re-poisoned output each, some of them verified (lab/rotating_inputs.h).
-void time_benchmarks(const LabSpec& spec, StudentProgram& program, driver::Session& session, std::uint64_t seed,
-                     std::FILE* out) {
+void time_benchmarks(const LabSpec& spec, StudentProgram& program, std::uint64_t seed, std::FILE* out) {
   const std::unique_ptr<Environment> env = open_environment(true, {.seed = seed});
-  emit(out, {{"event", "environment"},
-             {"gpu", env->device["name"]},
-             {"ceilings", env->ceilings},
-             {"peaks", env->peaks ? peaks_json(*env->peaks) : json(nullptr)},
-             {"cache_mode", env->options.cold ? "cold" : "hot"}});
+  emit(out, TimingEnvironment{.gpu = env->device->name,
+                              .ceilings = ceilings_json(env->ceilings),
+                              .peaks = env->peaks ? peaks_json(*env->peaks) : nlohmann::json(nullptr),
+                              .cache_mode = env->options.cold ? "cold" : "hot"});
   const cudaStream_t stream = env->gpu_stream();
-  static const Layer student_layer{.name = "student", .on_gpu = true};
   LayerSessions sessions(LayerConfig{});
   CaseInputs inputs;
   Progress quiet(stderr, false);
   CostLog costs;
   for (const Shape& shape : spec.benchmark_sizes) {
     const std::string label = spec.workload->size_label(shape);
-    json line = {{"benchmark", label}};
+    BenchmarkTimed timed{.size = label};
     CaseResult student;
-    student.spec = {spec.workload, &student_layer, shape};
-    const HostProblem& problem = inputs.problem_for({spec.workload, find_layer("runtime"), shape}, seed);
+    student.spec = {spec.workload, &kStudentLayer, shape};
+    const HostProblem& problem = inputs.problem_for({spec.workload, spec.baseline, shape}, seed);
     {
       const std::unique_ptr<StudentVariant> variant = program.make_variant();
-      variant->allocate(shape, {stream, &costs, &session});
+      variant->allocate(shape, {stream, &costs, nullptr});
       std::string wrong = judge(*variant, spec, problem, stream, inputs.result());
       if (wrong.empty()) {
         try {
           RotatingInputs rotating(*spec.workload, shape, seed, *variant, stream);
           if (!record_kept_samples(student, take_samples(student, *variant, *env, quiet, &rotating))) {
-            emit(out, {{"benchmark", label}, {"error", kThrottled}});
+            emit(out, BenchmarkFailed{label, kThrottled});
             continue;
           }
-          line["samples_verified"] = rotating.samples_verified();
-          line["input_reset_ms"] = rotating.reset_ms();
+          timed.samples_verified = rotating.samples_verified();
+          timed.input_reset_ms = rotating.reset_ms();
         } catch (const WrongTimedResult& e) {
           wrong = e.what();
         }
       }
       if (!wrong.empty()) {
-        line["error"] = wrong;
-        emit(out, line);
+        emit(out, BenchmarkFailed{label, wrong});
         continue;
       }
-      line["student"] = figures(student);
+      timed.student = figures(student);
     }
     CaseResult ours;
-    ours.spec = {spec.workload, find_layer("runtime"), shape};
+    ours.spec = {spec.workload, spec.baseline, shape};
     if (const std::unique_ptr<Variant> variant = prepare_case(ours, inputs, *env, sessions)) {
-      if (record_kept_samples(ours, take_samples(ours, *variant, *env, quiet))) line["runtime"] = figures(ours);
-      else line["runtime_error"] = kThrottled;
+      if (record_kept_samples(ours, take_samples(ours, *variant, *env, quiet))) timed.ours = figures(ours);
+      else timed.ours_error = kThrottled;
     } else {
-      line["runtime_error"] = ours.message;
+      timed.ours_error = ours.message;
     }
-    emit(out, line);
+    emit(out, timed);
   }
 }
 
 }  // namespace
 
 int run_child(const LabSpec& spec, const std::filesystem::path& file, const ChildRequest& request, std::FILE* out) {
-  std::string why = gpu_unavailable_reason();
-  if (why.empty()) why = driver::api_unavailable_reason();
-  if (!why.empty()) {
-    emit(out, {{"event", "no_gpu"}, {"reason", why}});
+  if (const std::string why = driver::unavailable_reason(); !why.empty()) {
+    emit(out, NoGpu{why});
     return kExitCannotRun;
   }
   CostLog costs;
-  driver::Session session(LayerConfig{}, costs);  // the primary context, current on this thread
+  // The primary context, current on this thread: the student's module loads into the context the
+  // harness's runtime calls use. Declared before the program, so released after its module.
+  const driver::PrimaryContext context;
   std::unique_ptr<StudentProgram> program;
   try {
-    program = load_student_program(spec, file, session,
+    program = load_student_program(spec, file, {context.sm(), context.sm_count()},
                                    {.line_info = request.line_info, .exact_buffers = request.exact_buffers});
   } catch (const StudentCompileError& e) {
-    emit(out, {{"event", "compile_error"}, {"message", e.what()}});
+    emit(out, CompileFailed{e.what()});
     return kExitFailed;
   }
   try {
@@ -168,27 +166,25 @@ int run_child(const LabSpec& spec, const std::filesystem::path& file, const Chil
       // One verified run at the first benchmark size: the launch the profiler records.
       const Stream stream;
       const Shape& shape = spec.benchmark_sizes.front();
-      const HostProblem problem = spec.workload->make_problem(shape, case_seed(request.seed, *spec.workload, shape));
+      const HostProblem problem = draw_problem(*spec.workload, shape, request.seed);
       const std::unique_ptr<StudentVariant> variant = program->make_variant();
-      variant->allocate(shape, {stream.get(), &costs, &session});
+      variant->allocate(shape, {stream.get(), &costs, nullptr});
       HostBuffer result;
       const std::string wrong = judge(*variant, spec, problem, stream.get(), result);
-      json line = {{"profiled", spec.workload->size_label(shape)}, {"passed", wrong.empty()}};
-      if (!wrong.empty()) line["feedback"] = wrong;
-      emit(out, line);
+      emit(out, Profiled{spec.workload->size_label(shape), wrong.empty(), wrong});
       return wrong.empty() ? kExitPassed : kExitFailed;
     }
     if (request.mode == ChildMode::kTime) {
-      time_benchmarks(spec, *program, session, request.seed, out);
+      time_benchmarks(spec, *program, request.seed, out);
       return kExitPassed;
     }
     const Stream stream;
-    return check_sizes(spec, *program, {stream.get(), &costs, &session}, request.seed, out) ? kExitPassed : kExitFailed;
+    return check_sizes(spec, *program, {stream.get(), &costs, nullptr}, request.seed, out) ? kExitPassed : kExitFailed;
   } catch (const CudaError& e) {  // the context is unusable after most kernel faults: stop here
-    emit(out, {{"cuda_error", student_text(e.what())}});
+    emit(out, CudaFailure{student_text(e.what())});
     return kExitFailed;
   } catch (const std::exception& e) {  // a Python lab's runner reports the student's exceptions so
-    emit(out, {{"error", e.what()}});
+    emit(out, Failure{e.what()});
     return kExitFailed;
   }
 }

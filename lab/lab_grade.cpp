@@ -4,7 +4,7 @@
 #include <ctime>
 #include <sstream>
 
-#include "harness/record.h"
+#include "common/output_file.h"
 #include "lab/grading.h"
 
 namespace lb::lab {
@@ -19,33 +19,31 @@ double timing_time_limit(const LabSpec& spec) {
   return spec.time_limit_s + 20.0 + 30.0 * static_cast<double>(spec.benchmark_sizes.size());
 }
 
-Ceiling ceiling_of(const LabSpec& spec, const json& environment) {
-  const json ceilings = environment.is_object() ? environment.value("ceilings", json::object()) : json::object();
+// The timing child's environment, when it reported one.
+using Reported = std::optional<TimingEnvironment>;
+
+Ceiling ceiling_of(const LabSpec& spec, const Reported& environment) {
+  const json ceilings = environment && environment->ceilings.is_object() ? environment->ceilings : json::object();
   if (spec.workload->figure() == Figure::kCompute)
     return {"cuBLAS SGEMM", "GFLOP/s", ceilings.value("sgemm_gflops", 0.0)};
   return {"copy bandwidth", "GB/s", ceilings.value("copy_gbps", 0.0)};
 }
 
-std::optional<Timing> timing(const json& line, const char* who) {
-  if (!line.contains(who) || !line[who].is_object()) return std::nullopt;
-  const json& t = line[who];
-  auto number = [&t](const char* key) { return t.contains(key) && t[key].is_number() ? t[key].get<double>() : 0.0; };
-  if (!(number("median_ms") > 0)) return std::nullopt;  // not a time: not timed
-  return Timing{number("median_ms"), number("noise"), number("gbps"), number("gflops"),
-                static_cast<std::size_t>(number("samples"))};
+std::optional<Timing> timing(const std::optional<Figures>& f) {
+  if (!f || !(f->median_ms > 0)) return std::nullopt;  // not a time: not timed
+  return Timing{f->median_ms, f->noise, f->gbps, f->gflops, f->samples};
 }
 
 // The highest rate a correct kernel can show at benchmark size `label` on the timing child's GPU
 // (harness/device_peaks.h), from the peaks its environment line carries. The child times with the
 // L2 flushed (cold); a line that does not say so is held to the hot bound, the looser one.
-RateLimit limit_of(const LabSpec& spec, const std::string& label, const json& environment) {
+RateLimit limit_of(const LabSpec& spec, const std::string& label, const Reported& environment) {
   const Figure figure = spec.workload->figure();
-  const std::optional<DevicePeaks> peaks =
-      peaks_from_json(environment.is_object() ? environment.value("peaks", json()) : json());
+  const std::optional<DevicePeaks> peaks = peaks_from_json(environment ? environment->peaks : json());
   if (!peaks) return RateLimit::unchecked(figure, "the timing child reported no peaks of its GPU");
   for (const Shape& shape : spec.benchmark_sizes)
     if (spec.workload->size_label(shape) == label)
-      return rate_limit(*spec.workload, shape, *peaks, environment.value("cache_mode", "") == "cold");
+      return rate_limit(*spec.workload, shape, *peaks, environment->cache_mode == "cold");
   return RateLimit::unchecked(figure, "not one of the lab's benchmark sizes");
 }
 
@@ -62,27 +60,47 @@ Grade grade_of(const LabSpec& spec, const fs::path& file, const ChildReport& rep
       if (!line.empty()) g.feedback.push_back(line);
     return g;
   }
+  if (!report.protocol_error.empty()) {  // the check's own lines could not be read: nothing to grade
+    Grade g;
+    g.file = file.string();
+    g.outcome = GradeOutcome::kCouldNotRun;
+    g.sizes_total = spec.check_sizes.size();
+    g.feedback.push_back(protocol_error_text(report.protocol_error));
+    return g;
+  }
   std::vector<BenchmarkResult> benchmarks;
-  for (const json& line : timed.benchmarks) {
-    BenchmarkResult b{line.value("benchmark", ""), timing(line, "student"), timing(line, "runtime"),
-                      line.value("error", "")};
-    if (b.error.empty() && line.contains("runtime_error")) b.error = "ours failed: " + line.value("runtime_error", "");
-    b.limit = limit_of(spec, b.size, timed.environment);
-    b.samples_verified = line.value("samples_verified", std::size_t{0});
-    b.input_reset_ms = line.value("input_reset_ms", 0.0);
-    benchmarks.push_back(std::move(b));
+  // A timing child that wrote a line it should not have is not trusted for any size: no timing.
+  if (timed.protocol_error.empty()) {
+    for (const BenchmarkEvent& event : timed.benchmarks) {
+      BenchmarkResult b;
+      if (const auto* failed = std::get_if<BenchmarkFailed>(&event)) {
+        b.size = failed->size;
+        b.error = failed->error;
+      } else {
+        const BenchmarkTimed& t = std::get<BenchmarkTimed>(event);
+        b.size = t.size;
+        b.student = timing(t.student);
+        b.runtime = timing(t.ours);
+        if (!t.ours) b.error = "ours failed: " + t.ours_error;
+        b.samples_verified = t.samples_verified;
+        b.input_reset_ms = t.input_reset_ms;
+      }
+      b.limit = limit_of(spec, b.size, timed.environment);
+      benchmarks.push_back(std::move(b));
+    }
   }
   Grade g = grade_submission(spec, file.string(), report.sizes_passed(), spec.check_sizes.size(),
                              std::move(benchmarks), ceiling);
   for (std::size_t i = 0; i < spec.check_sizes.size(); ++i) {
     const auto found = report.by_size.find(spec.check_size_texts[i]);
-    if (found != report.by_size.end() && !found->second.value("passed", false)) {
-      g.feedback.push_back(check_size_label(spec, i) + ": " + found->second.value("feedback", ""));
+    if (found != report.by_size.end() && !found->second.passed) {
+      g.feedback.push_back(check_size_label(spec, i) + ": " + found->second.feedback);
       break;  // the first failure; the check's lines above have them all
     }
   }
   for (const ChildReport* r : {&report, &timed}) {
     if (!r->error.empty()) g.feedback.push_back(r->error);
+    else if (!r->protocol_error.empty()) g.feedback.push_back(protocol_error_text(r->protocol_error));
     else if (r->ended_abnormally()) g.feedback.push_back(r->why_stopped());
   }
   return g;
@@ -111,7 +129,7 @@ void print_grade(const LabSpec& spec, const Grade& g, std::FILE* out) {
 
 // Everything graded so far, in each format asked for: rewritten whole after every submission, so
 // an interrupted batch keeps what it measured.
-void write_outputs(const LabSpec& spec, const std::vector<Grade>& grades, const json& environment,
+void write_outputs(const LabSpec& spec, const std::vector<Grade>& grades, const Reported& environment,
                    const std::string& started, const GradeOptions& options) {
   const Ceiling ceiling = ceiling_of(spec, environment);
   if (!options.json_path.empty()) {
@@ -120,9 +138,9 @@ void write_outputs(const LabSpec& spec, const std::vector<Grade>& grades, const 
     const json doc = {{"lab", spec.name},
                       {"title", spec.title},
                       {"graded_at", started},
-                      {"gpu", environment.value("gpu", json(nullptr))},
+                      {"gpu", environment ? json(environment->gpu) : json(nullptr)},
                       {"ceiling", {{"what", ceiling.what}, {"unit", ceiling.unit}, {"value", ceiling.value}}},
-                      {"peaks", environment.value("peaks", json(nullptr))},
+                      {"peaks", environment ? environment->peaks : json(nullptr)},
                       {"submissions", submissions}};
     write_output(options.json_path, doc.dump(2) + "\n");
   }
@@ -133,11 +151,11 @@ void write_outputs(const LabSpec& spec, const std::vector<Grade>& grades, const 
   }
   if (!options.markdown_path.empty()) {
     std::string md = "# " + spec.name + ": " + spec.title + "\n\nGraded " + started;
-    if (environment.contains("gpu")) md += " on " + environment["gpu"].get<std::string>();
+    if (environment) md += " on " + environment->gpu;
     if (ceiling.value > 0)
       md += "; the GPU's " + ceiling.what + ", measured in the same run: " + std::to_string(std::lround(ceiling.value)) +
             " " + ceiling.unit;
-    if (const std::optional<DevicePeaks> peaks = peaks_from_json(environment.value("peaks", json()))) {
+    if (const std::optional<DevicePeaks> peaks = peaks_from_json(environment ? environment->peaks : json())) {
       const bool compute = spec.workload->figure() == Figure::kCompute;
       const double peak = compute ? peaks->fp32_gflops : peaks->dram_gbps;
       if (peak > 0)
@@ -189,7 +207,7 @@ int grade_submissions(const LabSpec& spec, const std::vector<fs::path>& files, c
     if (!path->empty()) check_writable(*path);
   const std::string started = utc_now();
   std::vector<Grade> grades;
-  json environment = json::object();
+  Reported environment;
   bool all_passed = true;
   for (std::size_t i = 0; i < files.size(); ++i) {
     if (files.size() > 1) std::fprintf(out, "\n[%zu/%zu] %s\n", i + 1, files.size(), files[i].c_str());
@@ -203,7 +221,7 @@ int grade_submissions(const LabSpec& spec, const std::vector<fs::path>& files, c
                    spec.benchmark_sizes.size() == 1 ? "" : "s");
       std::fflush(out);
       timed = run_child_process(spec, files[i], ChildMode::kTime, options.check, timing_time_limit(spec));
-      if (timed.environment.is_object()) environment = timed.environment;
+      if (timed.environment) environment = timed.environment;
     }
     grades.push_back(grade_of(spec, files[i], report, timed, ceiling_of(spec, timed.environment)));
     all_passed = all_passed && status == kExitPassed;

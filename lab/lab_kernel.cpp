@@ -24,19 +24,19 @@ bool defines_symbol(const std::string& cubin, const std::string& name) {
 
 }  // namespace
 
-driver::CompiledKernel compile_student_kernel(const LabSpec& spec, const std::filesystem::path& file, int sm,
-                                              const driver::KernelCache& cache, const StudentBuild& build) {
+driver::CompiledProgram compile_student_kernel(const LabSpec& spec, const std::filesystem::path& file, int sm,
+                                               bool use_cache, const StudentBuild& build) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw UsageError("cannot read " + file.string());
   std::stringstream text;
   text << in.rdbuf();
-  driver::CompiledKernel compiled;
+  driver::CompiledProgram compiled;
   try {
     std::vector<std::string> options;
     if (build.line_info) options.push_back("--generate-line-info");
     if (build.exact_buffers) options.push_back("-G");  // loads stay where the source makes them
-    compiled = driver::compile_cubin({file.string(), text.str(), {}, sm, options}, cache);
-  } catch (const driver::NvrtcCompileError& e) {
+    compiled = driver::compile_program({file.string(), text.str(), options, sm, use_cache});
+  } catch (const driver::CompileFailed& e) {
     throw StudentCompileError(e.log());
   }
   if (!defines_symbol(compiled.cubin, spec.kernel)) {
@@ -47,18 +47,6 @@ driver::CompiledKernel compile_student_kernel(const LabSpec& spec, const std::fi
                               spec.signature + ")");
   }
   return compiled;
-}
-
-StudentModule::StudentModule(const std::string& cubin) {
-  LB_CU_CHECK(driver::cu().cuModuleLoadData(&module_, cubin.data()));
-}
-StudentModule::~StudentModule() {
-  if (module_) driver::cu().cuModuleUnload(module_);
-}
-CUfunction StudentModule::function(const std::string& name) const {
-  CUfunction f = nullptr;
-  LB_CU_CHECK(driver::cu().cuModuleGetFunction(&f, module_, name.c_str()));
-  return f;
 }
 
 HostBuffer starting_output(const LabSpec& spec, const HostProblem& problem) {
@@ -78,7 +66,7 @@ Grid grid_for(const LaunchShape& launch, const Shape& shape, int sm_count) {
   return {};
 }
 
-StudentKernel::StudentKernel(const LabSpec& spec, CUfunction kernel, int sm_count, bool exact_buffers)
+StudentKernel::StudentKernel(const LabSpec& spec, driver::Kernel kernel, int sm_count, bool exact_buffers)
     : spec_(spec), kernel_(kernel), sm_count_(sm_count), exact_buffers_(exact_buffers) {}
 
 void StudentKernel::allocate(const Shape& shape, const Setup&) {
@@ -102,18 +90,13 @@ void StudentKernel::upload(const HostProblem& p, cudaStream_t stream) {
   if (spec_.output_starts_zero) output_.upload(starting_output(spec_, p), stream);
   else output_.upload(p.output, stream);  // NaN poison, or saxpy's y: uploaded without a copy
   if (guard_floats() == 0) return;
-  const HostBuffer guard = guard_pattern();
-  LB_CU_CHECK(driver::cu().cuMemcpyHtoDAsync(output_.get() + output_count_ * sizeof(float), guard.data(),
-                                             guard.size() * sizeof(float), stream));
-  LB_CU_CHECK(driver::cu().cuStreamSynchronize(stream));
+  output_.upload_at(static_cast<std::size_t>(output_count_), guard_pattern(), stream);
 }
 
 std::int64_t StudentKernel::first_write_past_end(cudaStream_t stream) const {
   if (guard_floats() == 0) return -1;
   HostBuffer guard(static_cast<std::size_t>(kGuardFloats));
-  LB_CU_CHECK(driver::cu().cuMemcpyDtoHAsync(guard.data(), output_.get() + output_count_ * sizeof(float),
-                                             guard.size() * sizeof(float), stream));
-  LB_CU_CHECK(driver::cu().cuStreamSynchronize(stream));
+  output_.download_at(static_cast<std::size_t>(output_count_), guard, stream);
   for (std::int64_t i = 0; i < kGuardFloats; ++i) {
     std::uint32_t bits;
     std::memcpy(&bits, &guard[i], sizeof bits);
@@ -136,36 +119,37 @@ void StudentKernel::upload_pools(const HostProblem& pool, cudaStream_t stream) {
 void StudentKernel::use_windows(const SampleWindows& w, cudaStream_t stream) {
   for (std::size_t i = 0; i < input_at_.size(); ++i)
     input_at_[i] = input_pools_.at(i).get() + w.input_offsets.at(i) * sizeof(float);
-  LB_CU_CHECK(driver::cu().cuMemcpyDtoDAsync(output_.get(), output_pool_.get() + w.output_offset * sizeof(float),
-                                             output_count_ * sizeof(float), stream));
+  output_.copy_from(output_pool_.get() + w.output_offset * sizeof(float), static_cast<std::size_t>(output_count_),
+                    stream);
 }
 
 void StudentKernel::run(cudaStream_t stream) {
-  // One 8-byte slot per parameter, the value at its start: the driver copies as many bytes as the
-  // kernel's parameter has (8 for pointers and long long, 4 for float and int).
-  std::vector<std::uint64_t> slots(spec_.arguments.size(), 0);
-  std::vector<void*> args;
-  const std::string& w = spec_.workload->name();
-  for (std::size_t i = 0; i < spec_.arguments.size(); ++i) {
-    const std::string& name = spec_.arguments[i];
-    void* slot = &slots[i];
-    auto put = [slot](const auto value) { std::memcpy(slot, &value, sizeof value); };
-    if (name == "a" || name == "x" || name == "A") put(input_at_[0]);
-    else if (name == "b" || name == "B") put(input_at_[1]);
-    else if (name == "c" || name == "y" || name == "out" || name == "C") put(output_.get());
-    else if (name == "n" && w != "matmul") put(static_cast<long long>(shape_.n));
-    else if (name == "alpha") put(alpha_);
-    else if (name == "M") put(static_cast<int>(shape_.m));
-    else if (name == "N") put(static_cast<int>(shape_.n));
-    else if (name == "K") put(static_cast<int>(shape_.k));
-    else throw std::logic_error("lab argument '" + name + "' has no binding for " + w);
-    args.push_back(slot);
+  // Each parameter as the workload's descriptor says (lab_spec.h's BoundArgument), pushed as its
+  // exact C type: the driver copies as many bytes as the kernel's parameter has.
+  driver::ArgumentSlots args;
+  const auto push_value = [&args](PassedAs as, auto value) {
+    switch (as) {
+      case PassedAs::kFloat: return args.push(static_cast<float>(value));
+      case PassedAs::kInt: return args.push(static_cast<int>(value));
+      case PassedAs::kLongLong: return args.push(static_cast<long long>(value));
+      case PassedAs::kPointer: break;  // parse_lab_spec binds only buffers as pointers
+    }
+    throw std::logic_error("a scalar or a size bound as a pointer");
+  };
+  for (const BoundArgument& bound : spec_.bound_arguments) {
+    const KernelArg& arg = bound.arg;
+    switch (arg.kind) {
+      case ArgKind::kInput: args.push(input_at_.at(static_cast<std::size_t>(arg.input))); break;
+      case ArgKind::kOutput: args.push(output_.get()); break;
+      case ArgKind::kScalar: push_value(bound.as, alpha_); break;
+      case ArgKind::kSize: push_value(bound.as, extent(shape_, arg.dim)); break;
+    }
   }
-  if (spec_.output_starts_zero)
-    LB_CU_CHECK(driver::cu().cuMemsetD32Async(output_.get(), 0, static_cast<std::size_t>(output_count_), stream));
+  if (spec_.output_starts_zero) output_.zero(static_cast<std::size_t>(output_count_), stream);
   const Grid grid = grid_for(spec_.launch, shape_, sm_count_);
-  LB_CU_CHECK(driver::cu().cuLaunchKernel(kernel_, grid.x, grid.y, 1, spec_.launch.block_x, spec_.launch.block_y, 1,
-                                          0, stream, args.data(), nullptr));
+  driver::launch_kernel(kernel_, {.grid_x = grid.x, .grid_y = grid.y, .block_x = spec_.launch.block_x,
+                                  .block_y = spec_.launch.block_y},
+                        args, stream);
 }
 
 void StudentKernel::download(std::span<float> out, cudaStream_t stream) { output_.download(out, stream); }

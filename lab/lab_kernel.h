@@ -1,16 +1,14 @@
-// A CUDA C++ lab's kernel: compiled alone with NVRTC (device code only), loaded with the driver
-// API on the primary context, and wrapped as a StudentVariant so the harness's verified_run (and
-// its timing) runs it like any layer's.
+// A CUDA C++ lab's kernel: compiled alone with NVRTC (device code only), loaded on the primary
+// context and launched, all through the driver layer's public interface
+// (variants/driver/kernel_program.h), and wrapped as a StudentVariant so the harness's verified_run
+// (and its timing) runs it like any layer's.
 #pragma once
-#include <cuda.h>
-
 #include <filesystem>
 #include <string>
 
 #include "lab/lab_spec.h"
 #include "lab/student_program.h"
-#include "variants/driver/driver_layer.h"
-#include "variants/driver/nvrtc_compiler.h"
+#include "variants/driver/kernel_program.h"
 
 namespace lb::lab {
 
@@ -19,23 +17,11 @@ namespace lb::lab {
 constexpr int kHostCheckSm = 90;
 
 // Compiles `file` alone for sm_<sm> (NVRTC names the program by `file` as given, so its messages
-// name the student's path and line) and checks the cubin defines spec.kernel as extern "C".
-// UsageError when the file cannot be read; StudentCompileError when it does not compile.
-driver::CompiledKernel compile_student_kernel(const LabSpec& spec, const std::filesystem::path& file, int sm,
-                                              const driver::KernelCache& cache, const StudentBuild& build = {});
-
-// A module loaded from a cubin with cuModuleLoadData (on the current context), unloaded on exit.
-class StudentModule {
- public:
-  explicit StudentModule(const std::string& cubin);
-  ~StudentModule();
-  StudentModule(const StudentModule&) = delete;
-  StudentModule& operator=(const StudentModule&) = delete;
-  CUfunction function(const std::string& name) const;
-
- private:
-  CUmodule module_ = nullptr;
-};
+// name the student's path and line), through the driver layer's kernel cache unless `use_cache`
+// is false, and checks the cubin defines spec.kernel as extern "C". UsageError when the file
+// cannot be read; StudentCompileError when it does not compile.
+driver::CompiledProgram compile_student_kernel(const LabSpec& spec, const std::filesystem::path& file, int sm,
+                                               bool use_cache, const StudentBuild& build = {});
 
 // What the output holds before the run: zeros where the spec says so (a reduce that atomicAdds
 // into it), else the problem's (NaN poison, or saxpy's y).
@@ -50,11 +36,12 @@ Grid grid_for(const LaunchShape& launch, const Shape& shape, int sm_count);
 // The student's kernel as a variant: device buffers for the workload's inputs and output, the
 // output started as the spec says (poison, y for saxpy, or zeros: then zeroed again before every
 // launch, so that each timed run adds into zero as the first did), the kernel's parameters bound
-// by name from the spec's `arguments`, launched with the spec's shape on the harness's stream.
-// The output is followed by a guard zone, except with exact buffers (StudentBuild).
+// as the spec's bound_arguments say (the workload's kernel_args: an input's or the output's
+// address, the scalar, a dimension of the size), launched with the spec's shape on the harness's
+// stream. The output is followed by a guard zone, except with exact buffers (StudentBuild).
 class StudentKernel final : public StudentVariant {
  public:
-  StudentKernel(const LabSpec& spec, CUfunction kernel, int sm_count, bool exact_buffers);
+  StudentKernel(const LabSpec& spec, driver::Kernel kernel, int sm_count, bool exact_buffers);
   void allocate(const Shape& shape, const Setup& setup) override;
   void upload(const HostProblem& problem, cudaStream_t stream) override;
   void run(cudaStream_t stream) override;
@@ -68,13 +55,13 @@ class StudentKernel final : public StudentVariant {
   std::int64_t guard_floats() const { return exact_buffers_ ? 0 : kGuardFloats; }
   std::int64_t output_count_ = 0;
   const LabSpec& spec_;
-  CUfunction kernel_;
+  driver::Kernel kernel_;
   int sm_count_;
   bool exact_buffers_;
   Shape shape_;
   float alpha_ = 0;
   std::vector<driver::DeviceMemory> inputs_;
-  std::vector<CUdeviceptr> input_at_;  // where the kernel reads each input: its buffer, or a pool window
+  std::vector<driver::DevicePtr> input_at_;  // where the kernel reads each input: its buffer, or a pool window
   driver::DeviceMemory output_;
   std::vector<driver::DeviceMemory> input_pools_;
   driver::DeviceMemory output_pool_;

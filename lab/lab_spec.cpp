@@ -5,7 +5,10 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
+
+#include "harness/sizes.h"  // parse_shape
 
 namespace lb::lab {
 namespace {
@@ -72,7 +75,7 @@ class Fields {
   json root_;
 };
 
-LaunchShape parse_launch(const Fields& f, const json& launch, const std::string& workload) {
+LaunchShape parse_launch(const Fields& f, const json& launch, const Workload& workload) {
   if (!launch.is_object()) f.fail("launch", "expected an object with block and grid");
   LaunchShape shape;
   const json& block = launch.contains("block") ? launch["block"] : json();
@@ -86,12 +89,17 @@ LaunchShape parse_launch(const Fields& f, const json& launch, const std::string&
   if (!grid.is_string() || !rules.contains(grid.get<std::string>()))
     f.fail("launch.grid", "expected one of cover_n, grid_stride, cover_mn");
   shape.grid = rules.at(grid.get<std::string>());
-  if ((shape.grid == GridRule::kCoverMN) != (workload == "matmul"))
-    f.fail("launch.grid", workload == "matmul" ? "matmul takes cover_mn" : "cover_mn is for matmul only");
+  // cover_mn covers rows and columns: the rule of a workload whose size has them, and its only one.
+  const bool has_rows = workload.size_form() != SizeForm::kCount;
+  if ((shape.grid == GridRule::kCoverMN) != has_rows)
+    f.fail("launch.grid", has_rows ? workload.name() + "'s size is " + to_string(workload.size_form()) +
+                                         ": it takes cover_mn"
+                                   : "cover_mn is for a workload sized MxN or MxNxK; " + workload.name() +
+                                         "'s size is n (cover_n or grid_stride)");
   return shape;
 }
 
-std::vector<Tier> parse_tiers(const Fields& f, const json& tiers) {
+std::vector<Tier> parse_tiers(const Fields& f, const json& tiers, const Layer& baseline) {
   if (!tiers.is_array()) f.fail("tiers", "expected a list");
   std::vector<Tier> out;
   for (std::size_t i = 0; i < tiers.size(); ++i) {
@@ -100,24 +108,74 @@ std::vector<Tier> parse_tiers(const Fields& f, const json& tiers) {
     if (!t.is_object() || !t.contains("fraction_of") || !t.contains("at_least") || !t.contains("points"))
       f.fail(at, "expected {fraction_of, at_least, points}");
     if (!t["fraction_of"].is_string()) f.fail(at + ".fraction_of", "expected a layer name");
+    // A tier is a fraction of the one kernel the grade times beside the student's: the baseline's.
+    if (find_layer(t["fraction_of"].get<std::string>()) != &baseline)
+      f.fail(at + ".fraction_of", "expected the baseline layer '" + baseline.name + "', got '" +
+                                      one_line(t["fraction_of"].get<std::string>()) + "'");
     out.push_back({t["fraction_of"].get<std::string>(), f.number(at + ".at_least", t["at_least"], 0, 1e6),
                    f.integer(at + ".points", t["points"], 0, 1000)});
   }
   return out;
 }
 
-}  // namespace
-
-const std::vector<std::string>& argument_vocabulary(const std::string& workload) {
-  static const std::map<std::string, std::vector<std::string>> vocabulary = {
-      {"vector_add", {"a", "b", "c", "n"}},
-      {"saxpy", {"alpha", "x", "y", "n"}},
-      {"reduce", {"x", "n", "out"}},
-      {"matmul", {"A", "B", "C", "M", "N", "K"}}};
-  static const std::vector<std::string> none;
-  const auto it = vocabulary.find(workload);
-  return it == vocabulary.end() ? none : it->second;
+// The workloads a lab can be written for: those whose descriptor names their kernel's parameters.
+std::string lab_workload_names() {
+  std::string names;
+  for (const Workload* w : all_workloads())
+    if (!w->descriptor().kernel_args.empty()) names += (names.empty() ? "" : ", ") + w->name();
+  return names;
 }
+
+// How a parameter of the workload's kernel is passed, from its C type; nullopt when the runner
+// has no way to pass that type.
+std::optional<PassedAs> passed_as(const KernelArg& arg) {
+  if (arg.kind == ArgKind::kInput || arg.kind == ArgKind::kOutput)
+    return arg.type.ends_with("*") ? std::optional(PassedAs::kPointer) : std::nullopt;
+  if (arg.type == "float") return PassedAs::kFloat;
+  if (arg.type == "int") return PassedAs::kInt;
+  if (arg.type == "long long") return PassedAs::kLongLong;
+  return std::nullopt;
+}
+
+// The spec's `arguments`, each one of the workload's kernel_args by name, as the runner binds it.
+std::vector<BoundArgument> bind_arguments(const Fields& f, const std::vector<std::string>& arguments,
+                                          const Workload& workload) {
+  const WorkloadDescriptor& d = workload.descriptor();
+  std::vector<BoundArgument> bound;
+  for (std::size_t i = 0; i < arguments.size(); ++i) {
+    const std::string field = "arguments[" + std::to_string(i) + "]";
+    const auto found = std::find_if(d.kernel_args.begin(), d.kernel_args.end(),
+                                    [&](const KernelArg& a) { return a.name == arguments[i]; });
+    if (found == d.kernel_args.end()) {
+      std::string names;
+      for (const KernelArg& a : d.kernel_args) names += (names.empty() ? "" : ", ") + a.name;
+      f.fail(field, "'" + one_line(arguments[i]) + "' is not one of " + workload.name() + "'s: " + names);
+    }
+    // What the descriptor says must be something the runner can pass (a workload's bug, not the lab's).
+    const std::optional<PassedAs> as = passed_as(*found);
+    if (!as)
+      f.fail(field, "'" + found->name + "' of " + workload.name() + " is a '" + found->type +
+                        "', which the runner cannot pass (pointers, float, int, long long)");
+    if (found->kind == ArgKind::kInput && (found->input < 0 || static_cast<std::size_t>(found->input) >= d.inputs.size()))
+      f.fail(field, "'" + found->name + "' reads input " + std::to_string(found->input) + ", which " + workload.name() +
+                        " does not have");
+    bound.push_back({*found, *as});
+  }
+  return bound;
+}
+
+// The layer whose kernel the student's is timed against: a GPU layer with a variant of the workload.
+const Layer* baseline_layer(const Fields& f, const std::string& name, const Workload& workload) {
+  const Layer* layer = find_layer(name);
+  if (!layer) f.fail("baseline_layer", "no layer named '" + one_line(name) + "' (see layerbench list)");
+  if (!layer->on_gpu)
+    f.fail("baseline_layer", "the " + name + " layer runs on the CPU; the student's kernel is timed against a GPU layer's");
+  if (!find_variant(name, workload.name()))
+    f.fail("baseline_layer", "the " + name + " layer has no " + workload.name() + " variant to time against");
+  return layer;
+}
+
+}  // namespace
 
 LabSpec parse_lab_spec(const fs::path& lab_json) {
   std::ifstream in(lab_json);
@@ -137,27 +195,20 @@ LabSpec parse_lab_spec(const fs::path& lab_json) {
   spec.title = f.text("title");
   spec.order = f.integer("order", f.get("order"), 0, 1000000);
   const std::string workload = f.text("workload");
-  if (argument_vocabulary(workload).empty() || !(spec.workload = find_workload(workload)))
-    f.fail("workload", "expected one of vector_add, saxpy, reduce, matmul, got '" + workload + "'");
+  spec.workload = find_workload(workload);
+  if (!spec.workload || spec.workload->descriptor().kernel_args.empty())
+    f.fail("workload", "expected one of " + lab_workload_names() + ", got '" + one_line(workload) + "'");
   spec.student_file = f.text("student_file");
   if (spec.student_file.find('/') != std::string::npos || spec.student_file.starts_with("."))
     f.fail("student_file", "expected a file name in the lab's folder");
   spec.kernel = f.text("kernel");
   spec.signature = f.text("signature");
   spec.arguments = f.strings("arguments", f.get("arguments"));
-  const auto& vocabulary = argument_vocabulary(workload);
-  for (std::size_t i = 0; i < spec.arguments.size(); ++i) {
-    if (std::find(vocabulary.begin(), vocabulary.end(), spec.arguments[i]) == vocabulary.end()) {
-      std::string names;
-      for (const auto& v : vocabulary) names += (names.empty() ? "" : ", ") + v;
-      f.fail("arguments[" + std::to_string(i) + "]",
-             "'" + spec.arguments[i] + "' is not one of " + workload + "'s: " + names);
-    }
-  }
+  spec.bound_arguments = bind_arguments(f, spec.arguments, *spec.workload);
   const std::string starts = f.text("output_starts");
   if (starts != "poison" && starts != "zero") f.fail("output_starts", "expected poison or zero");
   spec.output_starts_zero = starts == "zero";
-  spec.launch = parse_launch(f, f.get("launch"), workload);
+  spec.launch = parse_launch(f, f.get("launch"), *spec.workload);
   spec.check_size_texts = f.strings("check_sizes", f.get("check_sizes"));
   spec.check_sizes = f.sizes("check_sizes", spec.check_size_texts, *spec.workload);
   spec.benchmark_sizes = f.sizes("benchmark_sizes", f.strings("benchmark_sizes", f.get("benchmark_sizes")),
@@ -167,7 +218,8 @@ LabSpec parse_lab_spec(const fs::path& lab_json) {
     f.fail("points", "expected {check, performance}");
   spec.check_points = f.integer("points.check", points["check"], 0, 1000);
   spec.performance_points = f.integer("points.performance", points["performance"], 0, 1000);
-  spec.tiers = parse_tiers(f, f.get("tiers"));
+  spec.baseline = baseline_layer(f, f.text("baseline_layer"), *spec.workload);
+  spec.tiers = parse_tiers(f, f.get("tiers"), *spec.baseline);
   spec.time_limit_s = f.number("time_limit_s", f.get("time_limit_s"), 0.1, 3600);
   return spec;
 }

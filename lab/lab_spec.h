@@ -4,7 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/sizes.h"
+#include "common/usage_error.h"
+#include "variants/variant.h"
 #include "workloads/workload.h"
 
 namespace lb::lab {
@@ -15,15 +16,25 @@ class LabSpecError : public UsageError {
   using UsageError::UsageError;
 };
 
+// How the runner passes a kernel parameter: a device pointer (8 bytes), or a value of the C type
+// the workload's KernelArg names ("float" and "int" 4 bytes, "long long" 8).
+enum class PassedAs { kPointer, kFloat, kInt, kLongLong };
+struct BoundArgument {
+  KernelArg arg;
+  PassedAs as = PassedAs::kPointer;
+};
+
 // How the kernel is launched. grid: cover_n = ceil(n / block.x) blocks; grid_stride =
-// min(cover_n, 4 * SM count); cover_mn = (ceil(N / block.x), ceil(M / block.y)).
+// min(cover_n, 4 * SM count); cover_mn = (ceil(N / block.x), ceil(M / block.y)), for a workload
+// whose size has rows and columns (SizeForm kMatrix or kProduct), the only rule such a workload takes.
 enum class GridRule { kCoverN, kGridStride, kCoverMN };
 struct LaunchShape {
   unsigned block_x = 1, block_y = 1;
   GridRule grid = GridRule::kCoverN;
 };
 
-// Points for performance: at least `at_least` of the reference layer's speed on `fraction_of`.
+// Points for performance: at least `at_least` of the baseline layer's speed (`fraction_of` names
+// it, and must be the spec's baseline_layer).
 struct Tier {
   std::string fraction_of;
   double at_least = 0;
@@ -39,7 +50,10 @@ struct LabSpec {
   std::string student_file;    // the file the student edits, in `dir`
   std::string kernel;          // extern "C" __global__ name
   std::string signature;       // shown to students
-  std::vector<std::string> arguments;  // kernel parameters, from the workload's vocabulary
+  std::vector<std::string> arguments;  // kernel parameters, by their names in the workload's kernel_args
+  // The same parameters, in order, as the runner binds them: the workload's KernelArg of each name
+  // (what it is bound to) and the C type it is passed as.
+  std::vector<BoundArgument> bound_arguments;
   bool output_starts_zero = false;     // else poison (NaN), or y for saxpy
   LaunchShape launch;
   std::vector<std::string> check_size_texts;  // as written, for messages
@@ -48,10 +62,10 @@ struct LabSpec {
   int check_points = 0, performance_points = 0;
   std::vector<Tier> tiers;
   double time_limit_s = 10;
+  // Ours: the layer whose kernel for the workload the student's is timed against (baseline_layer,
+  // a GPU layer with a variant of the workload; "runtime" in every lab here).
+  const Layer* baseline = nullptr;
 };
-
-// The names a kernel parameter may bind to for a workload, e.g. vector_add: a, b, c, n.
-const std::vector<std::string>& argument_vocabulary(const std::string& workload);
 
 // Parses `lab_json` (its folder names the lab). Throws LabSpecError naming the file and the field.
 LabSpec parse_lab_spec(const std::filesystem::path& lab_json);

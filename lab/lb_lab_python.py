@@ -13,13 +13,20 @@ launches (the lab's grid and block, on the harness's stream) and downloads; the 
 and checks.
 
 This module imports nothing but the standard library at its top, so that the rules can be checked
-(and tested) without Numba or a GPU; the runner imports Numba when it is first used."""
+(and tested) without Numba or a GPU; the runner imports Numba when it is first used. The runner is
+an lb_variant.Variant, called through the adapter the Python layers use
+(variants/python/python_object.h); what a workload's buffers and kernel parameters are comes from its
+C++ descriptor, handed over as an lb_variant.Workload, not from a table of workload names."""
 from __future__ import annotations
 
 import ast
 import time
 import traceback
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # variants/python, on the path wherever the runner runs (never needed by the rules)
+    import lb_variant
 
 # The modules a lab file may import (whole, or names from them).
 ALLOWED_MODULES = ("numba", "numba.cuda", "math")
@@ -336,8 +343,8 @@ class Program:
     for the lab's argument types, once, before any size is checked: a compile error is reported as
     one, and no JIT lands in a timed run."""
 
-    def __init__(self, path: str, kernel: str, arguments, workload: str, block, grid: str, line_info: bool,
-                 exact_buffers: bool = False):
+    def __init__(self, path: str, kernel: str, arguments, workload: lb_variant.Workload, block, grid: str,
+                 line_info: bool, exact_buffers: bool = False, output_starts_zero: bool = False, sm_count: int = 1):
         import importlib.util
         import sys
 
@@ -347,7 +354,10 @@ class Program:
 
         self.path, self.kernel_name, self.arguments = path, kernel, list(arguments)
         self.exact_buffers = exact_buffers
+        self.output_starts_zero, self.sm_count = output_starts_zero, sm_count
         self.workload, self.grid_rule = workload, grid
+        for argument in self.arguments:
+            workload.argument(argument)  # a parameter the descriptor does not know fails here, with its name
         self.block = tuple(int(b) for b in block)
         self.signature = signature_of(arguments)
         name = "lb_lab_student_" + "".join(ch if ch.isalnum() else "_" for ch in Path(path).stem)
@@ -389,19 +399,6 @@ class Program:
         return Variant(self)
 
 
-def _input_shapes(workload: str, m: int, n: int, k: int):
-    """The inputs of each workload, in HostProblem.inputs order, as the kernel sees them."""
-    if workload == "vector_add":
-        return [(n,), (n,)]
-    if workload == "matmul":
-        return [(m, k), (k, n)]
-    return [(n,)]  # saxpy: x; reduce: x
-
-
-def _output_shape(workload: str, m: int, n: int) -> tuple:
-    return {"matmul": (m, n), "reduce": (1,)}.get(workload, (n,))
-
-
 class Variant:
     """One size of the student's kernel: device arrays, the output followed by its guard zone, the
     lab's launch on the harness's stream. Called by lab/python_student_embedded.cpp."""
@@ -418,24 +415,24 @@ class Variant:
             self._handle, self._s = handle, lb_numba.stream(handle)
         return self._s
 
-    def allocate(self, shape, stream_handle, cost, output_starts_zero: bool, sm_count: int):
+    def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
         import lb_numba
         import numpy as np
         from numba.cuda.core import sigutils
         from numba.cuda.typing.typeof import Purpose, typeof
 
         p = self.program
-        m, n, k = (int(v) for v in shape)
         if not p.compile_reported:
-            cost(f"numba.cuda.jit {p.kernel_name} (the student's kernel, compiled once per check)", p.compile_ms)
+            setup.cost(f"numba.cuda.jit {p.kernel_name} (the student's kernel, compiled once per check)", p.compile_ms)
             p.compile_reported = True
-        self._stream(stream_handle)
-        self.zero_output = output_starts_zero
-        self.inputs = [lb_numba.device_array(int(np.prod(s))) for s in _input_shapes(p.workload, m, n, k)]
-        self.input_shapes = _input_shapes(p.workload, m, n, k)
+        self._stream(setup.stream)
+        self.zero_output = p.output_starts_zero
+        # The descriptor's buffers, as the kernel sees them: its inputs in HostProblem.inputs order.
+        self.input_shapes = [buffer.shape(size) for buffer in p.workload.inputs]
+        self.inputs = [lb_numba.device_array(buffer.elements(size)) for buffer in p.workload.inputs]
         views = [a.reshape(s) for a, s in zip(self.inputs, self.input_shapes)]
-        out_shape = _output_shape(p.workload, m, n)
-        self.out_count = int(np.prod(out_shape))
+        out_shape = p.workload.output.shape(size)
+        self.out_count = p.workload.output.elements(size)
         # One allocation: the output, then GUARD_FLOATS floats of guard. The kernel gets a view of
         # the output alone; Numba does not check indices on the GPU, so a store past its end lands
         # in the guard, where first_write_past_end() finds it. With exact buffers (under
@@ -445,21 +442,29 @@ class Variant:
         self.output = self.buffer[:self.out_count]
         self.guard = self.buffer[self.out_count:]
         out_view = self.output.reshape(out_shape)
-        values = {"alpha": np.float32(0), "n": n, "M": m, "N": n, "K": k}
-        by_name = {"a": views[0], "x": views[0], "A": views[0], "c": out_view, "y": out_view, "out": out_view,
-                   "C": out_view}
-        if len(views) > 1:
-            by_name.update(b=views[1], B=views[1])
-        self.args = [by_name[a] if a in by_name else values[a] for a in p.arguments]
-        # Which argument is which input (the inputs are re-pointed at pool windows for timing).
-        self.input_at = {i: at for at, arg in enumerate(self.args) for i, view in enumerate(views) if arg is view}
-        self.alpha_at = p.arguments.index("alpha") if "alpha" in p.arguments else -1
+        # Each of the lab's arguments as the descriptor's kernel parameter of that name says: an
+        # input buffer, the output, the scalar (alpha, set by upload()) or a dimension of the size.
+        self.args, self.input_at, self.alpha_at = [], {}, -1
+        for at, name in enumerate(p.arguments):
+            arg = p.workload.argument(name)
+            if arg.kind == "input":
+                self.args.append(views[arg.input])
+                self.input_at[arg.input] = at  # re-pointed at pool windows for timing
+            elif arg.kind == "output":
+                self.args.append(out_view)
+            elif arg.kind == "scalar":
+                self.args.append(np.float32(0))
+                self.alpha_at = at
+            elif arg.kind == "size":
+                self.args.append(size.extent(arg.dim))
+            else:
+                raise RuntimeError(f"lab runner: {name} is a kernel parameter of kind {arg.kind!r}")
         # The specialized dispatcher passes arguments as its signature says, unchecked: check once.
         expected, _ = sigutils.normalize_signature(p.signature)
         passed = tuple(expected) if _simulated() else tuple(typeof(arg, Purpose.argument) for arg in self.args)
         if passed != tuple(expected):
             raise RuntimeError(f"lab runner: passes {passed}, the kernel is compiled for {tuple(expected)}")
-        self.grid = self._grid(m, n, sm_count)
+        self.grid = self._grid(size.m, size.n, p.sm_count)
         self.configured = None
 
     def _grid(self, m: int, n: int, sm_count: int):
@@ -547,6 +552,10 @@ class Variant:
         return int(changed[0]) if changed.size else -1
 
 
-def load(path: str, kernel: str, arguments, workload: str, block, grid: str, line_info: bool,
-         exact_buffers: bool = False) -> Program:
-    return Program(path, kernel, arguments, workload, block, grid, line_info, exact_buffers)
+def load(path: str, kernel: str, arguments, workload: lb_variant.Workload, block, grid: str, line_info: bool,
+         exact_buffers: bool = False, output_starts_zero: bool = False, sm_count: int = 1) -> Program:
+    """The student's file, compiled for the lab (lab/python_student_embedded.cpp calls this): `workload`
+    is the lab's workload's descriptor, `output_starts_zero` the spec's output_starts ("zero"),
+    `sm_count` the device's (the grid-stride rule's grid)."""
+    return Program(path, kernel, arguments, workload, block, grid, line_info, exact_buffers, output_starts_zero,
+                   sm_count)

@@ -334,16 +334,18 @@ int profile_submission(const LabSpec& spec, const fs::path& file, const CheckOpt
     return kExitCannotRun;
   }
   std::fprintf(out, "%s: %s — profile of %s\n", spec.name.c_str(), spec.title.c_str(), file.c_str());
-  if (report.profiled.is_null()) {
-    const std::string why = report.error.empty() ? report.why_stopped() : report.error;
+  if (!report.profiled || !report.protocol_error.empty()) {
+    const std::string why = !report.error.empty()          ? report.error
+                            : !report.protocol_error.empty() ? protocol_error_text(report.protocol_error)
+                                                             : report.why_stopped();
     std::fprintf(out, "FAIL: %s\n", why.c_str());
     if (!why_ncu.empty()) std::fprintf(out, "ncu said:\n%s\n", why_ncu.c_str());
-    return why_ncu.empty() || !report.error.empty() ? kExitFailed : kExitCannotRun;
+    return why_ncu.empty() || !report.error.empty() || !report.protocol_error.empty() ? kExitFailed : kExitCannotRun;
   }
-  const std::string size = report.profiled.value("profiled", "");
-  if (!report.profiled.value("passed", false)) {
+  const std::string& size = report.profiled->size;
+  if (!report.profiled->passed) {
     std::fprintf(out, "FAIL: wrong result at n = %s: %s\n(profile a kernel once `layerbench lab check` passes)\n",
-                 size.c_str(), report.profiled.value("feedback", "").c_str());
+                 size.c_str(), report.profiled->feedback.c_str());
     return kExitFailed;
   }
   const ProfileSummary summary = parse_ncu_csv(ncu_log, spec.kernel);

@@ -6,7 +6,6 @@
 #include <fstream>
 
 #include "lab/python_student_embedded.h"
-#include "variants/driver/driver_layer.h"
 
 namespace lb::lab {
 namespace {
@@ -23,9 +22,9 @@ void precheck_python_file(const LabSpec& spec, const std::filesystem::path& file
 }
 
 std::unique_ptr<StudentProgram> load_python_program(const LabSpec& spec, const std::filesystem::path& file,
-                                                    driver::Session& session, const StudentBuild& build) {
+                                                    const TargetDevice& device, const StudentBuild& build) {
   require_readable(file);
-  return load_python_lab_kernels(spec, file, session.sm_count(), build);
+  return load_python_lab_kernels(spec, file, device.sm_count, build);
 }
 
 }  // namespace lb::lab

@@ -14,6 +14,6 @@ void precheck_python_file(const LabSpec& spec, const std::filesystem::path& file
 
 // The file's kernel, compiled by Numba for this GPU, as a program the harness runs.
 std::unique_ptr<StudentProgram> load_python_program(const LabSpec& spec, const std::filesystem::path& file,
-                                                    driver::Session& session, const StudentBuild& build);
+                                                    const TargetDevice& device, const StudentBuild& build);
 
 }  // namespace lb::lab

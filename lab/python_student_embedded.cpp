@@ -1,8 +1,11 @@
 // The Python labs through the embedded interpreter: lab/lb_lab_python.py's rules check and runner,
-// called with pybind11. A StudentError from Python is the student's (StudentCompileError: the
-// file breaks the rules, does not parse or does not compile); any other Python exception is the
-// runner's or the GPU's (a CUDA error from Numba becomes a CudaError, so that the check reports
-// it as it reports the CUDA C++ labs' faults).
+// called through the boundary the Python layers use (variants/python/python_object.h: the
+// exception mapping, lb_variant's Size/Setup/Problem, NumPy views, stream handles). A StudentError
+// from Python is the student's (StudentCompileError: the file breaks the rules, does not parse or
+// does not compile), mapped by this file's hook; any other Python exception is the runner's or the
+// GPU's (a CUDA error from Numba becomes a CudaError, so that the check reports it as it reports
+// the CUDA C++ labs' faults). The workload's buffers and kernel arguments reach the runner from
+// its descriptor (lb_variant.Workload), not from a table of workload names.
 #include "lab/python_student_embedded.h"
 
 #ifdef LB_PYTHON_UNAVAILABLE
@@ -29,8 +32,8 @@ std::unique_ptr<StudentProgram> load_python_lab_kernels(const LabSpec&, const st
 #include <string>
 
 #include "common/cuda_check.h"
-#include "variants/python/embedded_python.h"
 #include "variants/python/python_layer.h"
+#include "variants/python/python_object.h"
 
 namespace py = pybind11;
 
@@ -55,19 +58,17 @@ py::module_ lab_module(const fs::path& file) {
 }
 
 
-// Runs `call`: lb_lab_python.StudentError -> StudentCompileError (its text is the student's);
-// MemoryError -> DeviceOutOfMemory; Numba's CudaAPIError -> CudaError; else std::runtime_error.
+// The runner's own exception: lb_lab_python.StudentError -> StudentCompileError (its text is the
+// student's). The others go on to the shared mapping (python::throw_mapped).
+python::ErrorHook student_errors(const fs::path& file) {
+  return [file](const py::error_already_set& e) {
+    if (e.matches(lab_module(file).attr("StudentError"))) throw StudentCompileError(py::str(e.value()).cast<std::string>());
+  };
+}
+
 template <class Call>
 auto checked(const fs::path& file, const std::string& what, Call&& call) {
-  try {
-    return call();
-  } catch (py::error_already_set& e) {
-    if (e.matches(lab_module(file).attr("StudentError"))) throw StudentCompileError(py::str(e.value()).cast<std::string>());
-    if (e.matches(PyExc_MemoryError)) throw DeviceOutOfMemory(what + ": " + python_error_line(e), cudaErrorMemoryAllocation);
-    const std::string type = e.type() ? py::str(e.type().attr("__name__")).cast<std::string>() : "";
-    if (type == "CudaAPIError" || type == "CudaDriverError") throw CudaError(python_error_line(e), -1);
-    throw std::runtime_error(what + ": " + python_error_line(e));
-  }
+  return python::checked(what, std::forward<Call>(call), student_errors(file));
 }
 
 py::list argument_names(const LabSpec& spec) {
@@ -76,68 +77,50 @@ py::list argument_names(const LabSpec& spec) {
   return names;
 }
 
-
-// A HostProblem as the runner reads it: NumPy views of its buffers (no copies).
-py::object problem_of(const HostProblem& p) {
-  py::list inputs;
-  for (const HostBuffer& input : p.inputs) inputs.append(numpy_view(input, false));
-  return py::module_::import("types").attr("SimpleNamespace")(
-      py::arg("shape") = py::make_tuple(p.shape.m, p.shape.n, p.shape.k), py::arg("alpha") = p.alpha,
-      py::arg("inputs") = inputs, py::arg("output") = numpy_view(p.output, false));
-}
-
-// One size of the student's kernel: lb_lab_python.Variant's calls.
+// One size of the student's kernel: lb_lab_python.Variant, an lb_variant.Variant with the lab's
+// calls for timing (upload_pools, use_windows) and its guard zone (first_write_past_end). The lab's
+// session (the driver layer's, in Setup) is C++'s: the runner gets none.
 class PythonStudentVariant final : public StudentVariant {
  public:
-  PythonStudentVariant(const LabSpec& spec, fs::path file, py::object variant, int sm_count)
-      : spec_(spec), file_(std::move(file)), object_(std::move(variant)), sm_count_(sm_count) {}
+  PythonStudentVariant(const fs::path& file, py::object variant)
+      : object_(std::move(variant), "lab runner", student_errors(file)) {}
   void allocate(const Shape& s, const Setup& setup) override {
-    CostLog* costs = setup.costs;
-    const py::cpp_function report([costs](const std::string& what, double ms) {
-      if (costs) costs->add(what, ms);
-    });
-    call("allocate", py::make_tuple(s.m, s.n, s.k), stream_handle(setup.stream), report, spec_.output_starts_zero, sm_count_);
+    object_.allocate(s, setup.stream, setup.costs, py::none());
   }
-  void upload(const HostProblem& p, cudaStream_t stream) override { call("upload", problem_of(p), stream_handle(stream)); }
-  void run(cudaStream_t stream) override { call("run", stream_handle(stream)); }
-  void download(std::span<float> out, cudaStream_t stream) override { call("download", numpy_view(out, true), stream_handle(stream)); }
-  void upload_pools(const HostProblem& p, cudaStream_t stream) override { call("upload_pools", problem_of(p), stream_handle(stream)); }
+  void upload(const HostProblem& p, cudaStream_t stream) override { object_.upload(p, stream); }
+  void run(cudaStream_t stream) override { object_.run(stream); }
+  void download(std::span<float> out, cudaStream_t stream) override { object_.download(out, stream); }
+  bool run_waits() const override { return object_.run_waits(); }
+  void upload_pools(const HostProblem& p, cudaStream_t stream) override {
+    object_.call("upload_pools", python::problem_object(p), python::stream_handle(stream));
+  }
   void use_windows(const SampleWindows& w, cudaStream_t stream) override {
     py::list offsets;
     for (const std::int64_t offset : w.input_offsets) offsets.append(offset);
-    call("use_windows", offsets, w.output_offset, stream_handle(stream));
+    object_.call("use_windows", offsets, w.output_offset, python::stream_handle(stream));
   }
   std::int64_t first_write_past_end(cudaStream_t stream) const override {
-    return checked(file_, "lab runner first_write_past_end()", [&] {
-      return object_.attr("first_write_past_end")(stream_handle(stream)).cast<std::int64_t>();
-    });
+    // const: the guard is read, nothing of the variant changes (VariantObject's call is not const).
+    return const_cast<python::VariantObject&>(object_)
+        .call("first_write_past_end", python::stream_handle(stream))
+        .cast<std::int64_t>();
   }
 
  private:
-  template <class... Args>
-  void call(const char* method, Args&&... args) {
-    checked(file_, std::string("lab runner ") + method + "()", [&] { object_.attr(method)(std::forward<Args>(args)...); });
-  }
-  const LabSpec& spec_;
-  fs::path file_;
-  py::object object_;
-  int sm_count_;
+  python::VariantObject object_;
 };
 
 class PythonProgram final : public StudentProgram {
  public:
-  PythonProgram(const LabSpec& spec, fs::path file, py::object program, int sm_count)
-      : spec_(spec), file_(std::move(file)), program_(std::move(program)), sm_count_(sm_count) {}
+  PythonProgram(fs::path file, py::object program) : file_(std::move(file)), program_(std::move(program)) {}
   std::unique_ptr<StudentVariant> make_variant() override {
     py::object variant = checked(file_, "lab runner make_variant()", [&] { return program_.attr("make_variant")(); });
-    return std::make_unique<PythonStudentVariant>(spec_, file_, std::move(variant), sm_count_);
+    return std::make_unique<PythonStudentVariant>(file_, std::move(variant));
   }
 
  private:
-  const LabSpec& spec_;
   fs::path file_;
   py::object program_;
-  int sm_count_;
 };
 
 }  // namespace
@@ -159,10 +142,13 @@ std::unique_ptr<StudentProgram> load_python_lab_kernels(const LabSpec& spec, con
                      : spec.launch.grid == GridRule::kGridStride ? "grid_stride"
                                                                  : "cover_mn";
   py::object program = checked(file, "lab runner load()", [&] {
-    return module.attr("load")(file.string(), spec.kernel, argument_names(spec), spec.workload->name(), block, grid,
-                               build.line_info, build.exact_buffers);
+    return module.attr("load")(file.string(), spec.kernel, argument_names(spec),
+                               python::workload_object(spec.workload->descriptor()), block, grid,
+                               py::arg("line_info") = build.line_info, py::arg("exact_buffers") = build.exact_buffers,
+                               py::arg("output_starts_zero") = spec.output_starts_zero,
+                               py::arg("sm_count") = sm_count);
   });
-  return std::make_unique<PythonProgram>(spec, file, std::move(program), sm_count);
+  return std::make_unique<PythonProgram>(file, std::move(program));
 }
 
 }  // namespace lb::lab

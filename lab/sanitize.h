@@ -2,7 +2,7 @@
 // found, parsed from its log into a few lines a student can act on.
 //
 // The sanitizer writes its report to a log file (--log-file), never to the child's stdout, so the
-// child's JSON lines (lab_check.h) reach the parent untouched. A memcheck log looks like:
+// child's JSON lines (lab/child_event.h) reach the parent untouched. A memcheck log looks like:
 //   ========= COMPUTE-SANITIZER
 //   ========= Invalid __global__ read of size 4 bytes
 //   =========     at lab_vector_add+0x70 in /home/s/no_bounds_check.cu:5

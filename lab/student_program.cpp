@@ -9,8 +9,8 @@ namespace {
 // A CUDA C++ submission: one module, one kernel, a StudentKernel per size.
 class CudaProgram final : public StudentProgram {
  public:
-  CudaProgram(const LabSpec& spec, const std::string& cubin, int sm_count, bool exact_buffers)
-      : spec_(spec), module_(cubin), kernel_(module_.function(spec.kernel)), sm_count_(sm_count),
+  CudaProgram(const LabSpec& spec, const driver::CompiledProgram& compiled, int sm_count, bool exact_buffers)
+      : spec_(spec), module_(compiled), kernel_(module_.kernel(spec.kernel)), sm_count_(sm_count),
         exact_buffers_(exact_buffers) {}
   std::unique_ptr<StudentVariant> make_variant() override {
     return std::make_unique<StudentKernel>(spec_, kernel_, sm_count_, exact_buffers_);
@@ -18,8 +18,8 @@ class CudaProgram final : public StudentProgram {
 
  private:
   const LabSpec& spec_;
-  StudentModule module_;
-  CUfunction kernel_;
+  driver::Module module_;
+  driver::Kernel kernel_;
   int sm_count_;
   bool exact_buffers_;
 };
@@ -30,15 +30,14 @@ bool is_python_lab(const LabSpec& spec) { return spec.student_file.ends_with(".p
 
 void precheck_student_file(const LabSpec& spec, const std::filesystem::path& file) {
   if (is_python_lab(spec)) return precheck_python_file(spec, file);
-  compile_student_kernel(spec, file, kHostCheckSm, {driver::KernelCache::default_dir(), true});
+  compile_student_kernel(spec, file, kHostCheckSm, /*use_cache=*/true);
 }
 
 std::unique_ptr<StudentProgram> load_student_program(const LabSpec& spec, const std::filesystem::path& file,
-                                                     driver::Session& session, const StudentBuild& build) {
-  if (is_python_lab(spec)) return load_python_program(spec, file, session, build);
-  const driver::CompiledKernel compiled =
-      compile_student_kernel(spec, file, session.sm(), {driver::KernelCache::default_dir(), true}, build);
-  return std::make_unique<CudaProgram>(spec, compiled.cubin, session.sm_count(), build.exact_buffers);
+                                                     const TargetDevice& device, const StudentBuild& build) {
+  if (is_python_lab(spec)) return load_python_program(spec, file, device, build);
+  const driver::CompiledProgram compiled = compile_student_kernel(spec, file, device.sm, /*use_cache=*/true, build);
+  return std::make_unique<CudaProgram>(spec, compiled, device.sm_count, build.exact_buffers);
 }
 
 }  // namespace lb::lab

@@ -12,10 +12,6 @@
 #include "lab/lab_spec.h"
 #include "variants/variant.h"
 
-namespace lb::driver {
-class Session;
-}
-
 namespace lb::lab {
 
 // The student's file does not compile, or breaks the lab's rules, or defines no kernel the lab can
@@ -75,8 +71,15 @@ bool is_python_lab(const LabSpec& spec);
 // is what the student reads, naming the file and line), UsageError when the file cannot be read.
 void precheck_student_file(const LabSpec& spec, const std::filesystem::path& file);
 
-// In the child: the submission compiled for this GPU and loaded. Throws StudentCompileError.
+// The GPU the child runs the submission on (its primary context current on the child's thread).
+struct TargetDevice {
+  int sm = 90;        // compute capability as 90 for 9.0: what the file is compiled for
+  int sm_count = 1;   // multiprocessors: grid_stride's grid is 4 blocks per SM
+};
+
+// In the child: the submission compiled for `device` and loaded on the current context. Throws
+// StudentCompileError.
 std::unique_ptr<StudentProgram> load_student_program(const LabSpec& spec, const std::filesystem::path& file,
-                                                     driver::Session& session, const StudentBuild& build);
+                                                     const TargetDevice& device, const StudentBuild& build);
 
 }  // namespace lb::lab

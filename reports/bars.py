@@ -4,6 +4,7 @@ overhead, and the optimisation ladders. Layers keep the colours and markers of r
 from __future__ import annotations
 
 import math
+import textwrap
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -13,7 +14,7 @@ from .costs import first_runs
 from .figure import Plot, log_y, save, setup
 from .palette import CEILING
 from .plots import cpu_baseline, headroom, layer_style, legend_outside, noise_bars, rate
-from .results import MATMUL, Case, Results
+from .results import Case, Results
 
 
 # --- speed-up over the cpu layer -------------------------------------------------------------
@@ -93,7 +94,7 @@ def speedup(results: Results, workload: str, out: Path) -> Plot | None:
         ax.grid(axis="x", visible=False)
     log_y(axes[0])
     axes[0].set_ylim(lo / 5, hi * 8)
-    axes[1].set_xlabel("vector length n" if workload != MATMUL else "matrix size M×N×K")
+    axes[1].set_xlabel(results.descriptor(workload).size_words)
     axes[0].legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     fig.suptitle(f"{workload}: speed-up over the cpu layer — bars above the line are faster, below slower",
                  fontsize=12.5)
@@ -174,10 +175,10 @@ def first_run(results: Results, out: Path) -> Plot | None:
     return save(fig, out, "first_run", caption, "bar chart of first-run extra time per layer and workload")
 
 
-LAUNCH_WHAT = {
-    "launch_async": "throughput: n launches\nqueued without waiting",
-    "launch_sync": "round trip: launch,\nthen wait, n times",
-}
+def _launch_what(results: Results, workload: str) -> str:
+    """What a launch workload does, under its name on the axis: its descriptor's summary, wrapped."""
+    summary = results.descriptor(workload).summary
+    return "\n" + textwrap.fill(f"({summary})", 36) if summary else ""
 
 
 def launch_workloads(results: Results) -> list[str]:
@@ -224,8 +225,8 @@ def launch_overhead(results: Results, out: Path) -> Plot | None:
                         rotation=90 if upright else 0)
     ax.set_xticks(range(len(groups)))
     sizes_differ = len({s for _w, s in groups}) > 1
-    ax.set_xticklabels([f"{w}" + (f" {fmt.size_label(s)}" if sizes_differ else "") +
-                        (f"\n({LAUNCH_WHAT[w]})" if w in LAUNCH_WHAT else "") for w, s in groups])
+    ax.set_xticklabels([f"{w}" + (f" {fmt.size_label(s)}" if sizes_differ else "") + _launch_what(results, w)
+                        for w, s in groups])
     ax.set_xlim(-0.6, len(groups) - 0.4)
     log_y(ax)
     headroom(ax, 2.6 if upright else 1.8)
@@ -235,10 +236,8 @@ def launch_overhead(results: Results, out: Path) -> Plot | None:
     legend_outside(ax)
     n = sorted({c.size[0] for c in cases})
     caption = ("Launch overhead per layer, in microseconds per launch (`us_per_launch`: the median time of "
-               f"a case's n launches of a one-store kernel ÷ n, n = {', '.join(map(str, n))}), log scale. "
-               "`launch_async` queues the launches without waiting: the launch path's throughput. "
-               "`launch_sync` launches and waits, n times: the round trip a program pays when it needs "
-               "each result before going on.")
+               f"a case's n launches ÷ n, n = {', '.join(map(str, n))}), log scale. " +
+               " ".join(f"`{w}`: {results.descriptor(w).summary}." for w in workloads if results.descriptor(w).summary))
     if "graph" in layers:
         caption += (" The `graph` layer replays one CUDA graph that holds all n launches, so the CPU side "
                     "of launching is paid once per graph, not once per kernel.")
@@ -252,16 +251,15 @@ def launch_overhead(results: Results, out: Path) -> Plot | None:
 
 # --- optimisation ladders (layerbench ladder, run --rung) -------------------------------------
 
-VENDOR_LIBRARY = {MATMUL: "cuBLAS", "reduce": "CUB"}
-
-
 def ladder_top_line(results: Results, workload: str, size: tuple[int, ...]) -> tuple[float | None, str]:
-    """What a ladder climbs towards: the vendor layer's case at the same size when it ran, else
-    the run's ceiling (matmul: cuBLAS SGEMM; other workloads: the copy bandwidth); (rate, label)."""
-    field = results.figure(workload)
+    """What a ladder climbs towards: the vendor layer's case at the same size when it ran (named by
+    the workload's vendor library), else the run's ceiling (GFLOP/s: cuBLAS SGEMM; GB/s: the copy
+    bandwidth); (rate, label)."""
+    d = results.descriptor(workload)
+    field = d.figure
     vendor = results.find(workload, "vendor", size)
     if vendor and vendor.ok and rate(vendor, field):
-        return rate(vendor, field), f"{VENDOR_LIBRARY.get(workload, 'vendor')} (vendor layer)"
+        return rate(vendor, field), f"{d.vendor.library if d.vendor else 'vendor'} (vendor layer)"
     if field == "gflops":
         cublas = results.cublas_gflops
         if isinstance(cublas, float):
@@ -275,6 +273,8 @@ def ladder_top_line(results: Results, workload: str, size: tuple[int, ...]) -> t
 def ladder(results: Results, workload: str, layer: str, size: tuple[int, ...], out: Path) -> Plot | None:
     """One ladder as one chart: a bar per rung (its rate), the vendor line or the ceiling across."""
     field = results.figure(workload)
+    if not results.descriptor(workload).is_rate:
+        return None
     cases = [c for c in results.ladders.get((workload, layer, size), []) if c.ok and rate(c, field)]
     if not cases:
         return None

@@ -18,7 +18,7 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from . import fmt, palette
 from .figure import Plot, save, setup
-from .results import MATMUL, VECTOR_WORKLOADS, Case, Results
+from .results import Case, Results
 
 # (key, legend label, colour): the stacking order, left to right. The first five are the kinds the
 # harness writes on each cost (`kind`: variants/one_time_cost.cpp); "first run" is the report's.
@@ -80,11 +80,12 @@ def one_time_costs_with_kinds(results: Results) -> list[tuple[str, str, float, s
 
 
 def first_runs(results: Results) -> list[tuple[Case, float]]:
-    """Per (layer, compute workload): the first case that ran, with first_run_ms − median_ms."""
+    """Per (layer, workload read as a rate: GB/s or GFLOP/s, not launch overhead): the first case
+    that ran, with first_run_ms − median_ms."""
     seen, found = set(), []
     for case in sorted(results.cases, key=lambda c: c.order):
         key = (case.layer, case.workload)
-        if key in seen or not case.ok or case.workload not in VECTOR_WORKLOADS + (MATMUL,):
+        if key in seen or not case.ok or not results.descriptor(case.workload).is_rate:
             continue
         first, median = case.get("first_run_ms"), case.median_ms
         if first is None or median is None:

@@ -1,8 +1,9 @@
 """The report's first figure: one heat map, layer × workload at each workload's largest size,
 coloured by the fraction of the ceiling the layer reached, each cell with its figure written in it.
 
-Memory-bound workloads are read against the copy bandwidth measured in the run
-(fraction_of_copy), matmul against cuBLAS SGEMM (fraction_of_cublas). Cells with no ceiling —
+Which ceiling a workload is read against comes from its descriptor (results.Descriptor): GB/s
+workloads against the copy bandwidth measured in the run (fraction_of_copy), GFLOP/s workloads
+against cuBLAS SGEMM (fraction_of_cublas). Cells with no ceiling —
 launch-overhead workloads (µs per launch) and the CPU layers (the GPU's ceilings are not theirs,
 and the host's bandwidth is not measured) — are drawn in a neutral grey with their figure, and the
 caption says so.
@@ -24,8 +25,6 @@ from .results import Case, Results
 NEUTRAL = "#e9e9e9"  # a cell with a figure but no ceiling
 EMPTY = "#ffffff"  # no case: the layer does not run this workload (or not at this size)
 CMAP = "YlGnBu"
-UNITS = {"gbps": "GB/s", "gflops": "GFLOP/s", "us_per_launch": "µs per launch"}
-
 
 @dataclass
 class Cell:
@@ -35,23 +34,10 @@ class Cell:
 
 
 def ceiling_fraction(r: Results, case: Case) -> float | None:
-    """The case's fraction of its ceiling: fraction_of_copy (GB/s workloads) or fraction_of_cublas
-    (GFLOP/s), as the harness wrote them, else computed from the run's ceilings; None for CPU
-    layers, launch workloads and runs without the ceiling."""
-    if not r.on_gpu(case.layer) or not case.ok:
-        return None
-    figure = r.figure(case.workload)
-    if figure == "gbps":
-        frac = case.get("fraction_of_copy")
-        if frac is None and r.copy_gbps and case.get("gbps"):
-            frac = case.get("gbps") / r.copy_gbps
-        return frac
-    if figure == "gflops":
-        frac = case.get("fraction_of_cublas")
-        if frac is None and isinstance(r.cublas_gflops, float) and case.get("gflops"):
-            frac = case.get("gflops") / r.cublas_gflops
-        return frac
-    return None
+    """The case's fraction of its ceiling (Results.fraction): fraction_of_copy (GB/s workloads) or
+    fraction_of_cublas (GFLOP/s), as the harness wrote them, else computed from the run's ceilings;
+    None for CPU layers, launch workloads and runs without the ceiling."""
+    return r.fraction(case) if case.ok else None
 
 
 def figure_value(r: Results, case: Case) -> float | None:
@@ -67,9 +53,9 @@ def figure_value(r: Results, case: Case) -> float | None:
 
 
 def columns(r: Results) -> list[tuple[str, tuple[int, ...]]]:
-    """(workload, its largest size) for the workloads the map shows, in report order: the
-    memory-bound ones, matmul, then launch overhead; workloads the report does not know are left
-    to the tables."""
+    """(workload, its largest size) for the workloads the map shows, in report order: the GB/s
+    ones, the GFLOP/s ones, then launch overhead; workloads whose figure the file does not give
+    are left to the tables."""
     known = [w for w in r.workloads if r.figure(w) == "gbps"] + [w for w in r.workloads if r.figure(w) == "gflops"]
     known += [w for w in r.workloads if r.figure(w) == "us_per_launch"]
     return [(w, r.sizes(w)[-1]) for w in known if r.sizes(w)]
@@ -163,7 +149,7 @@ def heatmap(r: Results, out: Path) -> Plot | None:
     if fracs:  # nothing coloured (no GPU, no ceilings): no scale to show
         bar = fig.colorbar(plt.cm.ScalarMappable(norm=norm, cmap=cmap), ax=ax, fraction=0.025, pad=0.01,
                            aspect=35)
-        bar.set_label("fraction of the ceiling\n(copy; matmul: cuBLAS)", fontsize=9.5)
+        bar.set_label("fraction of the ceiling\n(GB/s: copy; GFLOP/s: cuBLAS)", fontsize=9.5)
         bar.ax.yaxis.set_major_formatter(lambda v, _p: f"{v * 100:.0f}%")
     title = "Every layer × workload at the workload's largest size: figure and fraction of the ceiling"
     fig.suptitle(title if width > 9 else "Layer × workload at the largest size:\nfigure and fraction of the ceiling",
@@ -174,9 +160,9 @@ def heatmap(r: Results, out: Path) -> Plot | None:
 
 
 def _column_label(r: Results, workload: str, size: tuple[int, ...]) -> str:
-    unit = UNITS.get(r.figure(workload), "")
-    where = "launches: " + str(size[0]) if r.figure(workload) == "us_per_launch" else fmt.size_label(size)
-    return f"{workload}\n{where}\n{unit}"
+    d = r.descriptor(workload)
+    where = "launches: " + str(size[0]) if d.is_launch else fmt.size_label(size)
+    return f"{workload}\n{where}\n{d.unit}"
 
 
 def _caption(r: Results, cols, grid) -> str:
@@ -185,10 +171,18 @@ def _caption(r: Results, cols, grid) -> str:
     gpu = {w: [c for (layer, w2), c in grid.items() if w2 == w and r.on_gpu(layer) and c.status == "ok"]
            for w, _s in cols}
     if any(c.fraction is not None for c in grid.values()):
+        bandwidth = [w for w, _s in cols if r.figure(w) == "gbps"]
+        compute = [w for w, _s in cols if r.figure(w) == "gflops"]
+        reads = [w for w in bandwidth if r.descriptor(w).output_is_one_value]
+        against = []
+        if bandwidth:
+            against.append(f"the device-to-device copy bandwidth measured in this run for the GB/s workloads "
+                           f"(`fraction_of_copy`" + (f"; a kernel that only reads, like {', '.join(reads)}, can "
+                                                     f"pass 100%" if reads else "") + ")")
+        if compute:
+            against.append(f"cuBLAS SGEMM for {', '.join(compute)} (`fraction_of_cublas`)")
         parts[0] += (" — and, for GPU layers, the fraction of the ceiling it reached, which is what the colour "
-                     "shows: the device-to-device copy bandwidth measured in this run for the memory-bound "
-                     "workloads (`fraction_of_copy`; a kernel that only reads, like reduce, can pass 100%), "
-                     "cuBLAS SGEMM for matmul (`fraction_of_cublas`).")
+                     "shows: " + ", ".join(against) + ".")
     else:
         parts[0] += "; no cell is coloured: no GPU layer ran against a ceiling."
     launch = [w for w, _s in cols if r.figure(w) == "us_per_launch"]
@@ -203,7 +197,7 @@ def _caption(r: Results, cols, grid) -> str:
         parts.append("This results file holds no copy ceiling, so bandwidth cells are not coloured.")
     if not isinstance(r.cublas_gflops, float) and any(c.fraction is None for w, _s in cols
                                                        if r.figure(w) == "gflops" for c in gpu[w]):
-        parts.append("This results file holds no single cuBLAS ceiling, so matmul cells without the "
+        parts.append("This results file holds no single cuBLAS ceiling, so GFLOP/s cells without the "
                      "harness's `fraction_of_cublas` are not coloured.")
     if any(c.status == "missing" for c in grid.values()):
         parts.append("White cells: the layer has no case of that workload (–) or none at that size.")

@@ -76,26 +76,30 @@ def no_gpu_sentence(r: Results) -> str:
 def cpu_blas(r: Results) -> str:
     """The BLAS the cpu layer linked, as the results file states it: context.layers.cpu.blas where
     the harness writes it ({name, version, threads, library: the file loaded, linked: the file the
-    build linked, config}; {name: "none", why}), else context.layers.cpu.matmul (e.g. 'OpenBLAS
-    cblas_sgemm (OpenBLAS 0.3.26 ...)' or 'cache-blocked OpenMP loop nest (no CBLAS ...)');
+    build linked, config}; {name: "none", why}), else what the cpu layer records it runs its
+    GFLOP/s workloads with (context.layers.cpu.<workload>, Results.cpu_backends: e.g. for matmul
+    'OpenBLAS cblas_sgemm (OpenBLAS 0.3.26 ...)' or 'cache-blocked OpenMP loop nest (no CBLAS ...)');
     '' when the file says neither."""
     cpu = r.layer_info("cpu")
     if "blas" in cpu:
-        return _blas_text(cpu["blas"]) + " (`context.layers.cpu.blas`)"
-    matmul = cpu.get("matmul")
-    if isinstance(matmul, str) and matmul:
-        if re.search(r"no c?blas", matmul, re.I):
-            return f"none: matmul runs a {matmul} (`context.layers.cpu.matmul`)"
-        return f"{matmul} (`context.layers.cpu.matmul`)"
+        return _blas_text(cpu["blas"], r) + " (`context.layers.cpu.blas`)"
+    for workload, text in r.cpu_backends()[:1]:
+        if re.search(r"no c?blas", text, re.I):
+            return f"none: {workload} runs a {text} (`context.layers.cpu.{workload}`)"
+        return f"{text} (`context.layers.cpu.{workload}`)"
     return ""
 
 
-def _blas_text(blas: Any) -> str:
+def _blas_text(blas: Any, r: Results) -> str:
     if not isinstance(blas, dict):
         return "none" if blas in (None, False, "", "none") else str(blas)
     name = str(blas.get("name") or "")
     if name.lower() in ("", "none"):
-        return "none" + (f": {blas['why']}" if blas.get("why") else "") + "; matmul runs the cpu layer's loop nest"
+        # The workloads the BLAS would have run: the GFLOP/s ones the cpu layer has a record of.
+        compute = [w for w, _text in r.cpu_backends()]
+        return ("none" + (f": {blas['why']}" if blas.get("why") else "") +
+                (f"; {', '.join(compute)} {'runs' if len(compute) == 1 else 'run'} the cpu layer's loop nest"
+                 if compute else "; the cpu layer runs its own loop nest"))
     text = " ".join(str(v) for v in (name, blas.get("version")) if v)
     if blas.get("threads"):
         text += f", {blas['threads']} threads"

@@ -11,6 +11,7 @@ end (docs/reports.md says why this and not another remedy).
 """
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -19,16 +20,35 @@ from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullLocat
 from . import fmt, palette
 from .figure import Plot, log_y, save, setup
 from .palette import CEILING, PEAK
-from .results import MATMUL, Case, Results
+from .results import Case, Results
 
 PANEL_MAX = 6  # layers one panel holds readably; past it, one panel per family
 
-WORKLOAD_WHAT = {
-    "vector_add": "c = a + b (12 bytes moved per element)",
-    "saxpy": "y = α·x + y (12 bytes moved per element)",
-    "reduce": "s = Σ x (4 bytes moved per element)",
-    MATMUL: "C = A·B, fp32 (2·M·N·K flops)",
-}
+
+def elements(size: tuple[int, ...]) -> int:
+    """The elements a size spans: n, M·N or M·N·K."""
+    return math.prod(size)
+
+
+def per_element(results: Results, workload: str, count: str) -> float | None:
+    """bytes_moved ("bytes") or flops ("flops") per element of the size (n, M·N, M·N·K), where
+    every case of the workload that records it gives the same; else None."""
+    ratios = {round((c.bytes_moved if count == "bytes" else c.flops) / elements(c.size), 9)
+              for c in results.of(workload) if (c.bytes_moved if count == "bytes" else c.flops) and elements(c.size)}
+    return ratios.pop() if len(ratios) == 1 else None
+
+
+def workload_what(results: Results, workload: str) -> str:
+    """What the workload computes, for a title: its descriptor's summary and what its rate counts,
+    "c = a + b, n fp32 (12 bytes moved per element)", "C = A*B, ... (2·M·N·K flops)"."""
+    d = results.descriptor(workload)
+    if d.figure == "gflops":
+        ratio = per_element(results, workload, "flops")
+        count = f"{ratio:g}·{d.size_product} flops" if ratio else ""
+    else:
+        ratio = per_element(results, workload, "bytes")
+        count = f"{ratio:g} bytes moved per element" if ratio else ""
+    return d.summary + (f" ({count})" if count and d.summary else count)
 
 
 def layer_style(results: Results, layer: str) -> tuple[str, str, str]:
@@ -93,18 +113,21 @@ def _limit_lines(ax, peak: float | None, peak_label: str, ceiling: float | None,
 
 
 def cpu_baseline(results: Results, workload: str | None = None) -> str:
-    """What the CPU baseline was, in words, from context.layers.cpu and context.host: for matmul
-    its BLAS (or loop nest), for the other workloads its threads and vectorisation, for None both."""
+    """What the CPU baseline was, in words, from context.layers.cpu and context.host: for a
+    GFLOP/s workload what the cpu layer runs it with (its BLAS or loop nest:
+    Results.cpu_backends), for the other workloads its threads and vectorisation, for None both."""
     cpu = results.layer_info("cpu")
     parts = []
     threads = cpu.get("threads") or results.ctx("host", "openmp_threads")
-    if threads and workload != MATMUL:
+    compute = workload is not None and results.figure(workload) == "gflops"
+    if threads and not compute:
         parts.append(f"{threads} OpenMP threads")
-    if cpu.get("vectorised_for") and workload != MATMUL:
+    if cpu.get("vectorised_for") and not compute:
         parts.append(f"loops vectorised for `{cpu['vectorised_for']}`")
-    if cpu.get("matmul") and workload in (None, MATMUL):
-        parts.append(f"matmul: {cpu['matmul']}")
-    elif workload == MATMUL and threads:
+    backends = results.cpu_backends(workload)
+    if backends:
+        parts += [f"{w}: {text}" for w, text in backends]
+    elif compute and threads:
         parts.append(f"{threads} OpenMP threads")
     host = results.ctx("host", "cpu_model")
     where = f" on {host}" if host else ""
@@ -149,7 +172,13 @@ def _reference_panel(panels) -> int:
     return next((i for i, (fam, _g) in enumerate(panels) if not _cpu_panel(fam)), 0)
 
 
+# Characters a title holds on one line: over one panel (the legend beside it), over a row of panels.
+TITLE_CHARS = (88, 120)
+
+
 def _finish_panels(fig, axes, panels, xlabel: str, ylabel: str, title: str) -> None:
+    if len(title) > TITLE_CHARS[len(axes) > 1]:  # a long summary: what is drawn on a line of its own
+        title = title.replace(" — ", "\n", 1)
     if len(axes) == 1:
         log_y(axes[0])
         headroom(axes[0])
@@ -194,14 +223,17 @@ def bandwidth(results: Results, workload: str, out: Path) -> Plot | None:
         return None
     setup()
     fig, axes, panels = _rate_axes(results, layers)
-    sizes = sorted({c.size[0] for layer in layers for c in results.of(workload, layer, ok_only=True)})
+    d = results.descriptor(workload)
+    # x: the elements a size spans (n, or M·N), labelled with the size itself
+    ticks = {elements(c.size): fmt.size_mathtext(c.size) for layer in layers for c in results.of(workload, layer, ok_only=True)}
+    sizes = sorted(ticks)
     ceiling, peak = results.copy_gbps, results.theoretical_gbps
     hot = results.gpu_cache_mode == "hot"
     noisy = False
     for i, (ax, (fam, group)) in enumerate(zip(axes, panels)):
         for layer in group:
             cases = [c for c in results.of(workload, layer, ok_only=True) if rate(c, "gbps")]
-            x = [c.size[0] * _jitter(group, layer) for c in cases]
+            x = [elements(c.size) * _jitter(group, layer) for c in cases]
             rel = [c.noise for c in cases]
             noisy |= any(rel)
             _layer_line(ax, results, layer, x, [rate(c, "gbps") for c in cases], rel)
@@ -213,12 +245,13 @@ def bandwidth(results: Results, workload: str, out: Path) -> Plot | None:
             _shade_l2(ax, results, workload, sizes)
         ax.set_xscale("log", base=2)
         ax.xaxis.set_major_locator(FixedLocator(sizes))
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: fmt.size_mathtext((int(round(v)),))))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: ticks.get(int(round(v)), "")))
         ax.xaxis.set_minor_locator(NullLocator())
         ax.set_xlim(sizes[0] / 2 ** 0.8, sizes[-1] * 2 ** 0.8)
-    _finish_panels(fig, axes, panels, "vector length n, fp32 elements (log scale)",
-                   "bandwidth, GB/s (decimal; log scale)",
-                   f"{workload}: {WORKLOAD_WHAT.get(workload, '')} — bandwidth by layer (higher is better)")
+    xlabel = (f"{d.size_words}, fp32 elements (log scale)" if d.size_form == "n" else
+              f"{d.size_words} (placed by its {d.size_product} fp32 elements; log scale)")
+    _finish_panels(fig, axes, panels, xlabel, "bandwidth, GB/s (decimal; log scale)",
+                   f"{workload}: {workload_what(results, workload)} — bandwidth by layer (higher is better)")
     caption = (f"**{workload}** bandwidth per layer: bytes moved ÷ median sample time, decimal GB/s, "
                f"log–log axes. GPU layers are timed on the device (CUDA events, no host↔device "
                f"copies); CPU layers on the host clock.")
@@ -240,15 +273,15 @@ def bandwidth(results: Results, workload: str, out: Path) -> Plot | None:
         caption += (" GPU samples are cold: the harness flushes the L2 before each one, so every size "
                     "reads from device memory; the CPU layers run hot (their caches stay warm).")
     return save(fig, out, f"bandwidth_{workload}", caption,
-                f"{workload} bandwidth in GB/s against vector length for each layer")
+                f"{workload} bandwidth in GB/s against {d.size_words} for each layer")
 
 
 def _shade_l2(ax, results: Results, workload: str, sizes: list[int]) -> None:
     l2 = results.device.get("l2_cache_bytes") if results.device else None
     per_element = None
     for case in results.of(workload):
-        if case.bytes_moved and case.size[0]:
-            per_element = case.bytes_moved / case.size[0]
+        if case.bytes_moved and elements(case.size):
+            per_element = case.bytes_moved / elements(case.size)
             break
     if not l2 or not per_element:
         return
@@ -261,16 +294,18 @@ def _shade_l2(ax, results: Results, workload: str, sizes: list[int]) -> None:
             fontsize=8.5, color="#7a6420", va="bottom")
 
 
-def matmul_gflops(results: Results, out: Path) -> Plot | None:
+def gflops(results: Results, workload: str, out: Path) -> Plot | None:
+    """A GFLOP/s workload's rate against its size, placed by its flops, with cuBLAS SGEMM's ceiling."""
     # Only layers with a case that can be drawn (a rate and a flop count): the axes come from them.
     layers = [layer for layer in results.layers
-              if any(rate(c, "gflops") and c.flops for c in results.of(MATMUL, layer, ok_only=True))]
+              if any(rate(c, "gflops") and c.flops for c in results.of(workload, layer, ok_only=True))]
     if not layers:
         return None
     setup()
     fig, axes, panels = _rate_axes(results, layers)
     ticks: dict[float, str] = {}
-    for c in results.of(MATMUL, ok_only=True):
+    d = results.descriptor(workload)
+    for c in results.of(workload, ok_only=True):
         if c.layer in layers and rate(c, "gflops") and c.flops:
             label = fmt.size_label(c.size)
             if label not in ticks.get(c.flops, "").split("\n"):  # equal flops, other shapes: stack labels
@@ -284,7 +319,7 @@ def matmul_gflops(results: Results, out: Path) -> Plot | None:
     noisy = False
     for i, (ax, (fam, group)) in enumerate(zip(axes, panels)):
         for layer in group:
-            cases = [c for c in results.of(MATMUL, layer, ok_only=True) if rate(c, "gflops") and c.flops]
+            cases = [c for c in results.of(workload, layer, ok_only=True) if rate(c, "gflops") and c.flops]
             rel = [c.noise for c in cases]
             noisy |= any(rel)
             _layer_line(ax, results, layer, [c.flops * _jitter(group, layer) ** 2 for c in cases],
@@ -303,15 +338,18 @@ def matmul_gflops(results: Results, out: Path) -> Plot | None:
         ax.set_xlim(xs[0] / 3, xs[-1] * 3)
         if narrow:
             ax.tick_params(axis="x", labelrotation=35, labelsize=8.5)
-    _finish_panels(fig, axes, panels, "matrix size M×N×K (placed by its 2·M·N·K flops; log scale)",
-                   "GFLOP/s (log scale)", "matmul: C = A·B, fp32 — GFLOP/s by layer (higher is better)")
-    caption = ("**matmul** throughput per layer: 2·M·N·K flops ÷ median sample time, GFLOP/s, "
+    ratio = per_element(results, workload, "flops")
+    counted = f"{ratio:g}·{d.size_product} flops" if ratio else "flops"
+    _finish_panels(fig, axes, panels, f"{d.size_words} (placed by its {counted}; log scale)",
+                   "GFLOP/s (log scale)", f"{workload}: {workload_what(results, workload)} — GFLOP/s by layer "
+                                          "(higher is better)")
+    caption = (f"**{workload}** throughput per layer: {counted} ÷ median sample time, GFLOP/s, "
                "log–log axes. GPU layers timed on the device (CUDA events), CPU layers on the host "
-               f"clock. CPU baseline: {cpu_baseline(results, MATMUL)}.")
+               f"clock. CPU baseline: {cpu_baseline(results, workload)}.")
     caption += _panel_sentence(panels)
     if noisy:
         caption += " Error bars: median ×/÷ (1 + relative standard deviation of the samples)."
-    caption += unmeasured(results.of(MATMUL, ok_only=True))
+    caption += unmeasured(results.of(workload, ok_only=True))
     if isinstance(cublas, float):
         caption += (f" Dashed red: cuBLAS SGEMM (plain fp32) measured on the same device{at}, "
                     f"{fmt.rate(cublas)} GFLOP/s — the practical ceiling")
@@ -320,7 +358,7 @@ def matmul_gflops(results: Results, out: Path) -> Plot | None:
     else:
         caption += " This results file holds no cuBLAS ceiling, so none is drawn"
     caption += f"; dotted grey: the fp32 peak ({fmt.rate(peak)} GFLOP/s)." if peak else "."
-    return save(fig, out, "gflops_matmul", caption, "matmul GFLOP/s against matrix size for each layer")
+    return save(fig, out, f"gflops_{workload}", caption, f"{workload} GFLOP/s against {d.size_words} for each layer")
 
 
 def _cublas_points(cublas, ticks: dict[float, str]) -> list[tuple[float, float]]:

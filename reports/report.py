@@ -8,7 +8,7 @@ from pathlib import Path
 from . import bars, costs, csvout, document, fmt, heatmap, machine, output, plots
 from .document import Document, Figure
 from .figure import Plot
-from .results import MATMUL, VECTOR_WORKLOADS, Case, Results
+from .results import Case, Results
 
 
 def case_name(case: Case) -> str:
@@ -70,14 +70,18 @@ def build(results: Results, out: Path, plot_dir: Path) -> Document:
     _run_section(doc, results)
     _not_ok(doc, results)
 
-    doc.h(1, "Bandwidth: vector add, SAXPY, reduce")
-    drawn = [w for w in VECTOR_WORKLOADS if _fig(doc, plots.bandwidth(results, w, plot_dir))]
+    # The rate figures, one per workload, by the figure its descriptor gives.
+    bandwidth = _by_figure(results, "gbps")
+    doc.h(1, "Bandwidth: " + ", ".join(bandwidth) if bandwidth else "Bandwidth")
+    drawn = [w for w in bandwidth if _fig(doc, plots.bandwidth(results, w, plot_dir))]
     if not drawn:
-        doc.p("This results file holds no vector_add, saxpy or reduce cases that ran.")
+        doc.p("This results file holds no bandwidth (GB/s) cases that ran.")
 
-    doc.h(1, "Matmul: GFLOP/s")
-    if not _fig(doc, plots.matmul_gflops(results, plot_dir)):
-        doc.p("This results file holds no matmul cases that ran.")
+    compute = _by_figure(results, "gflops")
+    doc.h(1, "GFLOP/s: " + ", ".join(compute) if compute else "GFLOP/s")
+    drawn = [w for w in compute if _fig(doc, plots.gflops(results, w, plot_dir))]
+    if not drawn:
+        doc.p("This results file holds no compute (GFLOP/s) cases that ran.")
 
     doc.h(1, "Speed-up over the CPU")
     if "cpu" not in results.layers:
@@ -88,7 +92,7 @@ def build(results: Results, out: Path, plot_dir: Path) -> Document:
               "starting from host data pays. The second is the honest one for a single operation: "
               "a memory-bound kernel touches each byte once on the GPU, but every byte has to be "
               f"shipped from host memory and back first. CPU baseline: {plots.cpu_baseline(results)}.")
-        for workload in [w for w in VECTOR_WORKLOADS + (MATMUL,) if w in results.workloads]:
+        for workload in _by_figure(results, "gbps") + _by_figure(results, "gflops"):
             _fig(doc, bars.speedup(results, workload, plot_dir))
         _speedup_table(doc, results)
 
@@ -104,8 +108,13 @@ def build(results: Results, out: Path, plot_dir: Path) -> Document:
     _one_time_section(doc, results, plot_dir)
     _all_cases(doc, results)
     _layers_section(doc, results)
-    _reading(doc)
+    _reading(doc, results)
     return doc
+
+
+def _by_figure(r: Results, figure: str) -> list[str]:
+    """The run's workloads whose descriptor gives this figure, in the order they ran."""
+    return [w for w in r.workloads if r.figure(w) == figure]
 
 
 # --- sections --------------------------------------------------------------------------------
@@ -183,7 +192,7 @@ def _run_section(doc: Document, r: Results) -> None:
 def _cublas_text(r: Results) -> str:
     cublas = r.cublas_gflops
     if not isinstance(cublas, float):
-        return "measured per size (see the matmul plot)" if cublas else ""
+        return "measured per size (see the GFLOP/s plots)" if cublas else ""
     text = f"{fmt.rate(cublas)} GFLOP/s"
     if r.cublas_size:
         text += f" at {fmt.size_label(r.cublas_size)}"
@@ -246,7 +255,7 @@ def _best(cases: list[Case], key) -> Case | None:
 def _findings(doc: Document, r: Results) -> None:
     items = []
     copy = r.copy_gbps
-    for workload in [w for w in VECTOR_WORKLOADS if w in r.workloads]:
+    for workload in _by_figure(r, "gbps"):
         sizes = r.sizes(workload)
         if not sizes:
             continue
@@ -257,7 +266,8 @@ def _findings(doc: Document, r: Results) -> None:
         best = _best(gpu or at, lambda c: c.get("gbps"))
         if not best:
             continue
-        text = f"**{workload}** at n = {fmt.size_label(size)}: {best.layer} is fastest at {fmt.rate(best.get('gbps'))} GB/s"
+        where = f"n = {fmt.size_label(size)}" if r.descriptor(workload).size_form == "n" else fmt.size_label(size)
+        text = f"**{workload}** at {where}: {best.layer} is fastest at {fmt.rate(best.get('gbps'))} GB/s"
         if copy and r.on_gpu(best.layer):
             text += f" ({fmt.pct(best.get('gbps') / copy, 0)} of the copy ceiling)"
         if cpu and cpu.ok and cpu.get("gbps") and best.layer != "cpu":
@@ -273,26 +283,28 @@ def _findings(doc: Document, r: Results) -> None:
                     text += (f". Of {best.layer}'s {fmt.ms(e2e)} ms end to end, the kernel is {fmt.ms(best.median_ms)} ms: "
                              f"the copies and their overhead take {fmt.pct(1 - best.median_ms / e2e)}")
         items.append(text + ".")
-    if MATMUL in r.workloads:
-        sizes = r.sizes(MATMUL)
+    for workload in _by_figure(r, "gflops"):
+        sizes = r.sizes(workload)
+        if not sizes:
+            continue
         size = sizes[-1]
-        at = [c for c in r.of(MATMUL, ok_only=True) if c.size == size]
+        at = [c for c in r.of(workload, ok_only=True) if c.size == size]
         best = _best(at, lambda c: c.get("gflops"))
-        cpu = r.find(MATMUL, "cpu", size)
+        cpu = r.find(workload, "cpu", size)
         if best:
-            text = f"**matmul** at {fmt.size_label(size)}: {best.layer} is fastest at {fmt.rate(best.get('gflops'))} GFLOP/s"
-            frac = _cublas_fraction(r, best)
+            text = f"**{workload}** at {fmt.size_label(size)}: {best.layer} is fastest at {fmt.rate(best.get('gflops'))} GFLOP/s"
+            frac = r.fraction(best)
             if frac is not None:
                 text += f" ({fmt.pct(frac, 0)} of cuBLAS SGEMM)"
             if cpu and cpu.ok and cpu.median_ms and best.layer != "cpu":
-                text += (f", the cpu layer ({_short_blas(r)}) {fmt.rate(cpu.get('gflops'))} GFLOP/s: "
+                text += (f", the cpu layer ({_short_backend(r, workload)}) {fmt.rate(cpu.get('gflops'))} GFLOP/s: "
                          f"{fmt.times(cpu.median_ms / best.median_ms)} on device time")
                 e2e, e2e_cpu = best.get("end_to_end_ms"), cpu.get("end_to_end_ms")
                 if e2e and e2e_cpu:
                     text += f", {fmt.times(e2e_cpu / e2e)} end to end"
-            thrust = r.find(MATMUL, "thrust", size)
+            thrust = r.find(workload, "thrust", size)
             if thrust and thrust.ok and thrust.get("gflops") and best.layer != "thrust":
-                text += f"; Thrust's index-transform matmul reaches {fmt.rate(thrust.get('gflops'))} GFLOP/s"
+                text += f"; the thrust layer (Thrust's algorithms, no kernel of ours) reaches {fmt.rate(thrust.get('gflops'))} GFLOP/s"
             items.append(text + ".")
     launch = _launch_sentence(r)
     if launch:
@@ -325,8 +337,9 @@ def _launch_sentence(r: Results) -> str:
     return "**Launch overhead**, µs per launch: " + "; ".join(parts) + "."
 
 
-def _short_blas(r: Results) -> str:
-    text = str(r.layer_info("cpu").get("matmul", "")) or "cpu"
+def _short_backend(r: Results, workload: str) -> str:
+    """What the cpu layer runs the workload with, short: 'OpenBLAS cblas_sgemm' (Results.cpu_backends)."""
+    text = next((t for _w, t in r.cpu_backends(workload)), "") or "cpu"
     return text.split(" (")[0] if "(" in text else text
 
 
@@ -348,7 +361,7 @@ def _not_ok(doc: Document, r: Results) -> None:
 
 def _speedup_table(doc: Document, r: Results) -> None:
     rows = []
-    for workload in [w for w in r.workloads if w in VECTOR_WORKLOADS or w == MATMUL]:
+    for workload in _by_figure(r, "gbps") + _by_figure(r, "gflops"):
         for row in bars.speedups(r, workload):
             rows.append([workload, fmt.size_label(row["size"]), row["layer"], fmt.times(row["device"]),
                          fmt.noise(row["noise"]) if row["noise"] is not None else "not measured",
@@ -409,13 +422,6 @@ def _noise_cell(c: Case) -> str:
     return fmt.noise(c.noise, c.samples) + ("*" if c.noise_target_missed else "")
 
 
-def _cublas_fraction(r: Results, c: Case) -> float | None:
-    frac = c.get("fraction_of_cublas")
-    if frac is None and isinstance(r.cublas_gflops, float) and c.get("gflops") and r.on_gpu(c.layer):
-        frac = c.get("gflops") / r.cublas_gflops
-    return frac
-
-
 def _columns(r: Results, workload: str) -> list[tuple[str, str, object]]:
     """(header, alignment, cell function) for one workload's table of cases."""
     def status(c: Case) -> str:
@@ -430,12 +436,13 @@ def _columns(r: Results, workload: str) -> list[tuple[str, str, object]]:
             ("median ms", "r", lambda c: fmt.ms(c.median_ms)),
             ("noise", "r", _noise_cell),
             ("samples", "r", lambda c: str(c.samples) if c.samples else "–")]
+    figure = r.figure(workload)
     if r.is_launch(workload):
         cols.append(("µs per launch", "r", lambda c: fmt.sig(bars.us_per_launch(c)) if c.ok and c.median_ms else "–"))
-    elif workload == MATMUL:
+    elif figure == "gflops":
         cols += [("GFLOP/s", "r", lambda c: fmt.rate(c.get("gflops"))),
-                 ("% cuBLAS", "r", lambda c: pct(_cublas_fraction(r, c)))]
-    elif workload in VECTOR_WORKLOADS:
+                 ("% cuBLAS", "r", lambda c: pct(r.fraction(c)))]
+    elif figure == "gbps":
         cols += [("GB/s", "r", lambda c: fmt.rate(c.get("gbps"))),
                  ("% copy", "r", lambda c: pct(c.get("fraction_of_copy")))]
     else:
@@ -461,12 +468,15 @@ def _all_cases(doc: Document, r: Results) -> None:
     if any(c.get("throttled_samples") for c in r.cases):
         text += " Throttled: samples discarded because the SM clock was under the throttle limit."
     doc.p(text)
-    known = list(VECTOR_WORKLOADS) + [MATMUL]
     for workload in r.workloads:
         doc.h(2, workload)
-        if workload not in known and not r.is_launch(workload):
-            doc.p(f"`{workload}` is a workload this report does not draw; its cases are listed as the "
-                  f"results file holds them.")
+        d = r.descriptor(workload)
+        if d.summary:
+            doc.p(f"`{workload}`: {d.summary}" + (f" (vendor routine: {d.vendor.library} `{d.vendor.routine}`)"
+                                                   if d.vendor and d.vendor.routine else "") + ".")
+        if not d.known:
+            doc.p(f"`{workload}` is a workload this report does not draw (the results file does not give its "
+                  f"figure); its cases are listed as the results file holds them.")
         cols = _columns(r, workload)
         doc.table([h for h, _a, _f in cols], [[f(c) for _h, _a, f in cols] for c in r.of(workload)],
                   "".join(a for _h, a, _f in cols))
@@ -476,6 +486,8 @@ def _ladder_table(doc: Document, r: Results, workload: str, size: tuple[int, ...
     """Every rung case of one ladder (failed ones too): time, rate, fraction of the top line,
     speed-up over the rung below."""
     field = r.figure(workload)
+    if not r.descriptor(workload).is_rate:
+        return
     unit = "GFLOP/s" if field == "gflops" else "GB/s"
     top, top_label = bars.ladder_top_line(r, workload, size)
     rows, below = [], None
@@ -517,7 +529,18 @@ def _layers_section(doc: Document, r: Results) -> None:
             doc.table(["field", "value"], [[k, v or "–"] for k, v in rows])
 
 
-def _reading(doc: Document) -> None:
+def _counts(r: Results) -> str:
+    """What the rates count, per workload, from its cases: "**GB/s** counts the bytes a workload must
+    move (vector_add 12 per element, ...), decimal. **GFLOP/s** counts 2·M·N·K for matmul."."""
+    moved = [f"{w} {ratio:g}" for w in _by_figure(r, "gbps") if (ratio := plots.per_element(r, w, "bytes"))]
+    text = ("**GB/s** counts the bytes a workload must move" +
+            (f" per element of its size ({', '.join(moved)})" if moved else "") + ", decimal.")
+    flops = [f"{ratio:g}·{r.descriptor(w).size_product} for {w}" for w in _by_figure(r, "gflops")
+             if (ratio := plots.per_element(r, w, "flops"))]
+    return text + (f" **GFLOP/s** counts {', '.join(flops)}." if flops else " **GFLOP/s** counts the flops a workload must do.")
+
+
+def _reading(doc: Document, r: Results) -> None:
     doc.h(1, "How to read this report")
     doc.ul([
         "A **case** is one workload, layer and size. Its time is the median of many samples taken back "
@@ -525,8 +548,7 @@ def _reading(doc: Document) -> None:
         "**Noise** is the relative standard deviation of a case's samples. Heavy tails (a few slow "
         "samples) inflate it for the shortest cases; the median is robust to them. With fewer than two "
         "samples it is not measured and the report says so.",
-        "**GB/s** counts the bytes a workload must move (e.g. 12 per element for vector add), decimal. "
-        "**GFLOP/s** counts 2·M·N·K for matmul.",
+        _counts(r),
         "Compare layers inside one run; absolute figures move between machines, clocks and drivers. "
         "`layerbench compare BASE.json NEW.json` compares two runs case by case.",
     ])

@@ -5,10 +5,13 @@ beside Google Benchmark's. Only `benchmarks` entries with run_type "iteration" a
 aggregate entries (mean, median, stddev, cv with --benchmark_repetitions) are ignored, and the
 repetitions of one case are folded into one case (see `_fold`).
 
-Version 2 records what version 1 left to be guessed from names: whether each layer runs on the
-GPU (context.layers.<layer>.on_gpu) and each workload's figure (context.workloads.<w>.figure:
-gbps, gflops or us_per_launch). Results.on_gpu() and Results.figure() read them, and fall back on
-the names only for version-1 files.
+What a workload is comes from the file: the harness writes each workload's descriptor under
+context.workloads.<name> (its figure, summary, size form, buffers, vendor routine, ladder default;
+workloads/workload.h). `describe` reads it into a Descriptor, and everything else in the reports
+asks that object (Results.descriptor, Results.figure) instead of comparing workload names. Files
+written before the descriptors existed fall back on one table, `_BEFORE_DESCRIPTORS`, the only
+place that knows workloads by name. Likewise whether each layer runs on the GPU is read from
+context.layers.<layer>.on_gpu, and guessed from the name only for version-1 files.
 
 Every problem with the input raises ResultsError, whose text is one line naming the file and
 what is wrong; the command line prints it and exits 2.
@@ -19,7 +22,7 @@ import json
 import math
 import re
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,20 +30,186 @@ from . import palette
 
 SCHEMA_VERSIONS = (1, 2)
 
-# Workloads the report knows how to draw; any other workload is listed in a generic table.
-VECTOR_WORKLOADS = ("vector_add", "saxpy", "reduce")
-MATMUL = "matmul"
 # Layers are listed family by family (reports/palette.py, the one table of them); unknown layers
 # join their family, in the order they ran.
-# Version-1 files only: they do not record where a layer runs or what a workload's figure is.
+# Version-1 files only: they do not record where a layer runs.
 _V1_CPU_LAYERS = ("cpu", "thrust-omp")
 FIGURES = ("gbps", "gflops", "us_per_launch")
+RATES = ("gbps", "gflops")  # the figures read against a ceiling, drawn against size
+# A workload's size form (context.workloads.<w>.size_form) -> the case fields that hold its size,
+# in the order of Case.size.
+SIZE_FORMS = {"n": ("n",), "MxN": ("m", "n"), "MxNxK": ("m", "n", "k")}
 # The numbers a case's figures come from: each, where present and not null, must be a number, at
 # least 0; a time (…_ms) at most MAX_MS. The harness writes null for a number it does not have.
 NUMBER_FIELDS = ("median_ms", "mean_ms", "min_ms", "max_ms", "end_to_end_ms", "allocate_ms", "first_run_ms",
                  "rel_stddev", "samples", "gbps", "gflops", "us_per_launch", "bytes_moved", "flops",
                  "fraction_of_copy", "n", "m", "k")
 MAX_MS = 1e12  # about 30 years: a larger time is no measurement (and overflows the plots' axes)
+
+
+# --- what a workload is ----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Buffer:
+    """A buffer of a workload: its name as the kernels call it, its extents outermost first
+    ("m", "n", "k"; none: one element)."""
+
+    name: str
+    extents: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Vendor:
+    """The vendor library routine that computes the workload: ("cuBLAS", "cublasSgemm")."""
+
+    library: str
+    routine: str
+
+
+@dataclass(frozen=True)
+class Descriptor:
+    """What a workload is, as the results file describes it (context.workloads.<name>).
+
+    `source` says where it came from: "context" (the harness's descriptor), "fallback" (an older
+    file: `_BEFORE_DESCRIPTORS`, with whatever the file did record, figure and summary, on top),
+    or "unknown" (an older file and a name the table does not hold: only what the file recorded;
+    the size form from the cases' fields). A workload whose figure is not known (None) is listed
+    in the report's tables and not drawn."""
+
+    name: str
+    figure: str | None  # "gbps", "gflops", "us_per_launch"; None: not known
+    summary: str = ""
+    size_form: str = "n"  # "n", "MxN" or "MxNxK"
+    inputs: tuple[Buffer, ...] = ()
+    output: Buffer | None = None
+    vendor: Vendor | None = None
+    ladder_default_size: str | None = None
+    source: str = "context"
+
+    @property
+    def known(self) -> bool:
+        return self.figure in FIGURES
+
+    @property
+    def is_launch(self) -> bool:
+        """A launch-overhead workload: its figure is microseconds per launch, its size the launches."""
+        return self.figure == "us_per_launch"
+
+    @property
+    def is_rate(self) -> bool:
+        """Read as a rate (GB/s or GFLOP/s) against a ceiling, and drawn against its size."""
+        return self.figure in RATES
+
+    @property
+    def size_keys(self) -> tuple[str, ...]:
+        """The case fields that hold the size, in the order of Case.size: ("m", "n") for MxN."""
+        return SIZE_FORMS[self.size_form]
+
+    @property
+    def unit(self) -> str:
+        return {"gbps": "GB/s", "gflops": "GFLOP/s", "us_per_launch": "µs per launch"}.get(self.figure or "", "")
+
+    @property
+    def fraction_field(self) -> str | None:
+        """The case field holding the fraction of the ceiling this workload is read against:
+        fraction_of_copy (GB/s: the device-to-device copy bandwidth measured in the run),
+        fraction_of_cublas (GFLOP/s: cuBLAS SGEMM measured in the run); None without a ceiling."""
+        return {"gbps": "fraction_of_copy", "gflops": "fraction_of_cublas"}.get(self.figure or "")
+
+    @property
+    def ceiling_name(self) -> str:
+        """The ceiling, in words: "the copy ceiling", "cuBLAS SGEMM", or ''."""
+        return {"gbps": "the copy ceiling", "gflops": "cuBLAS SGEMM"}.get(self.figure or "", "")
+
+    @property
+    def size_words(self) -> str:
+        """What the size is, for an axis: "vector length n", "matrix size M×N", "matrix size M×N×K";
+        "launches n" for a launch-overhead workload."""
+        if self.is_launch:
+            return "launches n"
+        return "vector length n" if self.size_form == "n" else "matrix size " + self.size_form.replace("x", "×")
+
+    @property
+    def size_product(self) -> str:
+        """The size's product in symbols: "n", "M·N", "M·N·K"."""
+        return "·".join(self.size_form.split("x")) if self.size_form != "n" else "n"
+
+    @property
+    def output_is_one_value(self) -> bool:
+        """The output is a single element (a reduction): the kernel reads and writes almost
+        nothing, so it can pass the copy bandwidth, which counts a read and a write per byte."""
+        return self.output is not None and not self.output.extents
+
+
+# Files written before the harness exported descriptors: schema 1 (no context.workloads) and
+# schema 2 before commit 52d7b8f (context.workloads.<w> holds figure and summary only). Such files
+# hold only these five workloads (launch overhead as two, launch_async and launch_sync), described
+# here as the harness described them then (workloads/*/*.cpp), in the layout the harness writes
+# (harness/record.cpp). This table is the fallback, and the only place in reports/ and scripts/
+# that knows a workload by its name: a name it does not hold, in a file without its descriptor, is
+# read from what the file recorded (figure, summary) and the fields of its cases.
+_BEFORE_DESCRIPTORS: dict[str, dict[str, Any]] = {
+    "vector_add": {"figure": "gbps", "summary": "c = a + b, n fp32", "size_form": "n",
+                   "inputs": [{"name": "a", "extents": ["n"]}, {"name": "b", "extents": ["n"]}],
+                   "output": {"name": "c", "extents": ["n"]}, "ladder_default_size": None,
+                   "vendor": {"library": "CUB", "routine": "cub::DeviceTransform::Transform"}},
+    "saxpy": {"figure": "gbps", "summary": "y = alpha*x + y, n fp32, in place", "size_form": "n",
+              "inputs": [{"name": "x", "extents": ["n"]}], "output": {"name": "y", "extents": ["n"]},
+              "ladder_default_size": None, "vendor": {"library": "cuBLAS", "routine": "cublasSaxpy_64"}},
+    "reduce": {"figure": "gbps", "summary": "s = sum(x), n fp32", "size_form": "n",
+               "inputs": [{"name": "x", "extents": ["n"]}], "output": {"name": "out", "extents": []},
+               "ladder_default_size": "2^28", "vendor": {"library": "CUB", "routine": "cub::DeviceReduce::Sum"}},
+    "matmul": {"figure": "gflops", "summary": "C = A*B, fp32, row-major, A MxK, B KxN", "size_form": "MxNxK",
+               "inputs": [{"name": "A", "extents": ["m", "k"]}, {"name": "B", "extents": ["k", "n"]}],
+               "output": {"name": "C", "extents": ["m", "n"]}, "ladder_default_size": "4096",
+               "vendor": {"library": "cuBLAS", "routine": "cublasSgemm"}},
+    "launch_async": {"figure": "us_per_launch", "summary": "n launches of a one-store kernel, back to back: us per launch",
+                     "size_form": "n", "inputs": [], "output": {"name": "out", "extents": []},
+                     "ladder_default_size": None, "vendor": None},
+    "launch_sync": {"figure": "us_per_launch", "summary": "n times: launch a one-store kernel and wait: us per round trip",
+                    "size_form": "n", "inputs": [], "output": {"name": "out", "extents": []},
+                    "ladder_default_size": None, "vendor": None},
+}
+
+
+def _buffer(value: Any) -> Buffer | None:
+    if not isinstance(value, dict) or not isinstance(value.get("name"), str):
+        return None
+    extents = value.get("extents")
+    return Buffer(value["name"], tuple(e for e in extents if isinstance(e, str) and e in ("m", "n", "k"))
+                  if isinstance(extents, list) else ())
+
+
+def describe(name: str, recorded: Any) -> Descriptor:
+    """The workload's Descriptor from its record in the context (context.workloads.<name>, or None):
+    the harness's descriptor where the file has one (it has a size_form); else, for files written
+    before descriptors, the fallback table's entry with what the file did record on top of it.
+    Fields of the wrong type are ignored, not errors: the figures do not depend on them. A size
+    form that is neither recorded nor in the table is left to the cases (see `load`)."""
+    recorded = recorded if isinstance(recorded, dict) else {}
+
+    def form(value: Any) -> str:
+        return value if isinstance(value, str) and value in SIZE_FORMS else ""
+
+    if form(recorded.get("size_form")):
+        source, fields = "context", recorded
+    elif name in _BEFORE_DESCRIPTORS:
+        source, fields = "fallback", {**_BEFORE_DESCRIPTORS[name],
+                                      **{k: v for k, v in recorded.items() if k in ("figure", "summary")}}
+    else:
+        source, fields = "unknown", recorded
+    figure = fields.get("figure") if isinstance(fields.get("figure"), str) and fields["figure"] in FIGURES else None
+    inputs = fields.get("inputs") if isinstance(fields.get("inputs"), list) else []
+    vendor = fields.get("vendor")
+    vendor = (Vendor(vendor["library"], str(vendor.get("routine") or ""))
+              if isinstance(vendor, dict) and isinstance(vendor.get("library"), str) and vendor["library"] else None)
+    ladder = fields.get("ladder_default_size")
+    return Descriptor(name=name, figure=figure,
+                      summary=fields["summary"] if isinstance(fields.get("summary"), str) else "",
+                      size_form=form(fields.get("size_form")),
+                      inputs=tuple(b for b in map(_buffer, inputs) if b), output=_buffer(fields.get("output")),
+                      vendor=vendor, ladder_default_size=ladder if isinstance(ladder, str) and ladder else None,
+                      source=source)
 
 
 def one_line(text: str) -> str:
@@ -92,7 +261,7 @@ class Case:
 
     workload: str
     layer: str
-    size: tuple[int, ...]  # (n,) for vector workloads, (m, n, k) for matmul
+    size: tuple[int, ...]  # the workload's size form: (n,), (m, n) for MxN, (m, n, k) for MxNxK
     entry: dict[str, Any]  # the JSON entry; folded figures replaced (see _fold)
     order: int  # position in the run
     repetitions: int = 1  # iteration entries folded into this case
@@ -106,7 +275,7 @@ class Case:
 
     @property
     def rung_label(self) -> str | None:
-        """"03_smem_tiling" for rung matmul/03_smem_tiling, or None."""
+        """The rung's id without its workload ("03_smem_tiling" for <workload>/03_smem_tiling), or None."""
         return self.rung["id"].split("/", 1)[-1] if self.rung else None
 
     @property
@@ -180,6 +349,7 @@ class Results:
     context: dict[str, Any]
     cases: list[Case]
     notes: list[str] = field(default_factory=list)  # how the file was read (folding, oddities)
+    descriptors: dict[str, Descriptor] = field(default_factory=dict)  # per workload: what it is (`describe`)
 
     # --- context ---------------------------------------------------------------------------
     def ctx(self, *keys: str) -> Any:
@@ -261,19 +431,56 @@ class Results:
             return recorded
         return layer not in _V1_CPU_LAYERS
 
-    def figure(self, workload: str) -> str:
-        """The workload's figure: "gbps", "gflops" or "us_per_launch", as the file records it
-        (context.workloads.<workload>.figure); version-1 files: from the name."""
-        recorded = self.ctx("workloads", workload, "figure")
-        if recorded in FIGURES:
-            return recorded
-        if "launch" in workload:
-            return "us_per_launch"
-        return "gflops" if workload == MATMUL else "gbps"
+    def descriptor(self, workload: str) -> Descriptor:
+        """What the workload is (context.workloads.<workload>, or the fallback for older files):
+        the one place the reports learn a workload's figure, size form, summary, vendor routine."""
+        found = self.descriptors.get(workload)
+        if found is None:
+            found = _complete(describe(workload, self.ctx("workloads", workload)), [])
+            self.descriptors[workload] = found
+        return found
+
+    def figure(self, workload: str) -> str | None:
+        """The workload's figure: "gbps", "gflops" or "us_per_launch" (its descriptor's); None for a
+        workload the file does not describe (and an older file's name the fallback does not hold)."""
+        return self.descriptor(workload).figure
 
     def is_launch(self, workload: str) -> bool:
         """Launch-overhead workloads, whose figure is microseconds per launch."""
-        return self.figure(workload) == "us_per_launch"
+        return self.descriptor(workload).is_launch
+
+    def ceiling(self, workload: str) -> float | None:
+        """The run's ceiling the workload's rate is read against: the copy bandwidth (GB/s) or a
+        single cuBLAS SGEMM figure (GFLOP/s); None for launch workloads and where not measured."""
+        figure = self.figure(workload)
+        if figure == "gbps":
+            return self.copy_gbps
+        if figure == "gflops" and isinstance(self.cublas_gflops, float):
+            return self.cublas_gflops
+        return None
+
+    def fraction(self, case: Case) -> float | None:
+        """The case's fraction of its ceiling (Descriptor.fraction_field): as the harness wrote it,
+        else its rate over the run's ceiling; None for CPU layers (the GPU's ceilings are not
+        theirs), launch workloads and runs without the ceiling."""
+        d = self.descriptor(case.workload)
+        if not d.fraction_field or not self.on_gpu(case.layer):
+            return None
+        frac = case.get(d.fraction_field)
+        ceiling = self.ceiling(case.workload)
+        if frac is None and ceiling and case.get(d.figure):
+            frac = case.get(d.figure) / ceiling
+        return frac
+
+    def cpu_backends(self, workload: str | None = None) -> list[tuple[str, str]]:
+        """What the cpu layer says it runs a compute (GFLOP/s) workload with, e.g. its BLAS or its
+        loop nest: (workload, text) for each entry of its record keyed by such a workload
+        (context.layers.cpu.<workload>: a layer's own record, keyed by the workload's name), or
+        for `workload` alone."""
+        info = self.layer_info("cpu")
+        return [(w, text) for w, text in info.items()
+                if isinstance(text, str) and text and (workload is None or w == workload)
+                and self.figure(w) == "gflops"]
 
     # --- cases -------------------------------------------------------------------------------
     # `cases` holds every case; the layer views below (layers, workloads, of, sizes, find) hold the
@@ -321,6 +528,14 @@ class Results:
         return [c for c in self.cases if not c.ok]
 
 
+def _complete(d: Descriptor, sizes: list[tuple[int, ...]]) -> Descriptor:
+    """A descriptor with a size form: where the file gave none, the one its cases' sizes have."""
+    if d.size_form in SIZE_FORMS:
+        return d
+    dims = max(set(map(len, sizes)), key=[len(s) for s in sizes].count) if sizes else 1
+    return replace(d, size_form={1: "n", 2: "MxN", 3: "MxNxK"}.get(dims, "n"))
+
+
 def size_order(case: Case) -> float:
     """Orders sizes by the work they hold: flops when known, else the product of the size."""
     if case.flops:
@@ -354,8 +569,26 @@ def load(path: str | Path) -> Results:
     if version not in SCHEMA_VERSIONS or isinstance(version, bool):
         raise ResultsError(path, f"unknown layerbench schema version {json.dumps(version)} "
                                  f"(this tool reads versions {', '.join(map(str, SCHEMA_VERSIONS))})")
-    cases, notes = _cases(path, benchmarks)
-    return Results(path=str(path), context=context, cases=cases, notes=notes)
+    recorded = context.get("workloads") if isinstance(context.get("workloads"), dict) else {}
+    names = list(dict.fromkeys([e.get("workload") for e in benchmarks if isinstance(e, dict)
+                                and isinstance(e.get("workload"), str)] + list(recorded)))
+    descriptors = {name: describe(name, recorded.get(name)) for name in names}
+    cases, notes = _cases(path, benchmarks, descriptors)
+    for name, d in descriptors.items():
+        descriptors[name] = _complete(d, [c.size for c in cases if c.workload == name])
+    ran = {c.workload for c in cases}
+    older = [n for n, d in descriptors.items() if n in ran and d.source == "fallback"]
+    unknown = [n for n, d in descriptors.items() if n in ran and not d.known]
+    if older:
+        notes.append(f"This results file was written before the harness recorded each workload's descriptor "
+                     f"(context.workloads holds at most a figure and a summary): {', '.join(older)} "
+                     f"{'are' if len(older) > 1 else 'is'} read as the harness described "
+                     f"{'them' if len(older) > 1 else 'it'} then.")
+    if unknown:
+        notes.append(f"This results file does not say what {', '.join(unknown)} "
+                     f"{'are' if len(unknown) > 1 else 'is'} (no figure in context.workloads): "
+                     f"{'their' if len(unknown) > 1 else 'its'} cases are listed, not drawn.")
+    return Results(path=str(path), context=context, cases=cases, notes=notes, descriptors=descriptors)
 
 
 def _read_json(path: Path) -> Any:
@@ -407,7 +640,9 @@ def _json_type(value: Any) -> str:
     return "a number"
 
 
-def _size_of(path: Path, index: int, entry: dict[str, Any], workload: str) -> tuple[int, ...]:
+def _size_of(path: Path, index: int, entry: dict[str, Any], d: Descriptor) -> tuple[int, ...]:
+    """The case's size in its workload's size form (the fields Descriptor.size_keys names); for a
+    workload whose form the file does not give, the fields m, n, k it has; else from its name."""
     def as_int(name: str) -> int | None:
         value = entry.get(name)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
@@ -420,11 +655,9 @@ def _size_of(path: Path, index: int, entry: dict[str, Any], workload: str) -> tu
                                      f"out of range ({'x'.join(str(v) for v in size)[:60]})")
         return size
 
-    m, n, k = as_int("m"), as_int("n"), as_int("k")
-    if m is not None and n is not None and k is not None:
-        return in_range((m, n, k))
-    if n is not None and workload != MATMUL:
-        return in_range((n,))
+    keys = d.size_keys if d.size_form in SIZE_FORMS else tuple(k for k in ("m", "n", "k") if as_int(k) is not None)
+    if "n" in keys and all(as_int(k) is not None for k in keys):
+        return in_range(tuple(as_int(k) for k in keys))
     # Fall back on the name: <workload>/<layer>/<size>/manual_time
     parts = str(entry.get("name", "")).split("/")
     if len(parts) >= 3:
@@ -432,8 +665,9 @@ def _size_of(path: Path, index: int, entry: dict[str, Any], workload: str) -> tu
             return in_range(tuple(int(p) for p in parts[2].split("x")))
         except ValueError:
             pass
+    wanted = ", ".join(d.size_keys) if d.size_form in SIZE_FORMS else "n, or m, n and k"
     raise ResultsError(path, f"benchmarks[{index}] ({entry.get('name', 'no name')}) has no size "
-                             f"(no n, or m, n and k)")
+                             f"(no {wanted})")
 
 
 def _check_numbers(path: Path, index: int, entry: dict[str, Any]) -> None:
@@ -458,7 +692,7 @@ def _check_numbers(path: Path, index: int, entry: dict[str, Any]) -> None:
             raise ResultsError(path, f"{where} {shown} ms, more than {MAX_MS:g} ms: not a measured time")
 
 
-def _cases(path: Path, benchmarks: list[Any]) -> tuple[list[Case], list[str]]:
+def _cases(path: Path, benchmarks: list[Any], descriptors: dict[str, Descriptor]) -> tuple[list[Case], list[str]]:
     groups: dict[tuple, list[tuple[int, dict]]] = {}
     aggregates = 0
     for index, entry in enumerate(benchmarks):
@@ -475,7 +709,7 @@ def _cases(path: Path, benchmarks: list[Any]) -> tuple[list[Case], list[str]]:
             raise ResultsError(path, f"benchmarks[{index}] ({entry.get('name', 'no name')}) has no "
                                      f"workload or layer: not written by layerbench")
         _check_numbers(path, index, entry)
-        size = _size_of(path, index, entry, workload)
+        size = _size_of(path, index, entry, descriptors.get(workload) or describe(workload, None))
         rung = entry.get("rung") if isinstance(entry.get("rung"), dict) else {}
         groups.setdefault((workload, layer, size, str(rung.get("id", ""))), []).append((index, entry))
 

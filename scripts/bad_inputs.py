@@ -449,9 +449,15 @@ ROWS: list[Row] = [
     Row("run", ["run", *ONE_CPU_CASE, "--benchmark_repetitions=abc"], names="abc"),
     Row("run", ["run", *ONE_CPU_CASE, "--benchmark_repetitions=0"], names="--benchmark_repetitions=0"),
     Row("run", ["run", *ONE_CPU_CASE, "--benchmark_repetitions=-3"], names="--benchmark_repetitions=-3"),
-    Row("run", ["run", *ONE_CPU_CASE, "--benchmark_format=xml"], names="xml"),
+    # Google Benchmark's flags other than --benchmark_filter and --benchmark_repetitions mean nothing to
+    # a harness that times each case itself: refused, naming the flag and what to use instead.
+    Row("run", ["run", *ONE_CPU_CASE, "--benchmark_format=xml"], names="--benchmark_format=xml"),
+    Row("run", ["run", *ONE_CPU_CASE, "--benchmark_out=gb.json"], names="--benchmark_out=gb.json"),
+    Row("run", ["run", *ONE_CPU_CASE, "--benchmark_min_time=2"], names="--benchmark_min_time=2"),
+    Row("run", ["run", *ONE_CPU_CASE, "--benchmark_list_tests"], names="--benchmark_list_tests"),
     Row("run", ["run", *ONE_CPU_CASE, "--benchmark_filter=["], names="["),
-    Row("run", ["run", *ONE_CPU_CASE, "--benchmark_out=/proc/gb.json"], names="/proc/gb.json"),
+    Row("run", ["run", *ONE_CPU_CASE, "--benchmark_filter"], names="--benchmark_filter"),
+    Row("run", ["run", *ONE_CPU_CASE, "--benchmark_filter=saxpy"], names="--benchmark_filter=saxpy"),
     Row("run", ["run", *ONE_CPU_CASE, "matmul"], names="matmul"),
     Row("run", ["run", "-w"], names="--workload"),
     # --kernel-text WORKLOAD=FILE (the driver layer compiles FILE instead of workloads/WORKLOAD/kernels.cu)

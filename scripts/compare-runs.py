@@ -1,70 +1,63 @@
 #!/usr/bin/env python3
-"""Prints two results files side by side for the memory-bound cases at the largest size, launch
-overhead and matmul: median, noise, whether the noise target was reached, and the difference.
-Used by scripts/device-check.sh to check that back-to-back runs agree.
+"""Prints two results files side by side for the rate workloads (GB/s, GFLOP/s) at their largest
+size and for launch overhead: median, noise, whether the noise target was reached, and the
+difference. What each workload is (its figure, its size form) comes from the results' descriptors
+(reports/results.py). Used by scripts/device-check.sh to check that back-to-back runs agree.
 
   scripts/compare-runs.py RUN1.json RUN2.json
 """
-import json
 import sys
 from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from reports import results as results_mod  # noqa: E402  (no matplotlib: results.py needs none)
 
 
 def cases(path):
-    with open(path) as f:
-        data = json.load(f)
+    """(the Results, {(workload, layer, size label): case}) for the cases with a median."""
+    r = results_mod.load(path)
     out = {}
-    for b in data["benchmarks"]:
-        if b.get("run_type") != "iteration" or "median_ms" not in b:
-            continue
-        size = f'{b["m"]}x{b["n"]}x{b["k"]}' if "m" in b else str(b["n"])
-        out[(b["workload"], b["layer"], size)] = b
-    return data["context"], out
-
-
-def figure(ctx, workload):
-    """The workload's figure as the file records it (schema 2); older files: guessed from the name."""
-    recorded = ctx.get("workloads", {}).get(workload, {}).get("figure")
-    if recorded:
-        return recorded
-    return "us_per_launch" if workload.startswith("launch") else "gflops" if workload == "matmul" else "gbps"
-
-
-def on_gpu(ctx, layer):
-    """Whether the layer runs on the GPU, as the file records it (schema 2); older files: by name."""
-    recorded = ctx.get("layers", {}).get(layer, {}).get("on_gpu")
-    return recorded if recorded is not None else layer not in ("cpu", "thrust-omp")
+    for c in r.own_cases:
+        if "median_ms" in c.entry:
+            out[(c.workload, c.layer, "x".join(map(str, c.size)))] = c
+    return r, out
 
 
 def main():
     if len(sys.argv) != 3:
         print(__doc__, file=sys.stderr)
         return 2
-    (ctx1, a), (ctx2, b) = cases(sys.argv[1]), cases(sys.argv[2])
-    for name, ctx in (("run 1", ctx1), ("run 2", ctx2)):
-        c = ctx.get("ceilings", {})
+    try:
+        (r1, a), (r2, b) = cases(sys.argv[1]), cases(sys.argv[2])
+    except results_mod.ResultsError as e:
+        print(f"compare-runs.py: {e}", file=sys.stderr)
+        return 2
+    for name, r in (("run 1", r1), ("run 2", r2)):
+        c = r.ctx("ceilings") or {}
         print(f'{name}: copy {c.get("copy_gbps", 0):.1f} GB/s, cuBLAS SGEMM {c.get("sgemm_gflops", 0):.0f} GFLOP/s, '
-              f'wall {ctx["layerbench"].get("suite_wall_s", 0):.1f} s')
+              f'wall {(r.ctx("layerbench", "suite_wall_s") or 0):.1f} s')
+    largest = {w: "x".join(map(str, r1.sizes(w)[-1])) for w in r1.workloads if r1.sizes(w)}
     print(f'{"case":38} {"run 1":>22} {"run 2":>22} {"diff":>7}')
     worst = 0.0
     for key in sorted(a):
         w, layer, size = key
-        kind = figure(ctx1, w)
-        interesting = (size == str(2**28) and kind == "gbps") or kind == "us_per_launch" \
-            or (kind == "gflops" and size.startswith("4096"))
+        d = r1.descriptor(w)
+        interesting = d.is_launch or (d.is_rate and size == largest.get(w))
         if not interesting or key not in b:
             continue
-        x, y = a[key], b[key]
+        x, y = a[key].entry, b[key].entry
         diff = (y["median_ms"] - x["median_ms"]) / x["median_ms"] * 100
-        rate = lambda r: (f'{r["us_per_launch"]:.2f}us' if kind == "us_per_launch" else
-                          f'{r["gflops"]:.0f}GF' if kind == "gflops" else f'{r["gbps"]:.0f}GB/s')
-        cell = lambda r: f'{rate(r)} {100 * r["rel_stddev"]:.2f}%{"" if r["noise_target_reached"] else "*"}'
+        rate = lambda e: (f'{e["us_per_launch"]:.2f}us' if d.is_launch else
+                          f'{e["gflops"]:.0f}GF' if d.figure == "gflops" else f'{e["gbps"]:.0f}GB/s')
+        cell = lambda e: f'{rate(e)} {100 * e["rel_stddev"]:.2f}%{"" if e.get("noise_target_reached") else "*"}'
         print(f'{"/".join(key):38} {cell(x):>22} {cell(y):>22} {diff:+6.2f}%')
-        if kind == "gbps" and on_gpu(ctx1, layer):
+        if d.figure == "gbps" and r1.on_gpu(layer):
             worst = max(worst, abs(diff))
-    print(f"largest difference, GPU memory-bound cases at 2^28: {worst:.2f}% (* = noise target not reached)")
+    print(f"largest difference, GPU GB/s cases at each workload's largest size: {worst:.2f}% "
+          f"(* = noise target not reached)")
     for name, run in (("run 1", a), ("run 2", b)):
-        reasons = Counter(r.get("stop_reason", "?") for r in run.values())
+        reasons = Counter(c.entry.get("stop_reason", "?") for c in run.values())
         print(f"{name} stop reasons: " + ", ".join(f"{k} {v}" for k, v in sorted(reasons.items())))
     return 0
 

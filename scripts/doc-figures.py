@@ -24,7 +24,8 @@ is a query:
   A - B                                                A minus B, in A's unit
 
   CASE is workload/layer/size as `run` takes them (matmul/runtime/4096, vector_add/cpu/2^28,
-  launch_async/graph/1000; a rung: matmul/runtime:08/4096); each part may hold {a,b,c} or be *
+  launch_async/graph/1000; a rung: matmul/runtime:08/4096; one number is a square or a cube for a
+  workload whose cases have two or three); each part may hold {a,b,c} or be *
   (any), the layer also a group: @ours (the layers that run our kernel text), @nvcc, @nvrtc. Several
   cases give their range ("41.2–41.9 TFLOP/s"), or min or max. WHAT may hold {a,b} too.
   FIELD: ms us gbps gflops tflops copy cublas launch noise e2e first_run (copy and cublas: the
@@ -188,16 +189,18 @@ def size_value(text: str) -> int:
     return int(text)
 
 
-def size_key(text: str, matrix: bool) -> tuple:
-    dims = [size_value(d) for d in text.split("x")]
-    if matrix and len(dims) == 1:
-        dims *= 3
-    return tuple(dims)
+def size_key(text: str, dims: int = 1) -> tuple:
+    """A size as written in a query or a case's name -> its numbers; one number for a size of
+    `dims` numbers is a square or a cube (4096 -> (4096, 4096, 4096)), as `layerbench run` reads it."""
+    numbers = [size_value(d) for d in text.split("x")]
+    if len(numbers) == 1:
+        numbers *= dims
+    return tuple(numbers)
 
 
 def case_parts(case: dict) -> tuple[str, str, tuple]:
     workload, label, size = case["name"].split("/")[:3]
-    return workload, label, size_key(size, "x" in size)
+    return workload, label, size_key(size)
 
 
 def layer_matches(want: str, label: str) -> bool:
@@ -220,7 +223,8 @@ def select(data: dict, selector: str) -> list[dict]:
             continue
         if not any(layer_matches(l, label) for l in layers):
             continue
-        if "*" not in sizes and key not in {size_key(s, w == "matmul") for s in sizes}:
+        # The case's own size says how many numbers it has (its workload's size form): no name needed.
+        if "*" not in sizes and key not in {size_key(s, len(key)) for s in sizes}:
             continue
         found.append(case)
     if not found:

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""The figures a closing note or a comparison quotes, from a results file: per layer, GB/s at the
-largest vector size (with the fraction of the copy ceiling), matmul GFLOP/s at the largest size
-(with the fraction of cuBLAS), launch overhead; then every one-time cost, and, given a second
-results file of the same suite run with warm kernel caches, the same costs side by side.
+"""The figures a closing note or a comparison quotes, from a results file: per layer and workload,
+at the workload's largest size, its figure as its descriptor gives it (reports/results.py): GB/s
+with the fraction of the copy ceiling, GFLOP/s with the fraction of cuBLAS, µs per launch; then
+every one-time cost, and, given a second results file of the same suite run with warm kernel
+caches, the same costs side by side.
 
   scripts/layer-figures.py RESULTS.json [CACHED.json]
 
@@ -19,6 +20,8 @@ _spec = importlib.util.spec_from_file_location("doc_figures", Path(__file__).wit
 figures = importlib.util.module_from_spec(_spec)
 sys.modules["doc_figures"] = figures  # its dataclasses look their module up
 _spec.loader.exec_module(figures)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from reports import results as results_mod  # noqa: E402  (no matplotlib: results.py needs none)
 
 
 def load(path):
@@ -28,22 +31,19 @@ def load(path):
     return data["context"], cases
 
 
-def largest(cases, workload):
-    sizes = [c["n"] * c.get("m", 1) * c.get("k", 1) for c in cases if c["workload"] == workload]
-    return max(sizes, default=None)
-
-
-def cell(cases, layer, workload, field, fraction=None):
-    size = largest(cases, workload)
-    for c in cases:
-        if c["layer"] == layer and c["workload"] == workload and c["n"] * c.get("m", 1) * c.get("k", 1) == size:
-            if c.get("status") != "ok" or field not in c:
-                return c.get("status", "?")
-            text = {"gbps": figures.fmt_gbps, "gflops": figures.grouped}.get(field, lambda x: figures.sig(x, 3))(c[field])
-            if fraction and isinstance(c.get(fraction), (int, float)):
-                text += f" ({c[fraction]:.2f})"
-            return text
-    return "-"
+def cell(r, layer, workload):
+    """The layer's figure at the workload's largest size, with its fraction of the ceiling."""
+    d = r.descriptor(workload)
+    case = r.find(workload, layer, r.sizes(workload)[-1])
+    if case is None:
+        return "-"
+    c = case.entry
+    if case.status != "ok" or d.figure not in c:
+        return case.status
+    text = {"gbps": figures.fmt_gbps, "gflops": figures.grouped}.get(d.figure, lambda x: figures.sig(x, 3))(c[d.figure])
+    if d.fraction_field and isinstance(c.get(d.fraction_field), (int, float)):
+        text += f" ({c[d.fraction_field]:.2f})"
+    return text
 
 
 def costs(context, cases):
@@ -61,18 +61,18 @@ def main():
     if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
     context, cases = load(sys.argv[1])
+    r = results_mod.load(sys.argv[1])
     device, ceilings = context.get("device") or {}, context.get("ceilings") or {}
     print(f"{device.get('name', 'no GPU')}: copy {figures.fmt_gbps(ceilings.get('copy_gbps', 0))} GB/s, "
           f"cuBLAS SGEMM {figures.grouped(ceilings.get('sgemm_gflops', 0))} GFLOP/s; "
           f"suite {context['layerbench']['suite_wall_s']:.1f} s")
     layers = list(dict.fromkeys(c["layer"] for c in cases))
-    columns = [("vector_add", "gbps", "fraction_of_copy"), ("saxpy", "gbps", "fraction_of_copy"),
-               ("reduce", "gbps", "fraction_of_copy"), ("matmul", "gflops", "fraction_of_cublas"),
-               ("launch_async", "us_per_launch", None), ("launch_sync", "us_per_launch", None)]
-    print("| layer | " + " | ".join(w for w, *_ in columns) + " |")
+    # The columns: GB/s workloads, GFLOP/s ones, then launch overhead, each in the order they ran.
+    columns = [w for figure in results_mod.FIGURES for w in r.workloads if r.figure(w) == figure and r.sizes(w)]
+    print("| layer | " + " | ".join(columns) + " |")
     print("|---|" + "---:|" * len(columns))
     for layer in layers:
-        print(f"| {layer} | " + " | ".join(cell(cases, layer, *column) for column in columns) + " |")
+        print(f"| {layer} | " + " | ".join(cell(r, layer, w) for w in columns) + " |")
     first = costs(context, cases)
     second = costs(*load(sys.argv[2])) if len(sys.argv) == 3 else {}
     print("\nOne-time costs" + (" (this run | the cached run)" if second else ""))

@@ -1,9 +1,14 @@
 #!/usr/bin/env python3
 """Lines of code per layer and workload, counted from the sources so the docs' tables stay true.
 
-A line counts when it holds code: blank lines and comments (// and /* */) do not. Each layer's
-column counts variants/<layer>/<workload>.*; the "layer support" row counts the layer's other
-files (its context, buffers, compiler, registration), which every workload of that layer shares.
+A line counts when it holds code: blank lines and comments (// and /* */) do not. The rows are
+the workloads' folders (workloads/<workload>/), in the order the registry ranks them
+(LB_REGISTER_WORKLOAD's rank in the folder's sources): no list of names here. Each layer's column
+counts variants/<layer>/<workload>.*; a folder that registers several workloads (workloads/launch:
+launch_async and launch_sync) has them in one file named after it in the C++ layers and one file
+each, <folder>_<name>.py, in the Python layers, which count too. The "layer support" row counts the
+layer's other files (its context, buffers, compiler, registration), which every workload of that
+layer shares.
 
   scripts/loc.py                      print the table (markdown)
   scripts/loc.py --write FILE...      replace the table between <!-- loc:begin --> and <!-- loc:end -->
@@ -15,7 +20,7 @@ import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-WORKLOADS = ["vector_add", "saxpy", "reduce", "matmul", "launch"]
+REGISTERED = re.compile(r"^\s*LB_REGISTER_WORKLOAD\(\s*\w+\s*,\s*(-?\d+)\s*\)", re.M)
 LAYERS = ["cpu", "runtime", "driver", "thrust", "cupy", "cupy-raw", "cuda-bindings", "cuda-core", "numba",
           "numba-vectorize", "pycuda", "cuda-compute", "cython", "vendor"]
 BEGIN, END = "<!-- loc:begin -->", "<!-- loc:end -->"
@@ -29,28 +34,50 @@ def code_lines(path: pathlib.Path) -> int:
     return sum(1 for line in text.splitlines() if re.sub(r"//.*", "", line).strip())
 
 
+def workloads() -> list[str]:
+    """The workloads' folders (workloads/<w>/ with sources), in the registry's order: the lowest rank
+    any of the folder's sources registers (LB_REGISTER_WORKLOAD(Class, rank)); a folder with none
+    last, by name."""
+    ranks = {}
+    for folder in sorted(p for p in (ROOT / "workloads").iterdir() if p.is_dir()):
+        sources = sorted(folder.glob("*.cpp")) + sorted(folder.glob("*.cu"))
+        if not sources:
+            continue
+        found = [int(rank) for f in sources for rank in REGISTERED.findall(f.read_text())]
+        ranks[folder.name] = min(found) if found else float("inf")
+    return sorted(ranks, key=lambda w: (ranks[w], w))
+
+
+def files_of(layer: str, w: str) -> list[pathlib.Path]:
+    """The layer's files of workload folder w: <w>.*, and the Python layers' <w>_<name>.py where the
+    folder registers several workloads."""
+    folder = ROOT / "variants" / layer
+    return sorted(folder.glob(f"{w}.*")) + sorted(folder.glob(f"{w}_*.py"))
+
+
 def table() -> str:
     layers = [l for l in LAYERS if (ROOT / "variants" / l).is_dir()]
+    names = workloads()
     rows = ["| workload | " + " | ".join(f"`{l}`" for l in layers) + " |",
             "|---|" + "---:|" * len(layers)]
-    for w in WORKLOADS:
+    for w in names:
         cells = []
         for l in layers:
-            files = sorted((ROOT / "variants" / l).glob(f"{w}.*"))
-            if w == "launch":  # the Python layers keep launch_async and launch_sync in two files
-                files += sorted((ROOT / "variants" / l).glob("launch_*.py"))
+            files = files_of(l, w)
             cells.append(str(sum(code_lines(f) for f in files)) if files else "–")
-        rows.append(f"| {w} | " + " | ".join(cells) + " |")
+        # A folder of several workloads is named with them: the Python layers' files say which.
+        several = sorted({f.stem for l in layers for f in files_of(l, w) if f.stem != w})
+        label = f"{w} ({' and '.join(several)})" if several else w
+        rows.append(f"| {label} | " + " | ".join(cells) + " |")
     support = []
     for l in layers:
         files = [f for f in (ROOT / "variants" / l).rglob("*")
-                 if f.is_file() and f.suffix in {".h", ".cpp", ".cu", ".py", ".pyx"} and f.stem not in WORKLOADS
-                 and not f.stem.startswith("launch_")]
+                 if f.is_file() and f.suffix in {".h", ".cpp", ".cu", ".py", ".pyx"} and f.stem not in names
+                 and not any(f.stem.startswith(w + "_") for w in names)]
         support.append(str(sum(code_lines(f) for f in files)))
     rows.append("| layer support (shared by its workloads) | " + " | ".join(support) + " |")
-    kernels = sum(code_lines(ROOT / "workloads" / w / "kernels.cu") for w in WORKLOADS)
-    rows[2 + WORKLOADS.index("launch")] = rows[2 + WORKLOADS.index("launch")].replace(
-        "| launch |", "| launch (launch_async and launch_sync) |")
+    kernels = sum(code_lines(ROOT / "workloads" / w / "kernels.cu") for w in names
+                  if (ROOT / "workloads" / w / "kernels.cu").is_file())
     rows.append("")
     common = sum(code_lines(f) for f in sorted((ROOT / "common").glob("*")) if f.suffix in {".h", ".cpp", ".cu"})
     rows.append(f"The kernel text the GPU layers share (workloads/*/kernels.cu) is {kernels} lines, counted in "
@@ -59,7 +86,7 @@ def table() -> str:
                 "directly (the cython layer's support row counts its .pyx and its C++ launchers, not its CMake file). "
                 "The Python layers also share variants/python/lb_*.py "
                 f"({sum(code_lines(f) for f in sorted((ROOT / 'variants' / 'python').glob('lb_*.py')))} lines: the kernel "
-                "text's path and launch shapes, our NVRTC cache, which CUDA libraries a layer loaded, CuPy's stream and copies) and run through the C++ adapter there. "
+                "text's path and launch shapes, the way into the driver layer's kernel cache, what a variant is and receives (lb_variant), which CUDA libraries a layer loaded, CuPy's stream and copies) and run through the C++ adapter there. "
                 "Counted by scripts/loc.py: code lines only, no blanks or comments.")
     return "\n".join(rows)
 

@@ -156,6 +156,8 @@ def select(suites: list[Suite], only: list[str]) -> list[tuple[Suite, list[Mutat
 def size_label(case: dict) -> str:
     if "m" in case and "k" in case:
         return f"{case['m']}x{case['n']}x{case['k']}"
+    if "m" in case:  # a matrix workload (transpose): the record has m and n, no k
+        return f"{case['m']}x{case['n']}"
     return str(case["n"])
 
 

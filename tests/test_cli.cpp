@@ -140,7 +140,7 @@ TEST_F(Cli, CpuRunWritesTheJsonContract) {
   EXPECT_TRUE(ctx.at("layers").at("cpu").at("matmul").is_string());
 
   const auto& benchmarks = j.at("benchmarks");
-  ASSERT_EQ(benchmarks.size(), 4u);  // four workloads, one size, one layer (no launch workloads on cpu)
+  ASSERT_EQ(benchmarks.size(), 5u);  // five workloads, one size, one layer (no launch workloads on cpu)
   for (const char* key : {"gpu_cache_mode", "noise_target", "min_samples", "min_time_s", "max_time_s"})
     EXPECT_TRUE(ctx.at("measurement").contains(key)) << key;
   std::set<std::string> workloads;
@@ -171,26 +171,86 @@ TEST_F(Cli, CpuRunWritesTheJsonContract) {
       EXPECT_EQ(b.at("m"), 1000);
       EXPECT_EQ(b.at("k"), 1000);
     }
+    if (b.at("workload") == "transpose") {  // one number is a square, and a matrix has no k
+      EXPECT_EQ(b.at("m"), 1000);
+      EXPECT_FALSE(b.contains("k"));
+    }
     EXPECT_EQ(b.at("n"), 1000);
   }
-  EXPECT_EQ(workloads.size(), 4u);
+  EXPECT_EQ(workloads.size(), 5u);
   EXPECT_FALSE(fs::exists(out.string() + ".tmp." + std::to_string(getpid())));
 }
 
-TEST_F(Cli, GoogleBenchmarkFlagsPassThrough) {
+// --benchmark_filter selects cases as Google Benchmark's filter does (a regex search of the name), and
+// only those cases run: the others are neither prepared nor recorded, and the run names no more.
+TEST_F(Cli, BenchmarkFilterSelectsTheCasesItFinds) {
   const fs::path out = dir_ / "r.json";
   const Outcome o =
-      run("run --layer cpu --size 100 --min-time 0.01 --benchmark_filter=reduce --out " + out.string());
+      run("run --layer cpu -w vector_add,saxpy,reduce --size 100 --min-time 0.01 --max-time 0.05 "
+          "--benchmark_filter=^red --out " + out.string());
   ASSERT_EQ(o.code, 0) << o.err;
   const auto j = nlohmann::json::parse(slurp(out));
   ASSERT_EQ(j.at("benchmarks").size(), 1u);
-  EXPECT_EQ(j.at("benchmarks")[0].at("workload"), "reduce");
-  // What the library says of its own build, not what we would like it to be: "debug" exactly when
-  // the library printed its debug-build warning.
-  const std::string build = j.at("context").at("library_build_type");
-  EXPECT_TRUE(build == "debug" || build == "release") << build;
-  EXPECT_EQ(build == "debug", (o.out + o.err).find("Library was built as DEBUG") != std::string::npos) << o.out << o.err;
-  EXPECT_EQ(run("run --layer cpu --size 100 --benchmark_nonsense=1 --out " + out.string()).code, 2);
+  const auto& b = j.at("benchmarks")[0];
+  EXPECT_EQ(b.at("workload"), "reduce");
+  EXPECT_EQ(b.at("name"), "reduce/cpu/100/manual_time");
+  EXPECT_EQ(b.at("iterations"), b.at("samples"));  // an iteration is a sample; its time the median
+  EXPECT_DOUBLE_EQ(b.at("real_time").get<double>(), b.at("median_ms").get<double>());
+  EXPECT_EQ(j.at("context").at("workloads").size(), 1u) << j.at("context").at("workloads").dump();
+  EXPECT_FALSE(j.at("context").contains("library_build_type"));  // no longer recorded
+  EXPECT_TRUE(j.at("context").at("num_cpus").is_number());         // Google Benchmark's CPU information
+  EXPECT_NE(o.out.find("1 cases in"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("reduce/cpu/100/manual_time"), std::string::npos) << o.out;  // Google Benchmark's table
+  // A leading '-' keeps the cases it does not find.
+  ASSERT_EQ(run("run --layer cpu -w vector_add,saxpy,reduce --size 100 --min-time 0.01 --max-time 0.05 "
+                "--benchmark_filter=-reduce --out " + out.string()).code, 0);
+  EXPECT_EQ(nlohmann::json::parse(slurp(out)).at("benchmarks").size(), 2u);
+  // One that finds none is bad input.
+  const fs::path none = dir_ / "none.json";
+  expect_usage_error(run("run --layer cpu -w vector_add,saxpy,reduce --size 100 --benchmark_filter=nothing --out " +
+                         none.string()),
+                     "'--benchmark_filter=nothing' matches none of this run's 3 cases "
+                     "(named like vector_add/cpu/100/manual_time)",
+                     none);
+}
+
+// Google Benchmark's other flags mean nothing to a harness that times each case itself: each is
+// refused in one line naming it, and a --benchmark_ word that is none of its flags is an unknown option.
+TEST_F(Cli, BenchmarkFlagsThatNoLongerMeanAnythingAreRefused) {
+  const fs::path out = dir_ / "r.json";
+  for (const char* flag : {"--benchmark_min_time=2", "--benchmark_out=gb.json", "--benchmark_format=json",
+                           "--benchmark_list_tests", "--benchmark_report_aggregates_only=true"}) {
+    const Outcome o = run("run --layer cpu --size 100 " + std::string(flag) + " --out " + out.string());
+    expect_usage_error(o, "'" + std::string(flag) + "' does not apply: layerbench times each case itself", out);
+  }
+  expect_usage_error(run("run --layer cpu --size 100 --benchmark_nonsense=1 --out " + out.string()),
+                     "unknown option '--benchmark_nonsense=1'", out);
+}
+
+// --benchmark_repetitions=N: N entries per case, each its own measurement, then Google Benchmark's
+// aggregates; the summary counts cases, not repetitions.
+TEST_F(Cli, BenchmarkRepetitionsMeasureEachCaseThatManyTimes) {
+  const fs::path out = dir_ / "r.json";
+  const Outcome o = run("run --layer cpu -w vector_add,reduce --size 100 --min-time 0.01 --max-time 0.05 "
+                        "--benchmark_repetitions=3 --out " + out.string());
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("2 cases in"), std::string::npos) << o.out;
+  const auto j = nlohmann::json::parse(slurp(out));
+  const auto& benchmarks = j.at("benchmarks");
+  ASSERT_EQ(benchmarks.size(), 2u * (3 + 4)) << benchmarks.dump();
+  for (int i = 0; i < 3; ++i) {
+    const auto& b = benchmarks[i];
+    EXPECT_EQ(b.at("run_type"), "iteration");
+    EXPECT_EQ(b.at("repetition_index"), i);
+    EXPECT_EQ(b.at("repetitions"), 3);
+    EXPECT_DOUBLE_EQ(b.at("real_time").get<double>(), b.at("median_ms").get<double>());  // its own median
+  }
+  const std::vector<std::string> aggregates = {"mean", "median", "stddev", "cv"};
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(benchmarks[3 + i].at("run_type"), "aggregate");
+    EXPECT_EQ(benchmarks[3 + i].at("aggregate_name"), aggregates[i]);
+  }
+  EXPECT_EQ(benchmarks[7].at("workload"), "reduce");
 }
 
 TEST_F(Cli, WithoutAGpuTheGpuLayersAreSkippedInOneLine) {

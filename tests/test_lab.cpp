@@ -17,7 +17,6 @@
 #include "common/gpu.h"
 #include "lab/feedback.h"
 #include "lab/grading.h"
-#include "lab/lab_command.h"
 #include "lab/lab_kernel.h"
 #include "lab/lab_spec.h"
 #include "lab/sanitize.h"
@@ -83,6 +82,12 @@ TEST_F(Lab, BadSpecsGiveOneLineNamingFileAndField) {
       {{"\"output_starts\": \"poison\"", "\"output_starts\": \"ones\""}, "'output_starts'"},
       {{"\"time_limit_s\": 10", "\"time_limit_s\": \"10\""}, "'time_limit_s'"},
       {{"\"order\": 1,", "\"order\": 1"}, "not valid JSON"},
+      {{"\"grid\": \"cover_n\"", "\"grid\": \"cover_mn\""}, "'launch.grid': cover_mn is for a workload sized MxN or MxNxK; vector_add's size is n"},
+      {{"\"baseline_layer\": \"runtime\"", "\"baseline_layer\": \"warp\""}, "'baseline_layer': no layer named 'warp'"},
+      {{"\"baseline_layer\": \"runtime\"", "\"baseline_layer\": \"cpu\""}, "'baseline_layer': the cpu layer runs on the CPU"},
+      {{"\"baseline_layer\": \"runtime\",", ""}, "'baseline_layer': missing"},
+      {{"{\"fraction_of\": \"runtime\", \"at_least\": 0.85", "{\"fraction_of\": \"driver\", \"at_least\": 0.85"},
+       "'tiers[0].fraction_of': expected the baseline layer 'runtime', got 'driver'"},
   };
   for (const auto& [edit, field] : cases) {
     std::string text = good;
@@ -101,6 +106,59 @@ TEST_F(Lab, BadSpecsGiveOneLineNamingFileAndField) {
       EXPECT_FALSE(has(message, "\n")) << message;
     }
   }
+}
+
+// Any workload whose descriptor names its kernel's parameters can be a lab: the arguments bind by
+// the descriptor (ArgKind, C type), and cover_mn is the grid of a workload sized with rows.
+TEST_F(Lab, AnyWorkloadWithKernelArgumentsCanBeALab) {
+  int labs = 0;
+  for (const Workload* w : all_workloads()) {
+    const WorkloadDescriptor& d = w->descriptor();
+    if (d.kernel_args.empty()) continue;
+    ++labs;
+    nlohmann::json args = nlohmann::json::array();
+    for (const KernelArg& a : d.kernel_args) args.push_back(a.name);
+    const bool rows = d.size_form != SizeForm::kCount;
+    const char* size = d.size_form == SizeForm::kCount ? "257" : d.size_form == SizeForm::kMatrix ? "17x33" : "17x33x65";
+    const nlohmann::json spec_json = {
+        {"title", "t"}, {"order", 1}, {"workload", d.name}, {"student_file", "k.cu"}, {"kernel", "k"},
+        {"signature", "void k()"}, {"arguments", args}, {"output_starts", "poison"},
+        {"launch", {{"block", rows ? nlohmann::json{16, 16} : nlohmann::json{256}}, {"grid", rows ? "cover_mn" : "cover_n"}}},
+        {"check_sizes", {size}}, {"benchmark_sizes", {size}}, {"points", {{"check", 60}, {"performance", 40}}},
+        {"baseline_layer", "runtime"}, {"tiers", {{{"fraction_of", "runtime"}, {"at_least", 0.5}, {"points", 40}}}},
+        {"time_limit_s", 10}};
+    const fs::path file = dir_ / d.name / "lab.json";
+    write(file, spec_json.dump(2));
+    if (!find_variant("runtime", d.name)) {
+      EXPECT_THROW(parse_lab_spec(file), LabSpecError) << d.name << ": no runtime variant to time against";
+      continue;
+    }
+    const LabSpec spec = parse_lab_spec(file);
+    ASSERT_EQ(spec.bound_arguments.size(), d.kernel_args.size()) << d.name;
+    for (std::size_t i = 0; i < d.kernel_args.size(); ++i) {
+      const BoundArgument& b = spec.bound_arguments[i];
+      EXPECT_EQ(b.arg.name, d.kernel_args[i].name);
+      EXPECT_EQ(b.arg.kind, d.kernel_args[i].kind);
+      const std::string& type = d.kernel_args[i].type;
+      const PassedAs expected = type.ends_with("*") ? PassedAs::kPointer
+                                : type == "float"   ? PassedAs::kFloat
+                                : type == "int"     ? PassedAs::kInt
+                                                    : PassedAs::kLongLong;
+      EXPECT_EQ(b.as, expected) << d.name << " " << b.arg.name << " " << type;
+    }
+    EXPECT_EQ(spec.baseline, find_layer("runtime"));
+    // The other grid rule is refused, naming the workload's size form.
+    nlohmann::json other = spec_json;
+    other["launch"]["grid"] = rows ? "cover_n" : "cover_mn";
+    write(file, other.dump(2));
+    try {
+      parse_lab_spec(file);
+      ADD_FAILURE() << d.name << " accepted the other grid rule";
+    } catch (const LabSpecError& e) {
+      EXPECT_TRUE(has(e.what(), "'launch.grid'") && has(e.what(), d.name)) << e.what();
+    }
+  }
+  EXPECT_GE(labs, 4);
 }
 
 // --- list, start ------------------------------------------------------------------------------
@@ -168,7 +226,7 @@ TEST_F(Lab, SyntaxErrorNamesTheStudentsFileAndLine) {
                          "                                          long long n) {\n"
                          "  c[0] = a[0] + b[0]\n"
                          "}\n");
-  const driver::KernelCache no_cache{"", false};
+  constexpr bool no_cache = false;  // compile_student_kernel's use_cache: always NVRTC
   try {
     compile_student_kernel(spec, dir_ / "bad.cu", kHostCheckSm, no_cache);
     ADD_FAILURE() << "compiled";
@@ -199,7 +257,7 @@ TEST_F(Lab, SyntaxErrorNamesTheStudentsFileAndLine) {
 }
 
 TEST(LabCompile, EverySkeletonSolutionAndPlantedFileCompiles) {
-  const driver::KernelCache no_cache{"", false};
+  constexpr bool no_cache = false;  // compile_student_kernel's use_cache: always NVRTC
   for (const LabSpec& spec : all_labs(kLabs)) {
     if (is_python_lab(spec)) continue;  // tests/test_lab_python.cpp
     EXPECT_NO_THROW(compile_student_kernel(spec, spec.dir / spec.student_file, kHostCheckSm, no_cache)) << spec.name;

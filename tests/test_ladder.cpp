@@ -246,7 +246,8 @@ TEST(LadderTable, RungsThenTheVendorLineWithFractionsAndSpeedups) {
   const Layer* runtime = find_layer("runtime");
   const Shape n{1, 1 << 20, 1};  // 4 MiB read
   std::vector<CaseResult> results = {timed({w, runtime, n, rungs[0]}, 0.4), timed({w, runtime, n, rungs[1]}, 0.2)};
-  const nlohmann::json context = {{"ceilings", {{"copy_gbps", 4.0 * (1 << 20) / 0.05e-3 / 1e9}}}};
+  Ceilings context;
+  context.copy = CopyCeiling{.gbps = 4.0 * (1 << 20) / 0.05e-3 / 1e9};
   std::string text = ladder_table(results, context);
   EXPECT_NE(text.find("reduce ladder at 1048576 through runtime"), std::string::npos) << text;
   EXPECT_NE(text.find("01_" + rungs[0]->name), std::string::npos) << text;

@@ -1,8 +1,8 @@
 // The layers that run our kernel text with our launch shapes (driver, and the Python layers
 // cupy-raw, cuda-bindings, cuda-core, pycuda, and cython, which calls the runtime layer's nvcc
 // build of the kernels from Python) agree with the runtime layer on the same inputs: bit for bit for
-// vector_add and saxpy (one operation per element), and within the workload's tolerance for reduce
-// and matmul. Needs a GPU (and, for the Python layers, their packages).
+// vector_add and saxpy (one operation per element) and transpose (no operation), and within the
+// workload's tolerance for reduce and matmul. Needs a GPU (and, for the Python layers, their packages).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -50,7 +50,7 @@ TEST_P(SameKernelText, MatchesRuntime) {
     const Verdict &rv = runtime.verdict, &ov = other.verdict;
     EXPECT_TRUE(rv.passed) << "runtime: " << rv.detail;
     EXPECT_TRUE(ov.passed) << layer << ": " << ov.detail;
-    if (w.name() == "vector_add" || w.name() == "saxpy") {
+    if (w.name() == "vector_add" || w.name() == "saxpy" || w.name() == "transpose") {
       ASSERT_EQ(runtime.result.size(), other.result.size());
       EXPECT_EQ(std::memcmp(runtime.result.data(), other.result.data(), runtime.result.size() * sizeof(float)), 0)
           << "outputs differ in some bit";
@@ -65,7 +65,8 @@ TEST_P(SameKernelText, MatchesRuntime) {
 std::vector<SameText> same_text_pairs() {
   std::vector<SameText> pairs;
   for (const char* layer : {"driver", "cupy-raw", "cuda-bindings", "cuda-core", "pycuda", "cython"})
-    for (const char* workload : {"vector_add", "saxpy", "reduce", "matmul"}) pairs.push_back({layer, workload});
+    for (const char* workload : {"vector_add", "saxpy", "reduce", "matmul", "transpose"})
+      pairs.push_back({layer, workload});
   return pairs;
 }
 

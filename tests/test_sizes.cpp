@@ -119,10 +119,14 @@ TEST(PlanSizes, BadInputIsStillBadInput) {
   const Workload& add = *find_workload("vector_add");
   const Workload& mm = *find_workload("matmul");
   for (const bool named : {false, true})
-    for (const char* bad : {"0", "-5", "abc", "2^64", "1e9", "4x0x4", "2^31x1x1", "1x2"}) {
+    for (const char* bad : {"0", "-5", "abc", "2^64", "1e9", "4x0x4", "2^31x1x1", "1x0", "1x2x3x4"}) {
       EXPECT_THROW(sizes_for(add, {"1000", bad}, named, false, 64 * kGiB), UsageError) << bad;
       EXPECT_THROW(sizes_for(mm, {"1000", bad}, named, false, 64 * kGiB), UsageError) << bad;
     }
+  // An MxN size is transpose's: left out for the others unless they are named, then not theirs.
+  EXPECT_TRUE(sizes_for(add, {"1x2"}, false, false, 64 * kGiB).empty());
+  EXPECT_THROW(sizes_for(add, {"1x2"}, true, false, 64 * kGiB), UsageError);
+  EXPECT_THROW(sizes_for(mm, {"1x2"}, true, false, 64 * kGiB), UsageError);
   EXPECT_THROW(sizes_for(add, {"64x64x64"}, true, true, 64 * kGiB), UsageError);  // named: not its kind
 }
 

@@ -11,11 +11,12 @@
 namespace lb {
 namespace {
 
-TEST(ThrustLayers, BothRegisteredWithAllFourWorkloads) {
+TEST(ThrustLayers, BothRegisteredWithAllFiveWorkloads) {
   for (const char* name : {"thrust", "thrust-omp"}) {
     SCOPED_TRACE(name);
     ASSERT_NE(find_layer(name), nullptr);
-    for (const char* w : {"vector_add", "saxpy", "reduce", "matmul"}) EXPECT_NE(find_variant(name, w), nullptr) << w;
+    for (const char* w : {"vector_add", "saxpy", "reduce", "matmul", "transpose"})
+      EXPECT_NE(find_variant(name, w), nullptr) << w;
   }
   EXPECT_TRUE(find_layer("thrust")->on_gpu);
   EXPECT_FALSE(find_layer("thrust-omp")->on_gpu);

@@ -28,10 +28,11 @@ const Layer& vendor_layer() {
 
 // --- CPU ------------------------------------------------------------------------------------------
 
-TEST(VendorLayer, RegisteredWithTheFourWorkloads) {
+TEST(VendorLayer, RegisteredWithTheFiveWorkloads) {
   ASSERT_NE(find_layer("vendor"), nullptr);
   EXPECT_TRUE(vendor_layer().on_gpu);
-  for (const char* w : {"vector_add", "saxpy", "reduce", "matmul"}) EXPECT_NE(find_variant("vendor", w), nullptr) << w;
+  for (const char* w : {"vector_add", "saxpy", "reduce", "matmul", "transpose"})
+    EXPECT_NE(find_variant("vendor", w), nullptr) << w;
 }
 
 // A library has no empty kernel to launch: the launch workloads are left out, each with a reason
@@ -61,6 +62,7 @@ TEST(VendorLayer, DescribesItsLibrariesWithoutAGpu) {
   EXPECT_FALSE(j.at("cccl_version").get<std::string>().empty()) << j.dump();
   EXPECT_NE(j.at("matmul").get<std::string>().find("CUBLAS_DEFAULT_MATH"), std::string::npos) << j.dump();
   EXPECT_NE(j.at("vector_add").get<std::string>().find("DeviceTransform"), std::string::npos) << j.dump();
+  EXPECT_NE(j.at("transpose").get<std::string>().find("cublasSgeam"), std::string::npos) << j.dump();
 }
 
 TEST(VendorLayer, MatmulMathModeIsPlainFp32) {
@@ -119,6 +121,13 @@ class VendorGpu : public ::testing::Test {
 TEST_F(VendorGpu, MatmulMatchesReferenceOnEdgeSizes) {
   for (const Shape& s : {Shape{1, 1, 1}, Shape{17, 33, 65}, Shape{128, 1, 300}, Shape{1000, 999, 1001}})
     expect_matches_reference("matmul", s);
+}
+
+// cublasSgeam's operand reasoning (row-major through a column-major library) on shapes where rows
+// and columns differ, so that a swapped dimension or leading dimension cannot pass.
+TEST_F(VendorGpu, TransposeMatchesReferenceOnOddShapes) {
+  for (const Shape& s : {Shape{1, 1, 1}, Shape{1, 4097, 1}, Shape{4097, 1, 1}, Shape{33, 65, 1}, Shape{1000, 999, 1}})
+    expect_matches_reference("transpose", s);
 }
 
 TEST_F(VendorGpu, VectorWorkloadsMatchReferenceOnEdgeSizes) {
@@ -189,10 +198,12 @@ TEST_F(VendorGpu, MatmulIsFp32WhereTf32WouldFailTheCheck) {
 // synchronisation while capturing, and captures nothing that goes elsewhere; the replayed graph must
 // give the verified result.
 TEST_F(VendorGpu, RunCapturesIntoAGraph) {
-  for (const char* name : {"vector_add", "saxpy", "reduce", "matmul"}) {
+  for (const char* name : {"vector_add", "saxpy", "reduce", "matmul", "transpose"}) {
     SCOPED_TRACE(name);
     const Workload& w = *find_workload(name);
-    const Shape shape = w.size_form() == SizeForm::kProduct ? Shape{129, 65, 257} : Shape{1, 1000003, 1};
+    const Shape shape = w.size_form() == SizeForm::kProduct  ? Shape{129, 65, 257}
+                        : w.size_form() == SizeForm::kMatrix ? Shape{1000, 999, 1}
+                                                             : Shape{1, 1000003, 1};
     const HostProblem p = w.make_problem(shape, 5);
     auto v = rig_->make(w, shape);
     ASSERT_TRUE(rig_->check(*v, w, p).passed);  // the warm-up: lazy module loading happens here

@@ -232,8 +232,63 @@ std::vector<Mutation> matmul_mutations() {
   };
 }
 
+// transpose: B (n x m) = A^T, checked exactly. The corruptions move, drop or alter elements.
+Result transposed(const HostProblem& p) {
+  const Shape s = p.shape;
+  const float* A = p.inputs[0].data();
+  Result out(s.m * s.n);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t j = 0; j < s.n; ++j)
+    for (std::int64_t i = 0; i < s.m; ++i) out[j * s.m + i] = A[i * s.n + j];
+  return out;
+}
+
+std::vector<Mutation> transpose_mutations() {
+  static const float nan = kNaN;
+  return {
+      {"zero", "every element 0", [](const HostProblem&, const Result& r) { return Result(r.size(), 0.0f); }},
+      {"unwritten", "nothing written", [](const HostProblem& p, const Result&) { return Result(p.output.begin(), p.output.end()); }},
+      {"one_nan", "one element NaN",
+       [](const HostProblem& p, const Result& r) { return overwrite(p, r, r.size() / 2, 1, &nan); }},
+      {"one_ulp", "one element one ulp up",
+       [](const HostProblem&, const Result& r) {
+         Result out = r;
+         out[r.size() / 2] = std::nextafter(out[r.size() / 2], std::numeric_limits<float>::infinity());
+         return out;
+       }},
+      {"swapped_pair", "two neighbouring elements of B swapped",
+       [](const HostProblem& p, const Result& r) {
+         Result out = r;
+         const std::int64_t size = std::int64_t(r.size());
+         const std::int64_t i = std::int64_t(p.seed % std::uint64_t(size));
+         std::int64_t j = i + 1 < size ? i + 1 : i - 1;
+         // Two equal values (probability 4e-8, transpose.cpp) swap into the same result: take the
+         // next element that differs.
+         for (std::int64_t tries = 0; out[j] == out[i] && tries < size; ++tries) j = (j + 1) % size;
+         std::swap(out[i], out[j]);
+         return out;
+       },
+       [](const Shape& s) { return s.m * s.n > 1; }},
+      {"not_transposed", "A copied as it is (B[i][j] = A's flat element i*m + j)",
+       [](const HostProblem& p, const Result&) { return Result(p.inputs[0].begin(), p.inputs[0].end()); },
+       [](const Shape& s) { return s.m > 1 && s.n > 1; }},  // with one row or column a copy is the transpose
+      {"last_row_unwritten", "B's last row (A's last column: a lost tail of N) unwritten",
+       [](const HostProblem& p, const Result& r) {
+         return overwrite(p, r, (p.shape.n - 1) * p.shape.m, p.shape.m, nullptr);
+       }},
+      {"last_column_unwritten", "B's last column (A's last row: a lost tail of M) unwritten",
+       [](const HostProblem& p, const Result& r) {
+         Result out = r;
+         const std::int64_t m = p.shape.m;
+         for (std::int64_t j = 0; j < p.shape.n; ++j) out[j * m + m - 1] = p.output[j * m + m - 1];
+         return out;
+       }},
+  };
+}
+
 std::vector<Mutation> mutations_of(const std::string& workload) {
   if (workload == "vector_add") return vector_add_mutations();
+  if (workload == "transpose") return transpose_mutations();
   if (workload == "saxpy") return saxpy_mutations();
   if (workload == "reduce") return reduce_mutations();
   return matmul_mutations();
@@ -242,6 +297,7 @@ std::vector<Mutation> mutations_of(const std::string& workload) {
 // The correct result, rounded once from double (matmul: the cpu layer's product).
 Result correct(const HostProblem& p, const std::string& workload) {
   if (workload == "matmul") return CpuMatmul().product(p);
+  if (workload == "transpose") return transposed(p);  // the reference would be 16 bytes an element
   const Reference ref = W(workload).reference(p);
   Result out(ref.expected.size());
   for (std::size_t i = 0; i < out.size(); ++i) out[i] = float(ref.expected[i]);
@@ -266,7 +322,7 @@ bool too_big_for_this_build(const SizeCase& c) {
 
 std::vector<SizeCase> all_sizes() {
   std::vector<SizeCase> cases;
-  for (const char* name : {"vector_add", "saxpy", "reduce", "matmul"}) {
+  for (const char* name : {"vector_add", "saxpy", "reduce", "matmul", "transpose"}) {
     std::vector<Shape> shapes = W(name).default_sizes();
     for (const Shape& s : W(name).edge_sizes())
       if (std::find(shapes.begin(), shapes.end(), s) == shapes.end()) shapes.push_back(s);

@@ -42,13 +42,16 @@ std::vector<float> exact(const HostProblem& p, const std::string& workload) {
       for (std::int64_t j = 0; j < s.n; ++j) out[i * s.n + j] = float(row[j]);
     }
   }
+  if (workload == "transpose")
+    for (std::int64_t i = 0; i < s.m; ++i)
+      for (std::int64_t j = 0; j < s.n; ++j) out[j * s.m + i] = in[0][i * s.n + j];
   return out;
 }
 
 TEST(Registry, HasTheWorkloadsInOrder) {
   std::vector<std::string> names;
   for (const Workload* w : all_workloads()) names.push_back(w->name());
-  EXPECT_EQ(names, (std::vector<std::string>{"vector_add", "saxpy", "reduce", "matmul", "launch_async", "launch_sync"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"vector_add", "saxpy", "reduce", "matmul", "transpose", "launch_async", "launch_sync"}));
   EXPECT_EQ(find_workload("nope"), nullptr);
 }
 
@@ -98,6 +101,8 @@ TEST(Counts, BytesAndFlopsFollowTheDesignTable) {
   EXPECT_EQ(W("reduce").bytes_moved({1, 1000, 1}), 4000);
   EXPECT_EQ(W("matmul").bytes_moved({2, 3, 4}), 4 * (2 * 4 + 4 * 3 + 2 * 3));
   EXPECT_EQ(W("matmul").flops({2, 3, 4}), 2 * 2 * 3 * 4);
+  EXPECT_EQ(W("transpose").bytes_moved({2, 3, 1}), 8 * 2 * 3);
+  EXPECT_EQ(W("transpose").flops({2, 3, 1}), 0);
 }
 
 TEST(HandComputed, VectorAdd) {
@@ -127,6 +132,28 @@ TEST(HandComputed, Matmul) {
   EXPECT_FALSE(wrong.passed);
   EXPECT_NE(wrong.detail.find("element"), std::string::npos) << wrong.detail;
   EXPECT_FALSE(W("matmul").verify(p, std::vector<float>{58, NAN, 139, 154}).passed);
+}
+
+TEST(HandComputed, Transpose) {
+  // [[1 2 3] [4 5 6]]^T = [[1 4] [2 5] [3 6]]
+  HostProblem p{{2, 3, 1}, 0, 0, {{1, 2, 3, 4, 5, 6}}, poisoned(6)};
+  const Workload& t = W("transpose");
+  EXPECT_TRUE(t.verify(p, std::vector<float>{1, 4, 2, 5, 3, 6}).passed);
+  EXPECT_FALSE(t.verify(p, std::vector<float>{1, 2, 3, 4, 5, 6}).passed);  // copied, not transposed
+  // Exact: one ulp off fails, and the detail names B's row and column and A's.
+  const Verdict ulp = t.verify(p, std::vector<float>{1, 4, 2, 5, std::nextafter(3.0f, 4.0f), 6});
+  EXPECT_FALSE(ulp.passed);
+  EXPECT_EQ(ulp.tolerance, 0.0);
+  EXPECT_NE(ulp.detail.find("B row 2, column 0 (A row 0, column 2)"), std::string::npos) << ulp.detail;
+  EXPECT_NE(ulp.detail.find("1 of 6 elements differ"), std::string::npos) << ulp.detail;
+  EXPECT_FALSE(t.verify(p, std::vector<float>{1, 4, 2, NAN, 3, 6}).passed);
+  // A zero in a hand-built A is checked like any other value.
+  HostProblem zero{{1, 2, 1}, 0, 0, {{0, -2}}, poisoned(2)};
+  EXPECT_TRUE(t.verify(zero, std::vector<float>{0, -2}).passed);
+  EXPECT_FALSE(t.verify(zero, std::vector<float>{1e-45f, -2}).passed);
+  const Reference ref = t.reference(p);
+  EXPECT_EQ(ref.expected, (std::vector<double>{1, 4, 2, 5, 3, 6}));
+  EXPECT_EQ(ref.tolerance, 0.0);
 }
 
 struct VerifyCase {
@@ -172,7 +199,8 @@ INSTANTIATE_TEST_SUITE_P(
                       VerifyCase{"reduce", {1, 1, 1}}, VerifyCase{"reduce", {1, 1000003, 1}},
                       VerifyCase{"matmul", {1, 1, 1}}, VerifyCase{"matmul", {17, 33, 65}},
                       // above 2^30 multiply-adds: sampled rows and columns plus the row-sum check
-                      VerifyCase{"matmul", {1030, 1030, 1030}}),
+                      VerifyCase{"matmul", {1030, 1030, 1030}}, VerifyCase{"transpose", {1, 1, 1}},
+                      VerifyCase{"transpose", {33, 65, 1}}, VerifyCase{"transpose", {257, 255, 1}}),
     [](const auto& info) {
       const Shape s = info.param.shape;
       return std::string(info.param.workload) + "_" + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" +

@@ -25,4 +25,8 @@ inline unsigned flat_blocks(long long n) {
 inline unsigned matmul_grid_x(long long n) { return static_cast<unsigned>((n + LB_MM_BN - 1) / LB_MM_BN); }
 inline unsigned matmul_grid_y(long long m) { return static_cast<unsigned>((m + LB_MM_BM - 1) / LB_MM_BM); }
 
+// Tiles of A for transpose: A's columns along x, its rows along y (65535 tiles of LB_TR_TILE rows).
+inline unsigned transpose_grid_x(long long n) { return static_cast<unsigned>((n + LB_TR_TILE - 1) / LB_TR_TILE); }
+inline unsigned transpose_grid_y(long long m) { return static_cast<unsigned>((m + LB_TR_TILE - 1) / LB_TR_TILE); }
+
 }  // namespace lb

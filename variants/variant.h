@@ -103,6 +103,9 @@ struct Layer {
   // as measured (docs/methodology.md, "A layer that changes the context"). Its cases run after
   // every other layer's, so that no other layer's figures carry the change.
   std::string changes_context;
+  // Its variant of a workload is the vendor library's routine (WorkloadDescriptor::vendor): the top
+  // line `layerbench ladder` measures the rungs against, where the layer has that workload.
+  bool ladder_top_line = false;
 };
 
 using VariantFactory = std::function<std::unique_ptr<Variant>()>;

@@ -14,4 +14,10 @@
 #define LB_MM_BN 128
 #define LB_MM_THREADS 128
 
+/* transpose: one LB_TR_TILE x LB_TR_TILE tile of A per block of LB_TR_TILE x LB_TR_ROWS threads,
+   each thread moving LB_TR_TILE / LB_TR_ROWS elements (workloads/transpose/kernels.cu says why this
+   shape). Grid: (ceil(N / TILE), ceil(M / TILE)). Plain numbers: the Python layers read them. */
+#define LB_TR_TILE 64
+#define LB_TR_ROWS 8
+
 #endif

@@ -20,6 +20,10 @@ std::uint64_t case_seed(std::uint64_t run_seed, const Workload& workload, const 
   return mix(run_seed ^ h);
 }
 
+HostProblem draw_problem(const Workload& workload, const Shape& shape, std::uint64_t run_seed) {
+  return workload.make_problem(shape, case_seed(run_seed, workload, shape));
+}
+
 void fill_random(std::span<float> out, std::uint64_t seed, std::uint64_t stream, Draw draw) {
   const std::uint64_t key = mix(seed ^ mix(stream + 0x51ED27u));
   const auto count = static_cast<std::int64_t>(out.size());

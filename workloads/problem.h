@@ -15,6 +15,9 @@ namespace lb {
 // workload's name and the size. The one seeding function: `run`, the labs and the tests draw a
 // case's inputs through it, so a recorded seed reproduces the same inputs everywhere.
 std::uint64_t case_seed(std::uint64_t run_seed, const Workload& workload, const Shape& shape);
+// A case's inputs: the workload's problem at `shape`, drawn from case_seed(run_seed, ...). How `run`,
+// the labs and the tests all make a case's inputs.
+HostProblem draw_problem(const Workload& workload, const Shape& shape, std::uint64_t run_seed);
 
 // What random inputs are drawn from.
 enum class Draw {

@@ -172,8 +172,9 @@ def test_cpu_only_run_with_repetitions(tmp_path: Path):
 def test_older_harness_file_with_later_additions(tmp_path: Path):
     """A results file from the harness before adaptive sampling (no context.measurement, samples
     back to back, no cuBLAS ceiling, no launch workloads) still makes a full report; and what a
-    later harness may add is drawn or listed: launch-overhead cases, a cuBLAS ceiling under its
-    other name, a workload the report does not know."""
+    later harness may add is drawn or listed: launch-overhead cases (a workload the file describes
+    as one: context.workloads, not its name), a cuBLAS ceiling under its other name, a workload the
+    file does not describe (listed, not drawn)."""
     out = tmp_path / "older"
     result = run_cli("report", H200_OLDER, "--out", out)
     assert result.returncode == 0, result.stderr
@@ -184,6 +185,7 @@ def test_older_harness_file_with_later_additions(tmp_path: Path):
 
     data = load_json(H200_OLDER)
     data["context"]["ceilings"]["cublas_sgemm_gflops"] = 51234.5
+    data["context"]["workloads"] = {"launch_overhead": {"figure": "us_per_launch", "summary": "n empty launches"}}
     extra = [case_entry("launch_overhead", layer, 1, ms, rel_stddev=0.05)
              for layer, ms in (("runtime", 0.0021), ("driver", 0.0019), ("thrust", 0.0043))]
     extra.append(case_entry("histogram", "runtime", 4096, 0.5))

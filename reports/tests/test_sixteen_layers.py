@@ -148,7 +148,7 @@ def png_size(path: Path) -> tuple[int, int]:
     return struct.unpack(">II", path.read_bytes()[16:24])
 
 
-@pytest.mark.parametrize("fixture", [H100_16, H200_RUN1, H200_OLDER, CPU_ONLY, NO_GPU],
+@pytest.mark.parametrize("fixture", [H100_16, FIXTURES / "h100_transpose.json", H200_RUN1, H200_OLDER, CPU_ONLY, NO_GPU],
                          ids=lambda p: p.stem)
 def test_no_text_is_cut_off_and_every_plot_fits_one_screen(fixture: Path, tmp_path: Path):
     """Every title, label, tick label, legend and annotation of every figure lies inside the figure

@@ -390,6 +390,7 @@ def _probe(driver: str, report: str) -> None:
 
     mark("import")
     sys.path[:0] = [str(ROOT / "variants" / "python"), str(LAYER_DIR)]
+    from lb_variant import Setup, Size
     import cuda.compute
     import numpy as np
 
@@ -457,8 +458,8 @@ def _probe(driver: str, report: str) -> None:
         mark(f"allocate {current}")
         costs[current], times = [], []
         variants[current] = modules[current].Variant()
-        variants[current].allocate((1, SIZES[current], 1), HANDLE,
-                                   lambda what, ms: (costs[current].append(what), times.append(ms)))
+        variants[current].allocate(Size(1, SIZES[current], 1),
+                                   Setup(HANDLE, lambda what, ms: (costs[current].append(what), times.append(ms))))
         build_ms[current] = times[0]
     out["costs"], out["temp_storage_asked_with"], out["build_ms"] = costs, asked, build_ms
     built = {w: v.transform if hasattr(v, "transform") else v.reducer for w, v in variants.items()}
@@ -469,14 +470,14 @@ def _probe(driver: str, report: str) -> None:
     labels = []
     t0 = time.perf_counter()
     again = modules["vector_add"].Variant()
-    again.allocate((1, 4096, 1), HANDLE, lambda what, ms: labels.append(what))
+    again.allocate(Size(1, 4096, 1), Setup(HANDLE, lambda what, ms: labels.append(what)))
     out["second_vector_add"] = {"labels": labels, "ms": (time.perf_counter() - t0) * 1e3,
                                 "same_object": again.transform is variants["vector_add"].transform}
 
     mark("second saxpy")
     saxpy = variants["saxpy"]
     other = modules["saxpy"].Variant()
-    other.allocate((1, 64, 1), HANDLE, lambda what, ms: None)
+    other.allocate(Size(1, 64, 1), Setup(HANDLE))
     out["saxpy"] = {"stateful": saxpy.op.is_stateful,
                     "state_is_alpha_pointer": saxpy.op.get_state() == struct.pack("P", saxpy.alpha.ptr),
                     "other_state_is_its_alpha_pointer": other.op.get_state() == struct.pack("P", other.alpha.ptr),
@@ -515,6 +516,7 @@ def _gpu_check(report: str) -> None:
     import numpy as np
 
     sys.path[:0] = [str(ROOT / "variants" / "python"), str(LAYER_DIR)]
+    from lb_variant import Problem, Setup, Size
     import cupy as cp
 
     modules = _load_variants()
@@ -535,8 +537,8 @@ def _gpu_check(report: str) -> None:
             inputs, output, expected = [], np.full(1, np.nan, np.float32), np.array([float(n)])
         variant = modules[workload].Variant()
         costs = []
-        variant.allocate((1, n, 1), handle, lambda what, ms: costs.append(what))
-        problem = types.SimpleNamespace(shape=(1, n, 1), alpha=alpha, inputs=inputs, output=output)
+        variant.allocate(Size(1, n, 1), Setup(handle, lambda what, ms: costs.append(what)))
+        problem = Problem(1, n, 1, alpha, inputs, output)
         variant.upload(problem, handle)
         variant.run(handle)
         stream.synchronize()

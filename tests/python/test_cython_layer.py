@@ -13,7 +13,6 @@ import importlib.util
 import os
 import re
 import sys
-import types
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +20,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 LAYER = ROOT / "variants" / "cython"
-WORKLOADS = ["vector_add", "saxpy", "reduce", "matmul", "launch_async", "launch_sync"]
+WORKLOADS = ["vector_add", "saxpy", "reduce", "matmul", "transpose", "launch_async", "launch_sync"]
 
 
 def test_one_variant_file_per_workload():
@@ -32,7 +31,7 @@ def test_the_launchers_include_our_kernels_and_copy_none():
     """The layer's point is wrapping the kernels `runtime` runs: their one text, included, not copied."""
     text = (LAYER / "launchers.cu").read_text()
     assert "__global__" not in text
-    for workload in ("vector_add", "saxpy", "reduce", "matmul"):
+    for workload in ("vector_add", "saxpy", "reduce", "matmul", "transpose"):
         assert f'#include "workloads/{workload}/kernels.cu"' in text
     assert '#include "variants/gpu_launch.h"' in text
     assert "workloads/launch/kernels.cu" in (LAYER / "CMakeLists.txt").read_text()
@@ -62,7 +61,7 @@ def gpu(lb_cython):
 
 
 def test_import_names_every_wrapper(lb_cython):
-    for name in ("DeviceBuffer", "vector_add", "saxpy", "reduce", "matmul", "launch_probe", "stream_synchronize",
+    for name in ("DeviceBuffer", "vector_add", "saxpy", "reduce", "matmul", "transpose", "launch_probe", "stream_synchronize",
                  "reduce_blocks", "runtime_version", "cudart_path"):
         assert hasattr(lb_cython, name), name
 
@@ -93,6 +92,8 @@ def test_wrappers_refuse_buffers_too_small(lb_cython):
         lb_cython.vector_add(empty, empty, empty, 10, 0)
     with pytest.raises(ValueError, match="matmul A"):
         lb_cython.matmul(empty, empty, empty, 2, 2, 2, 0)
+    with pytest.raises(ValueError, match="transpose A: needs 6 floats"):
+        lb_cython.transpose(empty, empty, 2, 3, 0)
     with pytest.raises(ValueError, match="launch_probe: out is empty"):
         lb_cython.launch_probe(empty, 1.0, 0)
     with pytest.raises(ValueError, match="upload: 3 floats into a DeviceBuffer of 0"):
@@ -125,11 +126,13 @@ def variant(workload: str):
 
 def run_variant(workload: str, shape, inputs, output, alpha=0.0):
     """The harness's calls in its order, on the legacy default stream (0): allowed outside the harness."""
+    from lb_variant import Problem, Setup, Size  # variants/python: on the path since the lb_cython fixture
+
     v, costs = variant(workload), []
-    v.allocate(shape, 0, lambda what, ms: costs.append((what, ms)))
+    v.allocate(Size(*shape), Setup(0, lambda what, ms: costs.append((what, ms))))
     for array in (*inputs, output):
         array.setflags(write=False)
-    v.upload(types.SimpleNamespace(shape=shape, alpha=alpha, inputs=list(inputs), output=output), 0)
+    v.upload(Problem(*shape, alpha, list(inputs), output), 0)
     v.run(0)
     out = np.full(output.size, np.nan, np.float32)
     v.download(out, 0)
@@ -168,6 +171,14 @@ def test_matmul_on_the_gpu(lb_cython, gpu):
     _, out = run_variant("matmul", (m, n, k), (a, b), np.full(m * n, np.nan, np.float32))
     expected = (a.astype(np.float64).reshape(m, k) @ b.astype(np.float64).reshape(k, n)).ravel()
     np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-4)
+
+
+def test_transpose_on_the_gpu(lb_cython, gpu):
+    rng = np.random.default_rng(5)
+    for m, n in ((1, 1), (1, 7), (33, 65), (129, 257)):  # partial tiles along both sides
+        a = rng.standard_normal(m * n, np.float32)
+        _, out = run_variant("transpose", (m, n, 1), (a,), np.full(n * m, np.nan, np.float32))
+        assert np.array_equal(out, a.reshape(m, n).T.ravel())  # a copy: bit for bit
 
 
 @pytest.mark.parametrize("workload", ["launch_async", "launch_sync"])

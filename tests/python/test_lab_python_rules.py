@@ -235,26 +235,43 @@ from numba import cuda
 import lb_numba
 lb_numba.stream = lambda handle: cuda.stream()  # the simulator has no external streams
 import lb_lab_python as L
+from lb_variant import Buffer, KernelArg, Problem, Setup, Size, Workload
+
+# The workloads' descriptors (workloads/<w>/<w>.cpp), as python_student_embedded.cpp hands them over.
+DESCRIPTORS = {
+    "vector_add": Workload("vector_add", (Buffer("a", ("n",)), Buffer("b", ("n",))), Buffer("c", ("n",)),
+                           (KernelArg("a", "input", 0), KernelArg("b", "input", 1), KernelArg("c", "output"),
+                            KernelArg("n", "size", dim="n"))),
+    "saxpy": Workload("saxpy", (Buffer("x", ("n",)),), Buffer("y", ("n",)),
+                      (KernelArg("alpha", "scalar"), KernelArg("x", "input", 0), KernelArg("y", "output"),
+                       KernelArg("n", "size", dim="n"))),
+    "reduce": Workload("reduce", (Buffer("x", ("n",)),), Buffer("out", ()),
+                       (KernelArg("x", "input", 0), KernelArg("n", "size", dim="n"), KernelArg("out", "output"))),
+    "matmul": Workload("matmul", (Buffer("A", ("m", "k")), Buffer("B", ("k", "n"))), Buffer("C", ("m", "n")),
+                       (KernelArg("A", "input", 0), KernelArg("B", "input", 1), KernelArg("C", "output"),
+                        KernelArg("M", "size", dim="m"), KernelArg("N", "size", dim="n"),
+                        KernelArg("K", "size", dim="k"))),
+}
 
 def run(path, arguments, workload, block, grid, shape, zero=False, alpha=2.0, poke_guard=False, windows=None):
-    p = L.load(path, "k", arguments, workload, block, grid, False)
+    p = L.load(path, "k", arguments, DESCRIPTORS[workload], block, grid, False, output_starts_zero=zero, sm_count=2)
     v = p.make_variant()
     costs = []
-    v.allocate(shape, 0, lambda what, ms: costs.append(what), zero, 2)
     m, n, k = shape
+    v.allocate(Size(m, n, k), Setup(0, lambda what, ms: costs.append(what)))
     rng = np.random.default_rng(1)
     sizes = {"vector_add": [n, n], "saxpy": [n], "reduce": [n], "matmul": [m * k, k * n]}[workload]
     inputs = [rng.random(s, dtype=np.float32) for s in sizes]
     count = {"matmul": m * n, "reduce": 1}.get(workload, n)
     start = np.full(count, np.nan, np.float32) if workload != "saxpy" else rng.random(n, dtype=np.float32)
-    v.upload(types.SimpleNamespace(shape=shape, alpha=alpha, inputs=inputs, output=start), 0)
+    v.upload(Problem(m, n, k, alpha, inputs, start), 0)
     if windows:  # timing's pools (lab/rotating_inputs.h): longer inputs and output, their own alpha
         slack, offsets, at = windows["slack"], windows["inputs"], windows["output"]
         pools = [rng.random(s + slack, dtype=np.float32) for s in sizes]
         out_pool = (np.full(count + slack, np.nan, np.float32) if workload != "saxpy"
                     else rng.random(count + slack, dtype=np.float32))
         alpha = alpha + 1.0
-        v.upload_pools(types.SimpleNamespace(shape=shape, alpha=alpha, inputs=pools, output=out_pool), 0)
+        v.upload_pools(Problem(m, n, k, alpha, pools, out_pool), 0)
         v.use_windows(offsets, at, 0)
         inputs = [pool[o:o + s] for pool, o, s in zip(pools, offsets, sizes)]
         start = out_pool[at:at + count]

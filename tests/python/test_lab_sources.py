@@ -33,7 +33,7 @@ VOCABULARY = {
     "matmul": {"A": "const float*", "B": "const float*", "C": "float*", "M": "int", "N": "int", "K": "int"},
 }
 FIELDS = ["title", "order", "workload", "student_file", "kernel", "signature", "arguments", "output_starts",
-          "launch", "check_sizes", "benchmark_sizes", "points", "tiers", "time_limit_s"]
+          "launch", "check_sizes", "benchmark_sizes", "points", "baseline_layer", "tiers", "time_limit_s"]
 GRIDS = {"cover_n": 1, "grid_stride": 1, "cover_mn": 2}  # grid rule -> block dimensions it needs
 SIZE_1D = re.compile(r"^(\d+|2\^\d+)$")
 SIZE_MNK = re.compile(r"^\d+x\d+x\d+$")
@@ -130,8 +130,10 @@ def spec_errors(spec: dict) -> list[str]:
         errors.append(f"points {points} must be check + performance = 100")
     tiers = spec["tiers"]
     fractions = [t.get("at_least") for t in tiers]
-    if not tiers or any(t.get("fraction_of") != "runtime" for t in tiers):
-        errors.append("every tier is a fraction_of the runtime layer")
+    if not (isinstance(spec["baseline_layer"], str) and spec["baseline_layer"]):
+        errors.append("baseline_layer names the layer the student's kernel is timed against")
+    if not tiers or any(t.get("fraction_of") != spec["baseline_layer"] for t in tiers):
+        errors.append("every tier is a fraction_of the baseline layer")
     elif not all(isinstance(f, (int, float)) and 0 < f <= 1 for f in fractions) or fractions != sorted(fractions, reverse=True):
         errors.append(f"tier fractions {fractions} must be in (0, 1], best first")
     elif max(t["points"] for t in tiers) != points.get("performance"):
@@ -223,6 +225,8 @@ def test_lab_folder_has_readme_skeleton_solution_and_planted_mistakes(lab):
     (lambda s: s.update(check_sizes=["17x33x65"]), "check_sizes"),
     (lambda s: s.update(points={"check": 60, "performance": 50}), "points"),
     (lambda s: s["tiers"].reverse(), "best first"),
+    (lambda s: s.pop("baseline_layer"), "missing field 'baseline_layer'"),
+    (lambda s: s["tiers"][0].update(fraction_of="driver"), "fraction_of the baseline layer"),
 ])
 def test_the_spec_check_rejects_a_bad_spec(mutate, message):
     spec = copy.deepcopy(load_spec("01-vector-add"))

@@ -13,7 +13,7 @@
 - the numba layer's variants, run whole (allocate, upload, run, download) on Numba's CUDA
   simulator, give results the workloads' own tolerances accept, at the harness's edge sizes (the
   simulator runs the kernels' Python on the CPU, thread by thread; it has no external streams, so
-  those are swapped for its own, and kernel() for the simulator's jit);
+  those are swapped for its own, and jit_kernel() for the simulator's jit);
 - the numba-vectorize layer's variants, with NumPy stand-ins for the ufuncs and @cuda.reduce, pass
   each ufunc as many float32 arrays as its signature has arguments, and upload, call and download
   what the workload needs;
@@ -46,6 +46,7 @@ import _numba_layer  # noqa: E402
 import _numba_vectorize_layer  # noqa: E402
 import lb_numba  # noqa: E402
 import lb_shared  # noqa: E402
+from lb_variant import LayerConfig, Problem, Setup, Size  # noqa: E402
 from numba import cuda  # noqa: E402
 from numba.cuda.core import sigutils  # noqa: E402
 
@@ -78,6 +79,8 @@ def test_numba_kernel_compiles_to_ptx(name: str):
 def test_numba_shared_memory_sizes_follow_launch_config_h():
     assert _numba_layer.BLOCK == lb_shared.BLOCK  # block_sum's shared array holds one float per thread
     assert _numba_layer.TPB ** 2 <= 1024
+    # transpose's tile and block are our kernel's (jit_kernel() refuses to compile otherwise)
+    assert (_numba_layer.TR_TILE, _numba_layer.TR_ROWS) == lb_shared.transpose_block()
 
 
 @pytest.mark.parametrize("name", sorted(_numba_vectorize_layer.SIGNATURES))
@@ -142,6 +145,7 @@ def test_check_args_accepts_what_the_signatures_say():
     _numba_layer.check_args("saxpy", (np.float32(1.5), v, v, 4))
     _numba_layer.check_args("block_sum", (v, 4, v))
     _numba_layer.check_args("matmul", (m, m, m))
+    _numba_layer.check_args("transpose", (np.zeros((2, 3), np.float32), np.zeros((3, 2), np.float32)))
     _numba_layer.check_args("probe", (v, np.float32(1)))
 
 
@@ -151,6 +155,7 @@ def test_check_args_accepts_what_the_signatures_say():
     ("vector_add", (np.zeros(4, np.float64),) * 3 + (4,)),                      # double arrays
     ("matmul", (np.zeros(4, np.float32),) * 3),                                 # 1-D for 2-D
     ("matmul", (np.zeros((2, 2), np.float32).T,) * 3),                          # column-major
+    ("transpose", (np.zeros((2, 3), np.float32).T, np.zeros((2, 3), np.float32))),  # A.T, a view, for A
     ("block_sum", (np.zeros(8, np.float32)[::2], 4, np.zeros(1, np.float32))),  # strided
     ("probe", (np.zeros(1, np.float32),)),                                      # an argument short
 ])
@@ -166,25 +171,27 @@ SIMULATED = [("vector_add", (1, n, 1)) for n in (1, 127, 129, 1000)] + \
             [("reduce", (1, n, 1)) for n in (1, 129, 5000)] + \
             [("launch_async", (1, n, 1)) for n in (1, 2, 17)] + \
             [("launch_sync", (1, n, 1)) for n in (1, 17)] + \
-            [("matmul", s) for s in ((1, 1, 1), (17, 33, 65), (128, 1, 300), (20, 3, 40))]
+            [("matmul", s) for s in ((1, 1, 1), (17, 33, 65), (128, 1, 300), (20, 3, 40))] + \
+            [("transpose", s) for s in ((1, 1, 1), (1, 70, 1), (33, 65, 1), (64, 32, 1))]
 
 
 def make_problem(workload: str, shape, rng):
     """As the workloads make them: inputs in [-1, 1], output poisoned with NaN (saxpy: y's values)."""
     m, n, k = shape
-    sizes = {"vector_add": ([n, n], n), "saxpy": ([n], n), "reduce": ([n], 1), "matmul": ([m * k, k * n], m * n)}
+    sizes = {"vector_add": ([n, n], n), "saxpy": ([n], n), "reduce": ([n], 1), "matmul": ([m * k, k * n], m * n),
+             "transpose": ([m * n], n * m)}
     input_sizes, output_size = sizes.get(workload, ([], 1))
     inputs = [rng.uniform(-1, 1, size).astype(np.float32) for size in input_sizes]
     output = (rng.uniform(-1, 1, n).astype(np.float32) if workload == "saxpy"
               else np.full(output_size, np.nan, np.float32))
     for array in inputs + [output]:
         array.setflags(write=False)  # the harness's views of its inputs are read-only
-    return types.SimpleNamespace(shape=shape, alpha=1.5, inputs=inputs, output=output)
+    return Problem(m, n, k, 1.5, inputs, output)
 
 
 def worst_error(workload: str, problem, got) -> float:
     """max |got - reference| / tolerance, the tolerances of workloads/<w>/<w>.cpp (pass: <= 1)."""
-    m, n, k = problem.shape
+    m, n, k = problem.m, problem.n, problem.k
     x = [a.astype(np.float64) for a in problem.inputs]
     if workload == "vector_add":
         ref, tol = x[0] + x[1], EPS * (abs(x[0]) + abs(x[1]))
@@ -196,6 +203,8 @@ def worst_error(workload: str, problem, got) -> float:
     elif workload == "matmul":
         a, b = x[0].reshape(m, k), x[1].reshape(k, n)
         ref, tol = (a @ b).ravel(), (2 * math.sqrt(k) * EPS * (abs(a) @ abs(b))).ravel()
+    elif workload == "transpose":  # a copy: exact
+        ref, tol = x[0].reshape(m, n).T.ravel(), np.zeros(m * n)
     else:  # launch: exactly the last launch's value
         ref, tol = np.array([float(n)]), np.array([0.0])
     error = np.abs(got.astype(np.float64) - ref)
@@ -209,13 +218,13 @@ def simulate_numba_variants() -> None:
     file, one JSON line each."""
     lb_numba.stream = lambda handle: cuda.stream()  # the simulator has no external streams
     lb_numba.sm_count = lambda: 1  # few blocks: reduce's grid-stride loop takes several turns
-    _numba_layer.kernel = lambda name, cost: cuda.jit(_numba_layer.KERNELS[name])
+    _numba_layer.jit_kernel = lambda name, cost: cuda.jit(_numba_layer.KERNELS[name])
     rng = np.random.default_rng(7)
     for workload, shape in SIMULATED:
         try:
             problem = make_problem(workload, shape, rng)
             variant = load_variant("numba", workload)()
-            variant.allocate(shape, 0, lambda what, ms: None)
+            variant.allocate(Size(*shape), Setup(0, lambda what, ms: None, _numba_layer.Session(LayerConfig("numba"))))
             variant.upload(problem, 0)
             variant.run(0)
             got = np.full(problem.output.size, np.nan, np.float32)
@@ -284,7 +293,7 @@ def fake_device(monkeypatch):
         for a in arrays:
             a[...] = 0
     monkeypatch.setattr(lb_numba, "zero", fake_zero)
-    monkeypatch.setattr(_numba_vectorize_layer, "ufunc", lambda name, cost: FakeUfunc(name, harness_stream))
+    monkeypatch.setattr(_numba_vectorize_layer, "make_ufunc", lambda name, cost: FakeUfunc(name, harness_stream))
 
     def fake_reduce(arr, size=None, res=None, init=0, stream=0):
         assert stream is harness_stream, "@cuda.reduce: not on the harness's stream"
@@ -300,7 +309,8 @@ def fake_device(monkeypatch):
 def test_numba_vectorize_variant_with_numpy_stand_ins(fake_device, workload: str, shape):
     problem = make_problem(workload, shape, np.random.default_rng(3))
     variant = load_variant("numba-vectorize", workload)()
-    variant.allocate(shape, 12345, lambda what, ms: None)
+    session = _numba_vectorize_layer.Session(LayerConfig("numba-vectorize"))
+    variant.allocate(Size(*shape), Setup(12345, lambda what, ms: None, session))
     variant.upload(problem, 12345)
     variant.run(12345)
     got = np.full(problem.output.size, np.nan, np.float32)
@@ -309,8 +319,9 @@ def test_numba_vectorize_variant_with_numpy_stand_ins(fake_device, workload: str
     assert variant.run_waits == (workload == "launch_sync")
 
 
-def test_numba_vectorize_declares_no_matmul():
-    assert not (ROOT / "variants" / "numba-vectorize" / "matmul.py").exists()  # python_layers.cpp says not provided
+@pytest.mark.parametrize("workload", ["matmul", "transpose"])
+def test_numba_vectorize_declares_no(workload: str):
+    assert not (ROOT / "variants" / "numba-vectorize" / f"{workload}.py").exists()  # python_layers.cpp says not provided
 
 
 # --- imports, errors, libraries ---------------------------------------------------------------------

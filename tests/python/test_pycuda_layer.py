@@ -26,7 +26,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 LAYER = ROOT / "variants" / "pycuda"
-WORKLOADS = ["vector_add", "saxpy", "reduce", "matmul", "launch"]
+WORKLOADS = ["vector_add", "saxpy", "reduce", "matmul", "transpose", "launch"]
 
 # The child's prelude: the real driver where there is one, else the toolkit's stub.
 PRELUDE = """
@@ -193,7 +193,7 @@ def declared_launches() -> list[tuple[str, str, list[str], str]]:
 def test_every_kernel_is_prepared_with_its_c_parameter_types():
     calls = declared_launches()
     assert {name for _, name, _, _ in calls} == {
-        "vector_add", "saxpy", "reduce_partial", "reduce_final", "matmul_tiled", "launch_probe"}
+        "vector_add", "saxpy", "reduce_partial", "reduce_final", "matmul_tiled", "transpose", "launch_probe"}
     for workload, name, declared, file in calls:
         expected = [C_TYPES[t] for t in kernel_parameters(workload)[name]]
         assert declared == expected, f"{file}: {name} is prepared as {declared}, its C parameters are {expected}"
@@ -243,5 +243,7 @@ def test_launch_shapes_are_the_runtime_layers():
     assert "lb_shared.flat_blocks(self.n)" in text["vector_add"] and "lb_shared.flat_blocks(self.n)" in text["saxpy"]
     assert "lb_shared.grid_stride_blocks(self.n // 4, sm_count())" in text["reduce"]
     assert "lb_shared.matmul_grid(self.m, self.n)" in text["matmul"] and "lb_shared.MM_THREADS" in text["matmul"]
+    assert "lb_shared.transpose_grid(self.m, self.n)" in text["transpose"]
+    assert "(*lb_shared.transpose_block(), 1)" in text["transpose"]
     for w in ("vector_add", "saxpy", "reduce"):
         assert "(lb_shared.BLOCK, 1, 1)" in text[w]

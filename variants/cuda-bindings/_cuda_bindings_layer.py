@@ -1,11 +1,13 @@
 """What the cuda-bindings layer's variants share: the driver API and NVRTC as cuda.bindings exposes
 them, one thin Python call per C function. Every call returns (status, *results); check() turns a
 failed status into an exception naming the call. The context is the process's primary context,
-current on this thread since the harness created it: no second context is made."""
+current on this thread since the harness created it: no second context is made. The modules this
+layer loads are its session's (Session), unloaded when the harness closes it after the run."""
 import ctypes
 import time
 
 import lb_shared
+import lb_variant
 import numpy as np
 from cuda.bindings import driver, nvrtc
 
@@ -21,9 +23,6 @@ def check(result, call: str = "CUDA call"):
     return values[0] if len(values) == 1 else (values or None)
 
 
-_modules = {}
-
-
 def nvrtc_options(sm: int) -> list[bytes]:
     return [f"--gpu-architecture=sm_{sm}".encode(), b"--std=c++17", f"-I{lb_shared.INCLUDE_DIR}".encode()]
 
@@ -37,34 +36,65 @@ def compile_cubin(workload: str, sm: int) -> bytes:
     name = f"workloads/{workload}/kernels.cu".encode()
     program = check(nvrtc.nvrtcCreateProgram(lb_shared.kernel_source(workload).encode(), name, 0, [], []),
                     "nvrtcCreateProgram")
-    options = nvrtc_options(sm)
-    status, = nvrtc.nvrtcCompileProgram(program, len(options), options)
-    if status != nvrtc.nvrtcResult.NVRTC_SUCCESS:
-        log = b" " * check(nvrtc.nvrtcGetProgramLogSize(program))
-        nvrtc.nvrtcGetProgramLog(program, log)
-        raise RuntimeError(f"NVRTC could not compile {name.decode()}: {log.decode(errors='replace').strip()}")
-    cubin = b" " * check(nvrtc.nvrtcGetCUBINSize(program), "nvrtcGetCUBINSize")
-    check(nvrtc.nvrtcGetCUBIN(program, cubin), "nvrtcGetCUBIN")
-    nvrtc.nvrtcDestroyProgram(program)
+    try:
+        options = nvrtc_options(sm)
+        status, = nvrtc.nvrtcCompileProgram(program, len(options), options)
+        if status != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            log = b" " * check(nvrtc.nvrtcGetProgramLogSize(program), "nvrtcGetProgramLogSize")
+            check(nvrtc.nvrtcGetProgramLog(program, log), "nvrtcGetProgramLog")
+            raise RuntimeError(f"NVRTC could not compile {name.decode()}: {log.decode(errors='replace').strip()}")
+        cubin = b" " * check(nvrtc.nvrtcGetCUBINSize(program), "nvrtcGetCUBINSize")
+        check(nvrtc.nvrtcGetCUBIN(program, cubin), "nvrtcGetCUBIN")
+    except BaseException:
+        nvrtc.nvrtcDestroyProgram(program)  # not checked: the error above is the one to report
+        raise
+    check(nvrtc.nvrtcDestroyProgram(program), "nvrtcDestroyProgram")
     return cubin
 
 
-def kernel(workload: str, name: str, cost):
-    """The function `name` of our kernel text, compiled (or read from our kernel cache) and loaded
-    once per process; the first request reports the compile and the load as one-time costs."""
-    if workload not in _modules:
-        device = check(driver.cuCtxGetDevice(), "cuCtxGetDevice")
-        attribute = driver.CUdevice_attribute
-        major = check(driver.cuDeviceGetAttribute(attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device))
-        minor = check(driver.cuDeviceGetAttribute(attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device))
-        sm = major * 10 + minor
-        cubin, how, ms = lb_shared.cached_cubin(workload, sm, "cuda.bindings.nvrtc " + nvrtc_version(),
-                                                [o.decode() for o in nvrtc_options(sm)], lambda: compile_cubin(workload, sm))
-        t0 = time.perf_counter()
-        _modules[workload] = check(driver.cuModuleLoadData(cubin), "cuModuleLoadData")
-        cost(f"NVRTC {workload} (cuda.bindings.nvrtc, {how})", ms)
-        cost(f"cuModuleLoadData {workload}", (time.perf_counter() - t0) * 1e3)
-    return check(driver.cuModuleGetFunction(_modules[workload], name.encode()), "cuModuleGetFunction")
+def compiler() -> str:
+    """This layer's compiler and its version, for the kernel cache's key."""
+    return "cuda.bindings.nvrtc " + nvrtc_version()
+
+
+def device_sm() -> int:
+    """The compute capability of the device of the current context (the harness's): 90 for 9.0."""
+    device = check(driver.cuCtxGetDevice(), "cuCtxGetDevice")
+    attribute = driver.CUdevice_attribute
+    major = check(driver.cuDeviceGetAttribute(attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device))
+    minor = check(driver.cuDeviceGetAttribute(attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device))
+    return major * 10 + minor
+
+
+class Session(lb_variant.Session):
+    """One run of the layer: the modules it loaded (cuModuleLoadData), one per workload, unloaded
+    by close()."""
+
+    def __init__(self, config: lb_variant.LayerConfig):
+        super().__init__(config)
+        self.modules = {}  # workload -> CUmodule
+
+    def cubin(self, workload: str, sm: int) -> tuple[bytes, str, float]:
+        """Our kernel text's CUBIN for sm_<sm>, from the run's kernel cache or compiled (no GPU needed)."""
+        return lb_shared.cached_cubin(self.kernel_cache, workload, lb_shared.kernel_source(workload),
+                                      [o.decode() for o in nvrtc_options(sm)], sm, compiler(),
+                                      lambda: compile_cubin(workload, sm))
+
+    def kernel(self, workload: str, name: str, cost):
+        """The function `name` of our kernel text, compiled (or read from the kernel cache) and
+        loaded once per session; the first request reports the compile and the load as one-time costs."""
+        if workload not in self.modules:
+            cubin, how, ms = self.cubin(workload, device_sm())
+            t0 = time.perf_counter()
+            self.modules[workload] = check(driver.cuModuleLoadData(cubin), "cuModuleLoadData")
+            cost(f"NVRTC {workload} (cuda.bindings.nvrtc, {how})", ms)
+            cost(f"cuModuleLoadData {workload}", (time.perf_counter() - t0) * 1e3)
+        return check(driver.cuModuleGetFunction(self.modules[workload], name.encode()), "cuModuleGetFunction")
+
+    def close(self) -> None:
+        modules, self.modules = self.modules, {}
+        for module in modules.values():
+            check(driver.cuModuleUnload(module), "cuModuleUnload")
 
 
 def libraries() -> dict:
@@ -98,11 +128,14 @@ class DeviceMemory:
         check(driver.cuStreamSynchronize(stream), "cuStreamSynchronize")
 
 
-def launch(function, grid, block: int, args, stream) -> None:
+def launch(function, grid, block, args, stream) -> None:
     """cuLaunchKernel. `args` is (values, ctypes types): None for a CUdeviceptr, else the exact
-    C type of the kernel's parameter, which nothing checks for you."""
+    C type of the kernel's parameter, which nothing checks for you. `grid` and `block` are a number
+    or an (x, y) tuple."""
     grid_x, grid_y = grid if isinstance(grid, tuple) else (grid, 1)
-    check(driver.cuLaunchKernel(function, grid_x, grid_y, 1, block, 1, 1, 0, stream, args, 0), "cuLaunchKernel")
+    block_x, block_y = block if isinstance(block, tuple) else (block, 1)
+    check(driver.cuLaunchKernel(function, grid_x, grid_y, 1, block_x, block_y, 1, 0, stream, args, 0),
+          "cuLaunchKernel")
 
 
 class Launch:
@@ -112,9 +145,9 @@ class Launch:
     def __init__(self, wait_each_time: bool):
         self.wait_each_time = self.run_waits = wait_each_time
 
-    def allocate(self, shape, stream, cost):
-        self.n = shape[1]
-        self.probe = kernel("launch", "launch_probe", cost)
+    def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
+        self.n = size.n
+        self.probe = setup.session.kernel("launch", "launch_probe", setup.cost)
         self.out = DeviceMemory(1)
 
     def upload(self, problem, stream):

@@ -2,16 +2,17 @@
 import ctypes
 
 import lb_shared
-from _cuda_bindings_layer import DeviceMemory, kernel, launch
+import lb_variant
+from _cuda_bindings_layer import DeviceMemory, launch
 from cuda.bindings import driver
 
 
 class Variant:
     run_waits = False
 
-    def allocate(self, shape, stream, cost):
-        self.m, self.n, self.k = shape
-        self.kernel = kernel("matmul", "matmul_tiled", cost)
+    def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
+        self.m, self.n, self.k = size.m, size.n, size.k
+        self.kernel = setup.session.kernel("matmul", "matmul_tiled", setup.cost)
         self.a, self.b, self.c = (DeviceMemory(self.m * self.k), DeviceMemory(self.k * self.n),
                                   DeviceMemory(self.m * self.n))
 

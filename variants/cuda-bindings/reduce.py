@@ -2,17 +2,18 @@
 import ctypes
 
 import lb_shared
-from _cuda_bindings_layer import DeviceMemory, kernel, launch, sm_count
+import lb_variant
+from _cuda_bindings_layer import DeviceMemory, launch, sm_count
 from cuda.bindings import driver
 
 
 class Variant:
     run_waits = False
 
-    def allocate(self, shape, stream, cost):
-        self.n = shape[1]
-        self.partial = kernel("reduce", "reduce_partial", cost)
-        self.final = kernel("reduce", "reduce_final", cost)
+    def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
+        self.n = size.n
+        self.partial = setup.session.kernel("reduce", "reduce_partial", setup.cost)
+        self.final = setup.session.kernel("reduce", "reduce_final", setup.cost)
         self.blocks = lb_shared.grid_stride_blocks(self.n // 4, sm_count())
         self.x, self.partials, self.sum = DeviceMemory(self.n), DeviceMemory(self.blocks), DeviceMemory(1)
 

@@ -2,16 +2,17 @@
 import ctypes
 
 import lb_shared
-from _cuda_bindings_layer import DeviceMemory, kernel, launch
+import lb_variant
+from _cuda_bindings_layer import DeviceMemory, launch
 from cuda.bindings import driver
 
 
 class Variant:
     run_waits = False
 
-    def allocate(self, shape, stream, cost):
-        self.n = shape[1]
-        self.kernel = kernel("saxpy", "saxpy", cost)
+    def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
+        self.n = size.n
+        self.kernel = setup.session.kernel("saxpy", "saxpy", setup.cost)
         self.x, self.y = (DeviceMemory(self.n) for _ in range(2))
 
     def upload(self, problem, stream):

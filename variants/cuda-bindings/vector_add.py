@@ -4,16 +4,17 @@
 import ctypes
 
 import lb_shared
-from _cuda_bindings_layer import DeviceMemory, kernel, launch
+import lb_variant
+from _cuda_bindings_layer import DeviceMemory, launch
 from cuda.bindings import driver
 
 
 class Variant:
     run_waits = False
 
-    def allocate(self, shape, stream, cost):
-        self.n = shape[1]
-        self.kernel = kernel("vector_add", "vector_add", cost)
+    def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
+        self.n = size.n
+        self.kernel = setup.session.kernel("vector_add", "vector_add", setup.cost)
         self.a, self.b, self.c = (DeviceMemory(self.n) for _ in range(3))
 
     def upload(self, problem, stream):

@@ -33,6 +33,7 @@ import cuda.compute
 import cupy as cp
 import lb_cupy
 import lb_shared
+import lb_variant
 import numpy as np
 
 if not cuda.compute._BINDINGS_AVAILABLE:  # `import cuda.compute` only warns when its C library cannot load
@@ -101,17 +102,17 @@ class Launch:
     def __init__(self, wait_each_time: bool):
         self.wait_each_time = self.run_waits = wait_each_time
 
-    def allocate(self, shape, stream_handle, cost):
-        self.n = shape[1]
-        self.stream = stream(stream_handle)
+    def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
+        self.n = size.n
+        self.stream = stream(setup.stream)
         self.zero, self.out = empty(1), empty(1)
         self.op = wrap_op(OpKind.PLUS)
         # One initial value per launch, made here: run() only passes them. h_init must be an
         # ndarray (cuda.compute 1.0.2 takes no NumPy scalar); its bytes are copied into the launch.
         self.values = [np.full(1, i, dtype=np.float32) for i in range(1, self.n + 1)]
-        self.reducer = build(make_reduce_into, "OpKind.PLUS", cost, d_in=self.zero, d_out=self.out, op=self.op,
+        self.reducer = build(make_reduce_into, "OpKind.PLUS", setup.cost, d_in=self.zero, d_out=self.out, op=self.op,
                              h_init=self.values[0])
-        self.temp = temp_storage(self.reducer, cost, d_in=self.zero, d_out=self.out, num_items=1, op=self.op,
+        self.temp = temp_storage(self.reducer, setup.cost, d_in=self.zero, d_out=self.out, num_items=1, op=self.op,
                                  h_init=self.values[0], stream=self.stream)
 
     def upload(self, problem, stream_handle):

@@ -5,6 +5,7 @@
 # allocate(), and pass the same scratch to every run(). CUB's run-to-run deterministic reduce (the
 # default, Determinism.RUN_TO_RUN): a grid of partial sums, then one block adding them, as our two
 # kernels do.
+import lb_variant
 import numpy as np
 from _cuda_compute_layer import build, download, empty, stream, temp_storage, upload, wrap_op
 from cuda.compute import OpKind, make_reduce_into
@@ -13,15 +14,15 @@ from cuda.compute import OpKind, make_reduce_into
 class Variant:
     run_waits = False
 
-    def allocate(self, shape, stream_handle, cost):
-        self.n = shape[1]
-        self.stream = stream(stream_handle)
+    def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
+        self.n = size.n
+        self.stream = stream(setup.stream)
         self.x, self.sum = empty(self.n), empty(1)
         self.h_init = np.zeros(1, dtype=np.float32)
         self.op = wrap_op(OpKind.PLUS)
-        self.reducer = build(make_reduce_into, "OpKind.PLUS", cost, d_in=self.x, d_out=self.sum, op=self.op,
+        self.reducer = build(make_reduce_into, "OpKind.PLUS", setup.cost, d_in=self.x, d_out=self.sum, op=self.op,
                              h_init=self.h_init)
-        self.temp = temp_storage(self.reducer, cost, d_in=self.x, d_out=self.sum, num_items=self.n, op=self.op,
+        self.temp = temp_storage(self.reducer, setup.cost, d_in=self.x, d_out=self.sum, num_items=self.n, op=self.op,
                                  h_init=self.h_init, stream=self.stream)
 
     def upload(self, problem, stream_handle):

@@ -5,6 +5,7 @@
 # stateful operators): cuda.compute rewrites the operator's source to take the array as a parameter
 # (so it must be a `def` in a file, not a lambda), compiles that once, and passes the array's pointer
 # with each call. So alpha lives in a one-element device array, written in upload().
+import lb_variant
 import numpy as np
 from _cuda_compute_layer import build, download, empty, stream, upload, wrap_op
 from cuda.compute import make_binary_transform
@@ -19,12 +20,12 @@ def saxpy_op(alpha):
 class Variant:
     run_waits = False
 
-    def allocate(self, shape, stream_handle, cost):
-        self.n = shape[1]
-        self.stream = stream(stream_handle)
+    def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
+        self.n = size.n
+        self.stream = stream(setup.stream)
         self.x, self.y, self.alpha = empty(self.n), empty(self.n), empty(1)
         self.op = wrap_op(saxpy_op(self.alpha))
-        self.transform = build(make_binary_transform, "saxpy (alpha as state)", cost,
+        self.transform = build(make_binary_transform, "saxpy (alpha as state)", setup.cost,
                                d_in1=self.x, d_in2=self.y, d_out=self.y, op=self.op)
 
     def upload(self, problem, stream_handle):

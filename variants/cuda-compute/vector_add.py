@@ -2,6 +2,7 @@
 # grid: CUB's DeviceTransform picks its kernel (prefetching, vectorized or bulk-copy) and launch
 # shape for this GPU, and `add`, compiled by numba-cuda to LTO-IR, is linked in and inlined.
 # The object form (make_binary_transform) builds once, in allocate(); run() only calls it.
+import lb_variant
 from _cuda_compute_layer import build, download, empty, stream, upload, wrap_op
 from cuda.compute import make_binary_transform
 
@@ -13,12 +14,13 @@ def add(a, b):
 class Variant:
     run_waits = False
 
-    def allocate(self, shape, stream_handle, cost):
-        self.n = shape[1]
-        self.stream = stream(stream_handle)
+    def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
+        self.n = size.n
+        self.stream = stream(setup.stream)
         self.a, self.b, self.c = (empty(self.n) for _ in range(3))
         self.op = wrap_op(add)
-        self.transform = build(make_binary_transform, "add", cost, d_in1=self.a, d_in2=self.b, d_out=self.c, op=self.op)
+        self.transform = build(make_binary_transform, "add", setup.cost, d_in1=self.a, d_in2=self.b, d_out=self.c,
+                               op=self.op)
 
     def upload(self, problem, stream_handle):
         upload(problem.inputs[0], self.a, self.stream)

@@ -5,17 +5,16 @@ exposes the C functions one for one.
 
 The context: Device.set_current() retains the device's *primary* context and makes it current,
 the same context the harness and the C++ layers use, so no second context is made. The stream:
-Stream.from_handle wraps the harness's stream without owning it."""
+Stream.from_handle wraps the harness's stream without owning it. The ObjectCodes this layer
+compiled and loaded are its session's (Session), dropped when the harness closes it after the run."""
 import time
 
 import lb_shared
+import lb_variant
 import numpy as np
 from cuda.core import Buffer, Device, LaunchConfig, ObjectCode, Program, ProgramOptions, Stream, launch
 from cuda.core import __version__ as CUDA_CORE_VERSION
 from cuda.bindings import nvrtc
-
-_objects = {}  # workload -> ObjectCode, compiled (or read from our cache) once per process
-
 
 def device() -> Device:
     """The device of the context current on this thread (the harness's), made current for cuda.core."""
@@ -41,21 +40,40 @@ def compile_cubin(workload: str, sm: int) -> bytes:
     return program.compile("cubin").code
 
 
-def kernel(workload: str, name: str, cost):
-    """The Kernel `name` of our kernel text, compiled by Program or read from our on-disk cache,
-    then loaded; the first request for a workload reports both as one-time costs."""
-    if workload not in _objects:
-        cc = device().compute_capability
-        sm = cc.major * 10 + cc.minor
+def compiler() -> str:
+    """This layer's compiler and its version, for the kernel cache's key."""
+    return f"cuda.core {CUDA_CORE_VERSION}, NVRTC {nvrtc_version()}"
+
+
+class Session(lb_variant.Session):
+    """One run of the layer: the ObjectCode of each workload's kernel text, compiled by Program (or
+    read from the run's kernel cache) and loaded once per session."""
+
+    def __init__(self, config: lb_variant.LayerConfig):
+        super().__init__(config)
+        self.objects = {}  # workload -> ObjectCode
+
+    def cubin(self, workload: str, sm: int) -> tuple[bytes, str, float]:
+        """Our kernel text's CUBIN for sm_<sm>, from the kernel cache or compiled (no GPU needed)."""
         options = [f"{k}={v}" for k, v in program_options(workload, sm).items()]
-        cubin, how, ms = lb_shared.cached_cubin(workload, sm, f"cuda.core {CUDA_CORE_VERSION}, NVRTC {nvrtc_version()}",
-                                                options, lambda: compile_cubin(workload, sm))
-        cost(f"Program.compile {workload} (cuda.core, NVRTC, {how})", ms)
-        t0 = time.perf_counter()
-        _objects[workload] = ObjectCode.from_cubin(cubin, name=workload)
-        _objects[workload].get_kernel(name)  # the module loads here, at the first lookup
-        cost(f"module load {workload}", (time.perf_counter() - t0) * 1e3)
-    return _objects[workload].get_kernel(name)
+        return lb_shared.cached_cubin(self.kernel_cache, workload, lb_shared.kernel_source(workload), options, sm,
+                                      compiler(), lambda: compile_cubin(workload, sm))
+
+    def kernel(self, workload: str, name: str, cost):
+        """The Kernel `name` of our kernel text; the first request for a workload reports the
+        compile (or cache hit) and the module load as one-time costs."""
+        if workload not in self.objects:
+            cc = device().compute_capability
+            cubin, how, ms = self.cubin(workload, cc.major * 10 + cc.minor)
+            cost(f"Program.compile {workload} (cuda.core, NVRTC, {how})", ms)
+            t0 = time.perf_counter()
+            self.objects[workload] = ObjectCode.from_cubin(cubin, name=workload)
+            self.objects[workload].get_kernel(name)  # the module loads here, at the first lookup
+            cost(f"module load {workload}", (time.perf_counter() - t0) * 1e3)
+        return self.objects[workload].get_kernel(name)
+
+    def close(self) -> None:
+        self.objects.clear()  # cuda.core unloads a module when its ObjectCode goes
 
 
 def sm_count() -> int:
@@ -111,10 +129,10 @@ class Launch:
     def __init__(self, wait_each_time: bool):
         self.wait_each_time = self.run_waits = wait_each_time
 
-    def allocate(self, shape, stream_handle, cost):
-        self.n = shape[1]
-        self.stream = stream(stream_handle)
-        self.probe = kernel("launch", "launch_probe", cost)
+    def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
+        self.n = size.n
+        self.stream = stream(setup.stream)
+        self.probe = setup.session.kernel("launch", "launch_probe", setup.cost)
         self.out = allocate(1, self.stream)
         self.config = LaunchConfig(grid=1, block=1)
 

@@ -1,17 +1,18 @@
 # matmul through cuda.core: a 2-D grid is a tuple in LaunchConfig.
 import lb_shared
+import lb_variant
 import numpy as np
-from _cuda_core_layer import allocate, download, kernel, stream, upload
+from _cuda_core_layer import allocate, download, stream, upload
 from cuda.core import LaunchConfig, launch
 
 
 class Variant:
     run_waits = False
 
-    def allocate(self, shape, stream_handle, cost):
-        self.m, self.n, self.k = shape
-        self.stream = stream(stream_handle)
-        self.kernel = kernel("matmul", "matmul_tiled", cost)
+    def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
+        self.m, self.n, self.k = size.m, size.n, size.k
+        self.stream = stream(setup.stream)
+        self.kernel = setup.session.kernel("matmul", "matmul_tiled", setup.cost)
         self.a, self.b, self.c = (allocate(count, self.stream)
                                   for count in (self.m * self.k, self.k * self.n, self.m * self.n))
         self.config = LaunchConfig(grid=lb_shared.matmul_grid(self.m, self.n), block=lb_shared.MM_THREADS)

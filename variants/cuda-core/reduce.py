@@ -1,19 +1,20 @@
 # reduce through cuda.core: two Kernels of one ObjectCode, launched in order on one stream (the
 # stream order is the grid-wide barrier), with the runtime layer's grid.
 import lb_shared
+import lb_variant
 import numpy as np
-from _cuda_core_layer import allocate, download, kernel, sm_count, stream, upload
+from _cuda_core_layer import allocate, download, sm_count, stream, upload
 from cuda.core import LaunchConfig, launch
 
 
 class Variant:
     run_waits = False
 
-    def allocate(self, shape, stream_handle, cost):
-        self.n = shape[1]
-        self.stream = stream(stream_handle)
-        self.partial = kernel("reduce", "reduce_partial", cost)
-        self.final = kernel("reduce", "reduce_final", cost)
+    def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
+        self.n = size.n
+        self.stream = stream(setup.stream)
+        self.partial = setup.session.kernel("reduce", "reduce_partial", setup.cost)
+        self.final = setup.session.kernel("reduce", "reduce_final", setup.cost)
         self.blocks = lb_shared.grid_stride_blocks(self.n // 4, sm_count())
         self.x, self.partials, self.sum = (allocate(count, self.stream) for count in (self.n, self.blocks, 1))
 

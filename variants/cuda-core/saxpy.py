@@ -1,17 +1,18 @@
 # saxpy through cuda.core: alpha goes as np.float32, the kernel's `float alpha`.
 import lb_shared
+import lb_variant
 import numpy as np
-from _cuda_core_layer import allocate, download, kernel, stream, upload
+from _cuda_core_layer import allocate, download, stream, upload
 from cuda.core import LaunchConfig, launch
 
 
 class Variant:
     run_waits = False
 
-    def allocate(self, shape, stream_handle, cost):
-        self.n = shape[1]
-        self.stream = stream(stream_handle)
-        self.kernel = kernel("saxpy", "saxpy", cost)
+    def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
+        self.n = size.n
+        self.stream = stream(setup.stream)
+        self.kernel = setup.session.kernel("saxpy", "saxpy", setup.cost)
         self.x, self.y = (allocate(self.n, self.stream) for _ in range(2))
         self.config = LaunchConfig(grid=lb_shared.flat_blocks(self.n), block=lb_shared.BLOCK)
 

@@ -1,18 +1,18 @@
 # matmul with cp.RawModule: our tiled kernel and its 2-D grid of 128x128 tiles.
 import cupy as cp
 import lb_shared
+import lb_variant
 import numpy as np
-from _cupy_raw_layer import kernel
 from lb_cupy import to_device, to_host, wrap
 
 
 class Variant:
     run_waits = False
 
-    def allocate(self, shape, stream, cost):
-        self.m, self.n, self.k = shape
-        self.stream = wrap(stream)
-        self.kernel = kernel("matmul", "matmul_tiled", cost)
+    def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
+        self.m, self.n, self.k = size.m, size.n, size.k
+        self.stream = wrap(setup.stream)
+        self.kernel = setup.session.kernel("matmul", "matmul_tiled", setup.cost)
         self.a = cp.empty((self.m, self.k), dtype=cp.float32)
         self.b = cp.empty((self.k, self.n), dtype=cp.float32)
         self.c = cp.empty((self.m, self.n), dtype=cp.float32)

@@ -2,19 +2,20 @@
 # stream order is the grid-wide barrier), with the runtime layer's grid.
 import cupy as cp
 import lb_shared
+import lb_variant
 import numpy as np
-from _cupy_raw_layer import kernel, sm_count
+from _cupy_raw_layer import sm_count
 from lb_cupy import to_device, to_host, wrap
 
 
 class Variant:
     run_waits = False
 
-    def allocate(self, shape, stream, cost):
-        self.n = shape[1]
-        self.stream = wrap(stream)
-        self.partial = kernel("reduce", "reduce_partial", cost)
-        self.final = kernel("reduce", "reduce_final", cost)
+    def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
+        self.n = size.n
+        self.stream = wrap(setup.stream)
+        self.partial = setup.session.kernel("reduce", "reduce_partial", setup.cost)
+        self.final = setup.session.kernel("reduce", "reduce_final", setup.cost)
         self.blocks = lb_shared.grid_stride_blocks(self.n // 4, sm_count())
         self.x = cp.empty(self.n, dtype=cp.float32)
         self.partials = cp.empty(self.blocks, dtype=cp.float32)

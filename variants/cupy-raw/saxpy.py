@@ -2,18 +2,18 @@
 # as a double and the kernel would read garbage).
 import cupy as cp
 import lb_shared
+import lb_variant
 import numpy as np
-from _cupy_raw_layer import kernel
 from lb_cupy import to_device, to_host, wrap
 
 
 class Variant:
     run_waits = False
 
-    def allocate(self, shape, stream, cost):
-        self.n = shape[1]
-        self.stream = wrap(stream)
-        self.kernel = kernel("saxpy", "saxpy", cost)
+    def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
+        self.n = size.n
+        self.stream = wrap(setup.stream)
+        self.kernel = setup.session.kernel("saxpy", "saxpy", setup.cost)
         self.x, self.y = (cp.empty(self.n, dtype=cp.float32) for _ in range(2))
 
     def upload(self, problem, stream):

@@ -3,18 +3,18 @@
 # CuPy packs what it is given, so it gets an np.int64.
 import cupy as cp
 import lb_shared
+import lb_variant
 import numpy as np
-from _cupy_raw_layer import kernel
 from lb_cupy import to_device, to_host, wrap
 
 
 class Variant:
     run_waits = False
 
-    def allocate(self, shape, stream, cost):
-        self.n = shape[1]
-        self.stream = wrap(stream)
-        self.kernel = kernel("vector_add", "vector_add", cost)
+    def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
+        self.n = size.n
+        self.stream = wrap(setup.stream)
+        self.kernel = setup.session.kernel("vector_add", "vector_add", setup.cost)
         self.a, self.b, self.c = (cp.empty(self.n, dtype=cp.float32) for _ in range(3))
 
     def upload(self, problem, stream):

@@ -4,17 +4,18 @@
 import os
 
 import cupy as cp
+import lb_variant
 from lb_cupy import to_device, to_host, wrap
 
 
 class Variant:
     run_waits = False
 
-    def allocate(self, shape, stream, cost):
+    def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
         if os.environ.get("CUPY_TF32", "0") != "0":
             raise RuntimeError("CUPY_TF32 is set: cp.matmul would use TF32 tensor cores, not fp32 (unset it)")
-        m, n, k = shape
-        self.stream = wrap(stream)
+        m, n, k = size.m, size.n, size.k
+        self.stream = wrap(setup.stream)
         self.a = cp.empty((m, k), dtype=cp.float32)
         self.b = cp.empty((k, n), dtype=cp.float32)
         self.c = cp.empty((m, n), dtype=cp.float32)

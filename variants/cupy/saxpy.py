@@ -2,6 +2,7 @@
 # arithmetic and the launch around it. y is an output that is also read, so it is updated in place.
 import cupy as cp
 import numpy as np
+import lb_variant
 from lb_cupy import to_device, to_host, wrap
 
 saxpy = cp.ElementwiseKernel("float32 alpha, float32 x", "float32 y", "y = alpha * x + y", "lb_saxpy")
@@ -10,9 +11,9 @@ saxpy = cp.ElementwiseKernel("float32 alpha, float32 x", "float32 y", "y = alpha
 class Variant:
     run_waits = False
 
-    def allocate(self, shape, stream, cost):
-        self.stream = wrap(stream)
-        self.x, self.y = (cp.empty(shape[1], dtype=cp.float32) for _ in range(2))
+    def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
+        self.stream = wrap(setup.stream)
+        self.x, self.y = (cp.empty(size.n, dtype=cp.float32) for _ in range(2))
 
     def upload(self, problem, stream):
         self.alpha = np.float32(problem.alpha)

@@ -2,15 +2,16 @@
 # kernel text, no grid: CuPy generates an elementwise kernel, compiles it with NVRTC on the first
 # call (cached in ~/.cupy/kernel_cache), and sizes the launch itself.
 import cupy as cp
+import lb_variant
 from lb_cupy import to_device, to_host, wrap
 
 
 class Variant:
     run_waits = False
 
-    def allocate(self, shape, stream, cost):
-        self.stream = wrap(stream)
-        self.a, self.b, self.c = (cp.empty(shape[1], dtype=cp.float32) for _ in range(3))
+    def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
+        self.stream = wrap(setup.stream)
+        self.a, self.b, self.c = (cp.empty(size.n, dtype=cp.float32) for _ in range(3))
 
     def upload(self, problem, stream):
         to_device(problem.inputs[0], self.a, self.stream)

@@ -8,6 +8,7 @@ The context: lb_cython calls the process's shared CUDA runtime (libcudart.so, th
 calls), so the device and primary context current on the harness's thread are the ones it uses;
 it creates none. The stream: the harness's cudaStream_t, passed as an int to every call."""
 import lb_cython
+import lb_variant
 
 
 def libraries() -> dict:
@@ -39,8 +40,8 @@ class Launch:
     def __init__(self, wait_each_time: bool):
         self.wait_each_time = self.run_waits = wait_each_time
 
-    def allocate(self, shape, stream, cost):
-        self.n = shape[1]
+    def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
+        self.n = size.n
         self.out = lb_cython.DeviceBuffer(1)
 
     def upload(self, problem, stream):

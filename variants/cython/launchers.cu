@@ -13,6 +13,7 @@
 #include "workloads/matmul/kernels.cu"
 #include "workloads/reduce/kernels.cu"
 #include "workloads/saxpy/kernels.cu"
+#include "workloads/transpose/kernels.cu"
 #include "workloads/vector_add/kernels.cu"
 
 // A <<<>>> launch returns nothing: its error (a bad configuration, no kernel image for this GPU)
@@ -51,6 +52,12 @@ cudaError_t lb_cython_reduce(const float* x, long long n, float* partials, unsig
 cudaError_t lb_cython_matmul(const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t stream) {
   const dim3 grid(lb::matmul_grid_x(n), lb::matmul_grid_y(m));
   matmul_tiled<<<grid, LB_MM_THREADS, 0, stream>>>(a, b, c, m, n, k);
+  return launched();
+}
+
+cudaError_t lb_cython_transpose(const float* a, float* b, int m, int n, cudaStream_t stream) {
+  const dim3 grid(lb::transpose_grid_x(n), lb::transpose_grid_y(m));
+  transpose<<<grid, dim3(LB_TR_TILE, LB_TR_ROWS), 0, stream>>>(a, b, m, n);
   return launched();
 }
 

@@ -22,6 +22,8 @@ cudaError_t lb_cython_saxpy(float alpha, const float* x, float* y, long long n, 
 cudaError_t lb_cython_reduce(const float* x, long long n, float* partials, unsigned blocks, float* sum,
                              cudaStream_t stream);
 cudaError_t lb_cython_matmul(const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t stream);
+// B (n x m) = A (m x n) transposed, one LB_TR_TILE-square tile of A per block.
+cudaError_t lb_cython_transpose(const float* a, float* b, int m, int n, cudaStream_t stream);
 cudaError_t lb_cython_launch_probe(float* out, float value, cudaStream_t stream);
 
 // The file of the CUDA runtime this module's calls go to (dladdr of cudaRuntimeGetVersion): the

@@ -4,7 +4,7 @@ wrapped for Python with Cython, as a project wraps its existing CUDA code.
 
 - DeviceBuffer: cudaMalloc'd floats, cudaFree'd when the object goes; upload()/download() copy
   with cudaMemcpyAsync on the given stream, then wait for that stream.
-- One function per launcher (vector_add, saxpy, reduce, matmul, launch_probe) and
+- One function per launcher (vector_add, saxpy, reduce, matmul, transpose, launch_probe) and
   stream_synchronize: the stream is the harness's cudaStream_t as a Python int.
 - Every CUDA return code is checked: cudaErrorMemoryAllocation raises MemoryError (the harness
   skips the case), any other error RuntimeError naming the call and CUDA's text.
@@ -43,6 +43,7 @@ cdef extern from "variants/cython/launchers.h" nogil:
     cudaError_t lb_cython_reduce(const float* x, long long n, float* partials, unsigned blocks, float* sum,
                                  cudaStream_t stream)
     cudaError_t lb_cython_matmul(const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t stream)
+    cudaError_t lb_cython_transpose(const float* a, float* b, int m, int n, cudaStream_t stream)
     cudaError_t lb_cython_launch_probe(float* out, float value, cudaStream_t stream)
     const char* lb_cython_cudart_path()
 
@@ -156,6 +157,12 @@ def matmul(DeviceBuffer a not None, DeviceBuffer b not None, DeviceBuffer c not 
     """C (m x n) = A (m x k) * B (k x n), row-major, enqueued on `stream`."""
     fits(a, <long long>m * k, "matmul A"); fits(b, <long long>k * n, "matmul B"); fits(c, <long long>m * n, "matmul C")
     check(lb_cython_matmul(a.ptr, b.ptr, c.ptr, m, n, k, as_stream(stream)), "matmul launch")
+
+
+def transpose(DeviceBuffer a not None, DeviceBuffer b not None, int m, int n, uintptr_t stream):
+    """B (n x m) = A (m x n) transposed, row-major, enqueued on `stream`."""
+    fits(a, <long long>m * n, "transpose A"); fits(b, <long long>n * m, "transpose B")
+    check(lb_cython_transpose(a.ptr, b.ptr, m, n, as_stream(stream)), "transpose launch")
 
 
 def launch_probe(DeviceBuffer out not None, float value, uintptr_t stream):

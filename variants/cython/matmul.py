@@ -1,13 +1,14 @@
 # matmul through Cython: the C++ launcher's 2-D grid of 128x128 tiles, as the runtime layer's.
 import lb_cython
+import lb_variant
 from lb_cython import DeviceBuffer
 
 
 class Variant:
     run_waits = False
 
-    def allocate(self, shape, stream, cost):
-        self.m, self.n, self.k = shape
+    def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
+        self.m, self.n, self.k = size.m, size.n, size.k
         self.a, self.b, self.c = (DeviceBuffer(count) for count in (self.m * self.k, self.k * self.n, self.m * self.n))
 
     def upload(self, problem, stream):

@@ -1,14 +1,15 @@
 # reduce through Cython: one wrapper call, two launches in the C++ launcher (reduce_partial, then
 # reduce_final on the same stream), with the runtime layer's grid from the device's SM count.
 import lb_cython
+import lb_variant
 from lb_cython import DeviceBuffer
 
 
 class Variant:
     run_waits = False
 
-    def allocate(self, shape, stream, cost):
-        self.n = shape[1]
+    def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
+        self.n = size.n
         self.blocks = lb_cython.reduce_blocks(self.n)
         self.x, self.partials, self.sum = DeviceBuffer(self.n), DeviceBuffer(self.blocks), DeviceBuffer(1)
 

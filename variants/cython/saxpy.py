@@ -1,13 +1,14 @@
 # saxpy through Cython: y updated in place; alpha crosses as the wrapper's C `float`.
 import lb_cython
+import lb_variant
 from lb_cython import DeviceBuffer
 
 
 class Variant:
     run_waits = False
 
-    def allocate(self, shape, stream, cost):
-        self.n = shape[1]
+    def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
+        self.n = size.n
         self.x, self.y = DeviceBuffer(self.n), DeviceBuffer(self.n)
 
     def upload(self, problem, stream):

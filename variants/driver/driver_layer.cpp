@@ -15,11 +15,6 @@ KernelCache cache_of(const LayerConfig& config) {
           config.kernel_cache_enabled};
 }
 
-std::string unavailable_reason() {
-  if (std::string why = gpu_unavailable_reason(); !why.empty()) return why;  // the same line as the others
-  return api_unavailable_reason();
-}
-
 }  // namespace
 
 struct Session::Module {
@@ -30,23 +25,11 @@ struct Session::Module {
 };
 
 Session::Session(const LayerConfig& config, CostLog& costs) : config_(config) {
-  LB_CU_CHECK(cu().cuDeviceGet(&device_, 0));
-  const auto t0 = std::chrono::steady_clock::now();
-  CUcontext context = nullptr;
-  LB_CU_CHECK(cu().cuDevicePrimaryCtxRetain(&context, device_));
-  LB_CU_CHECK(cu().cuCtxSetCurrent(context));
-  retain_ms_ = ms_since(t0);
-  costs.add("primary context retain (the context already existed)", retain_ms_);
-  int major = 0, minor = 0;
-  LB_CU_CHECK(cu().cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device_));
-  LB_CU_CHECK(cu().cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device_));
-  LB_CU_CHECK(cu().cuDeviceGetAttribute(&sm_count_, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device_));
-  sm_ = major * 10 + minor;
+  costs.add("primary context retain (the context already existed)", context_.retain_ms());
 }
 
 Session::~Session() {
-  modules_.clear();  // unload before the context is released
-  cu().cuDevicePrimaryCtxRelease(device_);
+  modules_.clear();  // unload before the context is released (context_, destroyed after this body)
 }
 
 CUmodule Session::module(const std::string& path, const std::string& label, CostLog& costs) {
@@ -59,7 +42,7 @@ CUmodule Session::module(const std::string& path, const std::string& label, Cost
     for (const auto& [name, given] : config_.kernel_texts)
       if (path == "workloads/" + name + "/kernels.cu") replaced = &given;
     const std::string source = replaced ? replaced->file : path;
-    CompileRequest request{source, replaced ? replaced->text : std::string(embedded_source(path).text), {}, sm_};
+    CompileRequest request{source, replaced ? replaced->text : std::string(embedded_source(path).text), {}, context_.sm()};
     for (const EmbeddedSource& s : embedded_sources())  // every shared header, under its include name
       if (std::string(s.path).ends_with(".h")) request.headers.emplace_back(s.path, s.text);
     const CompiledKernel compiled = compile_cubin(request, cache_of(config_));
@@ -97,8 +80,8 @@ CUfunction Session::rung_kernel(const Rung& rung, CostLog& costs) {
 
 nlohmann::json Session::describe() const {
   nlohmann::json j = {{"kernel_cache", config_.kernel_cache_enabled ? cache_of(config_).dir : "off"},
-                      {"compile_options", nvrtc_options(sm_)},
-                      {"context_retain_ms", retain_ms_},
+                      {"compile_options", nvrtc_options(context_.sm())},
+                      {"context_retain_ms", context_.retain_ms()},
                       {"kernels", kernels_}};
   if (!config_.kernel_texts.empty()) {  // --kernel-text, whether or not a case compiled it
     nlohmann::json replaced = nlohmann::json::object();
@@ -106,30 +89,6 @@ nlohmann::json Session::describe() const {
     j["replaced_kernel_texts"] = replaced;
   }
   return j;
-}
-
-DeviceMemory::DeviceMemory(std::size_t floats) : bytes_(floats * sizeof(float)) {
-  if (bytes_ > 0) LB_CU_CHECK(cu().cuMemAlloc(&ptr_, bytes_));
-}
-DeviceMemory::DeviceMemory(DeviceMemory&& other) noexcept : ptr_(other.ptr_), bytes_(other.bytes_) {
-  other.ptr_ = 0;
-  other.bytes_ = 0;
-}
-DeviceMemory& DeviceMemory::operator=(DeviceMemory&& other) noexcept {
-  std::swap(ptr_, other.ptr_);
-  std::swap(bytes_, other.bytes_);
-  return *this;
-}
-DeviceMemory::~DeviceMemory() {
-  if (ptr_) cu().cuMemFree(ptr_);
-}
-void DeviceMemory::upload(std::span<const float> host, CUstream stream) {
-  LB_CU_CHECK(cu().cuMemcpyHtoDAsync(ptr_, host.data(), host.size_bytes(), stream));
-  LB_CU_CHECK(cu().cuStreamSynchronize(stream));
-}
-void DeviceMemory::download(std::span<float> host, CUstream stream) const {
-  LB_CU_CHECK(cu().cuMemcpyDtoHAsync(host.data(), ptr_, host.size_bytes(), stream));
-  LB_CU_CHECK(cu().cuStreamSynchronize(stream));
 }
 
 void launch(CUfunction kernel, unsigned grid_x, unsigned grid_y, unsigned block, void** args, CUstream stream) {

@@ -11,33 +11,12 @@
 #include <string>
 
 #include "variants/driver/driver_api.h"
+#include "variants/driver/kernel_program.h"  // DeviceMemory, and the interface the labs use
 #include "variants/gpu_launch.h"
 #include "variants/ladder_launch.h"
 #include "variants/variant.h"
 
 namespace lb::driver {
-
-// Device memory from cuMemAlloc, freed by cuMemFree. Move-only.
-class DeviceMemory {
- public:
-  DeviceMemory() = default;
-  explicit DeviceMemory(std::size_t floats);
-  DeviceMemory(DeviceMemory&& other) noexcept;
-  DeviceMemory& operator=(DeviceMemory&& other) noexcept;
-  DeviceMemory(const DeviceMemory&) = delete;
-  DeviceMemory& operator=(const DeviceMemory&) = delete;
-  ~DeviceMemory();
-
-  CUdeviceptr get() const { return ptr_; }
-  // cuMemcpy*Async on `stream`, then cuStreamSynchronize: done (and, for download, the work
-  // enqueued before it too) when they return.
-  void upload(std::span<const float> host, CUstream stream);
-  void download(std::span<float> host, CUstream stream) const;
-
- private:
-  CUdeviceptr ptr_ = 0;
-  std::size_t bytes_ = 0;
-};
 
 // What the layer keeps for one run: device 0's primary context, retained (the context the runtime
 // API and the harness use too), and the modules NVRTC built, one per workload, loaded on first use.
@@ -53,8 +32,8 @@ class Session final : public LayerSession {
   // The kernel of a ladder rung: its own file (workloads/<workload>/ladder/NN_name.cu, embedded),
   // compiled and loaded the same way, as a module of its own, on the first request.
   CUfunction rung_kernel(const Rung& rung, CostLog& costs);
-  int sm_count() const { return sm_count_; }
-  int sm() const { return sm_; }  // compute capability as 90 for 9.0: what NVRTC targets
+  int sm_count() const { return context_.sm_count(); }
+  int sm() const { return context_.sm(); }  // compute capability as 90 for 9.0: what NVRTC targets
   nlohmann::json describe() const override;
 
  private:
@@ -62,9 +41,7 @@ class Session final : public LayerSession {
   // The module of embedded file `path`, compiled and loaded on first use; `label` names it in the
   // costs and in describe()'s "kernels".
   CUmodule module(const std::string& path, const std::string& label, CostLog& costs);
-  CUdevice device_ = 0;
-  int sm_ = 0, sm_count_ = 0;
-  double retain_ms_ = 0;
+  PrimaryContext context_;  // first: retained before, released after, the modules
   LayerConfig config_;
   std::map<std::string, std::unique_ptr<Module>> modules_;  // by source file
   nlohmann::json kernels_ = nlohmann::json::object();        // what each compile and load did

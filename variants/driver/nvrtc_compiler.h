@@ -1,9 +1,12 @@
-// Run-time compilation with NVRTC, and an on-disk cache of what it produced (as CuPy keeps one).
+// Run-time compilation with NVRTC, through the on-disk cache of what it produced (kernel_cache.h,
+// the cache the Python layers' compiles share).
 #pragma once
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "variants/driver/kernel_cache.h"
 
 namespace lb::driver {
 
@@ -34,20 +37,12 @@ class NvrtcCompileError : public std::runtime_error {
   std::string log_;
 };
 
-// Where compiled kernels are kept. Disabled: every compile runs NVRTC.
-struct KernelCache {
-  std::string dir;
-  bool enabled = true;
-  // $LAYERBENCH_KERNEL_CACHE, else $XDG_CACHE_HOME/layerbench/kernels, else ~/.cache/layerbench/kernels.
-  static std::string default_dir();
-};
-
 std::string nvrtc_version();                  // e.g. "13.0"
 std::vector<std::string> nvrtc_options(int sm);  // what every compile passes to NVRTC
 
-// Compiles to CUBIN for sm_<sm>, or reads it from the cache. The cache key hashes the source text,
-// headers, options, NVRTC version and target. A cache entry that is truncated, corrupt or
-// unreadable is ignored and rewritten. Throws NvrtcCompileError naming the source file and
+// Compiles to CUBIN for sm_<sm>, or reads it from the cache. The cache key (kernel_cache.h) hashes
+// the source text, headers, options, the compiler ("nvrtc <version>") and target. A cache entry
+// that is truncated, corrupt or unreadable is ignored and rewritten. Throws NvrtcCompileError naming the source file and
 // carrying NVRTC's log when compilation fails (std::runtime_error for NVRTC's other failures).
 CompiledKernel compile_cubin(const CompileRequest& request, const KernelCache& cache);
 

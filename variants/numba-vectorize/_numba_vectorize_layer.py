@@ -15,14 +15,16 @@ Compiles: @vectorize with signatures compiles the scalar function at once (to LL
 current device's compute capability: the device is needed), and the kernel around it at the first
 call for each set of argument types. @cuda.reduce compiles its kernel at its first call. Numba's
 on-disk cache covers neither (DeviceVectorize refuses cache=True), so every process compiles them
-again. The ufuncs are made at first use (ufunc()), and every allocate() makes its variant's call
-once, so that no compile, and no first use of a launch configuration, falls in a timed run.
+again. The ufuncs are made at first use in a session (Session.ufunc), and every allocate() makes
+its variant's call once, so that no compile, and no first use of a launch configuration, falls in a
+timed run.
 
 The scalar functions are module-level Python functions, so that tests/python can compile them (as
 CUDA device functions) to PTX without a GPU."""
 import time
 
 import lb_numba
+import lb_variant
 import numpy as np
 from numba import cuda, vectorize
 
@@ -54,17 +56,29 @@ SIGNATURES = {
 # reduce: a whole reduction from a binary function. Making the object compiles nothing.
 sum_reduce = cuda.reduce(add)
 
-_ufuncs = {}  # name -> CUDA ufunc, made once per process
+def make_ufunc(name: str, cost):
+    """The CUDA ufunc `name`, made and its scalar function compiled, reported as a one-time cost."""
+    t0 = time.perf_counter()
+    made = vectorize([SIGNATURES[name]], target="cuda")(SCALAR_FUNCTIONS[name])
+    cost(f"numba @vectorize {name}: compile the scalar function (no disk cache)", (time.perf_counter() - t0) * 1e3)
+    return made
 
 
-def ufunc(name: str, cost):
-    """The CUDA ufunc `name` (made, and its scalar function compiled, at the first request in this
-    process, which reports it as a one-time cost)."""
-    if name not in _ufuncs:
-        t0 = time.perf_counter()
-        _ufuncs[name] = vectorize([SIGNATURES[name]], target="cuda")(SCALAR_FUNCTIONS[name])
-        cost(f"numba @vectorize {name}: compile the scalar function (no disk cache)", (time.perf_counter() - t0) * 1e3)
-    return _ufuncs[name]
+class Session(lb_variant.Session):
+    """One run of the layer: each CUDA ufunc its variants asked for, made once per session
+    (make_ufunc), dropped when the harness closes the session."""
+
+    def __init__(self, config: lb_variant.LayerConfig):
+        super().__init__(config)
+        self.ufuncs = {}  # name -> CUDA ufunc
+
+    def ufunc(self, name: str, cost):
+        if name not in self.ufuncs:
+            self.ufuncs[name] = make_ufunc(name, cost)
+        return self.ufuncs[name]
+
+    def close(self) -> None:
+        self.ufuncs.clear()
 
 
 def _kernels_compiled(numba_callable) -> int | None:
@@ -104,16 +118,16 @@ class Launch:
     def __init__(self, wait_each_time: bool):
         self.wait_each_time = self.run_waits = wait_each_time
 
-    def allocate(self, shape, stream_handle, cost):
-        n = shape[1]
-        self.stream = lb_numba.stream(stream_handle)
-        self.store = ufunc("store", cost)
+    def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
+        n = size.n
+        self.stream = lb_numba.stream(setup.stream)
+        self.store = setup.session.ufunc("store", setup.cost)
         self._values = lb_numba.device_array(n)
         lb_numba.upload(np.arange(1, n + 1, dtype=np.float32), self._values, self.stream)
         self.values = [self._values[i:i + 1] for i in range(n)]  # views: no allocation, no copy
         self.out = lb_numba.device_array(1)
         first_call("@vectorize store", self.store,
-                   lambda: self.store(self.values[0], out=self.out, stream=self.stream), cost)
+                   lambda: self.store(self.values[0], out=self.out, stream=self.stream), setup.cost)
 
     def upload(self, problem, stream_handle):
         lb_numba.upload(problem.output, self.out, self.stream)

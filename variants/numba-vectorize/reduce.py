@@ -6,17 +6,18 @@
 # and drops them; Numba's periodic flush of dropped memory (cuMemFree) waits for the device, and
 # the harness holds the stream while run() enqueues, so run() defers it (lb_numba.deferred_frees).
 import lb_numba
+import lb_variant
 from _numba_vectorize_layer import first_call, sum_reduce
 
 
 class Variant:
     run_waits = False
 
-    def allocate(self, shape, stream_handle, cost):
-        self.stream = lb_numba.stream(stream_handle)
-        self.x, self.sum = lb_numba.device_array(shape[1]), lb_numba.device_array(1)
+    def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
+        self.stream = lb_numba.stream(setup.stream)
+        self.x, self.sum = lb_numba.device_array(size.n), lb_numba.device_array(1)
         lb_numba.zero(self.stream, self.x, self.sum)
-        first_call("@cuda.reduce add", sum_reduce, lambda: self.run(stream_handle), cost)
+        first_call("@cuda.reduce add", sum_reduce, lambda: self.run(setup.stream), setup.cost)
 
     def upload(self, problem, stream_handle):
         lb_numba.upload(problem.inputs[0], self.x, self.stream)

@@ -2,13 +2,14 @@
 written in CUDA C++ (ours, or its library's); in this one the kernels are Python functions, which
 Numba types, lowers to LLVM IR and hands to libNVVM: the only layer whose kernel source is Python.
 They are Numba's kernels, not ports of our kernel text: one float per thread (Numba has no short
-form for our float4 loads), and the tiled matmul of Numba's documentation, not our register-tiled
-one. What they cost against `runtime` is the price of writing kernels in Python.
+form for our float4 loads), the tiled matmul of Numba's documentation, not our register-tiled
+one, and the shared-memory tiled transpose every CUDA course teaches. What they cost against `runtime` is the price of writing kernels in Python.
 
 The kernels are plain functions here. `cuda.jit(signature, cache=True)` turns each into a
-dispatcher at its first use (kernel() below), in a variant's allocate(), because a signature makes
-Numba compile at once and compiling needs the device: importing this module must not touch the GPU
-(tests/python compiles these functions to PTX on a machine without one).
+dispatcher at its first use in a session (jit_kernel() below, called by Session.kernel), in a
+variant's allocate(), because a signature makes Numba compile at once and compiling needs the
+device: importing this module must not touch the GPU (tests/python compiles these functions to PTX
+on a machine without one).
 
 Why explicit signatures (SIGNATURES): a dispatcher given exactly one signature is "specialized":
 it is compiled before the first launch, so no JIT lands in a timed run, and its launch path skips
@@ -20,21 +21,26 @@ allocate(), that what a variant passes is what its kernel was compiled for.
 The cache: cache=True keeps what Numba compiled in its on-disk cache, beside this file
 (variants/numba/__pycache__/, or $NUMBA_CACHE_DIR), keyed by the signature, the device's compute
 capability, the toolkit and numba-cuda versions and this function's bytecode, and invalidated when
-this file changes. Not by the globals a kernel reads from other files: so BLOCK and TPB, which the
-shared-memory arrays are sized with, are numbers in this file, and kernel() checks BLOCK against
-lb_shared's (workloads/launch_config.h). Our --kernel-cache options do not govern it, as they do not
-govern CuPy's."""
+this file changes. Not by the globals a kernel reads from other files: so BLOCK, TPB, TR_TILE and
+TR_ROWS, which the shared-memory arrays and loops are sized with, are numbers in this file, and
+jit_kernel() checks BLOCK, TR_TILE and TR_ROWS against lb_shared's (workloads/launch_config.h's,
+as this build compiled them). Our --kernel-cache options do not govern it, as they do not govern
+CuPy's."""
 import time
 
 import lb_numba
 import lb_shared
+import lb_variant
 import numpy as np
 from numba import cuda
 from numba.cuda.core import sigutils
 from numba.cuda.typing.typeof import Purpose, typeof
 
-BLOCK = 256  # threads per block of the 1-D kernels: lb_shared.BLOCK (checked by kernel())
+BLOCK = 256  # threads per block of the 1-D kernels: lb_shared.BLOCK (checked by jit_kernel())
 TPB = 16     # matmul: TPB x TPB threads per block, each computing one element of C
+TR_TILE = 64  # transpose: a TR_TILE x TR_TILE tile of A per block (lb_shared: LB_TR_TILE)
+TR_ROWS = 8   # ... of TR_TILE x TR_ROWS threads, each copying TR_TILE / TR_ROWS rows (LB_TR_ROWS)
+TR_PITCH = TR_TILE + 1  # the tile's row in shared memory: a global, as a shape must be a constant
 
 
 def vector_add(a, b, c, n):
@@ -107,12 +113,34 @@ def matmul(a, b, c):
         c[row, col] = total
 
 
+def transpose(a, b):
+    """B = A transposed, A row-major M x N, B N x M: each block copies one TR_TILE x TR_TILE tile
+    through shared memory, so that a warp reads a row of A's tile and writes a row of B's, both
+    consecutive floats (coalesced); a thread-per-element B[j, i] = A[i, j] would read or write with a
+    stride of a whole row. The tile is TR_TILE + 1 floats wide: reading it back by columns, a warp's
+    32 floats then sit in 32 different shared-memory banks instead of one. The grid is our kernel's
+    (lb_shared.transpose_grid): x along N, y along M; elements outside A are neither read nor written,
+    and no thread returns early, so all of them reach syncthreads()."""
+    tile = cuda.shared.array((TR_TILE, TR_PITCH), np.float32)
+    m, n = a.shape
+    tx = cuda.threadIdx.x
+    first_row = cuda.blockIdx.y * TR_TILE  # of A's tile; B's tile starts at column first_row
+    first_col = cuda.blockIdx.x * TR_TILE  # of A's tile; B's tile starts at row first_col
+    for j in range(cuda.threadIdx.y, TR_TILE, TR_ROWS):
+        if first_row + j < m and first_col + tx < n:
+            tile[j, tx] = a[first_row + j, first_col + tx]
+    cuda.syncthreads()
+    for j in range(cuda.threadIdx.y, TR_TILE, TR_ROWS):
+        if first_col + j < n and first_row + tx < m:
+            b[first_col + j, first_row + tx] = tile[tx, j]
+
+
 def probe(out, value):
     """launch_async and launch_sync: one thread stores one value."""
     out[0] = value
 
 
-KERNELS = {f.__name__: f for f in (vector_add, saxpy, block_sum, matmul, probe)}
+KERNELS = {f.__name__: f for f in (vector_add, saxpy, block_sum, matmul, transpose, probe)}
 
 # What each kernel is compiled for, and what check_args() holds the variants to. float32[::1] is a
 # C-contiguous 1-D float32 array (a Numba device array from lb_numba.device_array); [:, ::1] a
@@ -123,35 +151,51 @@ SIGNATURES = {
     "saxpy": "void(float32, float32[::1], float32[::1], int64)",
     "block_sum": "void(float32[::1], int64, float32[::1])",
     "matmul": "void(float32[:, ::1], float32[:, ::1], float32[:, ::1])",
+    "transpose": "void(float32[:, ::1], float32[:, ::1])",
     "probe": "void(float32[::1], float32)",
 }
 
-_dispatchers = {}  # name -> specialized dispatcher, compiled (or read from Numba's cache) once per process
-
-
-def kernel(name: str, cost):
-    """The dispatcher of kernel `name`, compiled for its signature and loaded on the device. The
-    first request in a process reports the compile (or the cache hit) and, after a cache hit, the
-    module load, as one-time costs."""
+def jit_kernel(name: str, cost):
+    """The dispatcher of kernel `name`, compiled for its signature (or read from Numba's cache) and
+    loaded on the device, reporting the compile (or the cache hit) and, after a cache hit, the
+    module load, as one-time costs. Session.kernel calls it once per kernel and session."""
     if BLOCK != lb_shared.BLOCK:
         raise RuntimeError(f"_numba_layer.BLOCK is {BLOCK}, workloads/launch_config.h says {lb_shared.BLOCK}")
-    if name not in _dispatchers:
-        t0 = time.perf_counter()
-        dispatcher = cuda.jit(SIGNATURES[name], cache=True)(KERNELS[name])
-        ms = (time.perf_counter() - t0) * 1e3
-        stats = dispatcher.stats
-        hits, misses = sum(stats.cache_hits.values()), sum(stats.cache_misses.values())
-        how = ("compiled, module load included" if misses and not hits else
-               "cache hit" if hits and not misses else "compile or cache load")
-        cost(f"numba.cuda.jit {name} (first use of its signature: {how})", ms)
-        # A compile loads the module on the device itself; a kernel read from the cache is loaded
-        # at its first bind(), here rather than in the first run.
-        t0 = time.perf_counter()
-        dispatcher.compile(SIGNATURES[name]).bind()
-        if not how.startswith("compiled"):
-            cost(f"module load {name} (numba)", (time.perf_counter() - t0) * 1e3)
-        _dispatchers[name] = dispatcher
-    return _dispatchers[name]
+    if name == "transpose" and (TR_TILE, TR_ROWS) != lb_shared.transpose_block():  # only transpose reads them
+        raise RuntimeError(f"_numba_layer.TR_TILE, TR_ROWS are {TR_TILE}, {TR_ROWS}; "
+                           f"workloads/launch_config.h says {lb_shared.transpose_block()}")
+    t0 = time.perf_counter()
+    dispatcher = cuda.jit(SIGNATURES[name], cache=True)(KERNELS[name])
+    ms = (time.perf_counter() - t0) * 1e3
+    stats = dispatcher.stats
+    hits, misses = sum(stats.cache_hits.values()), sum(stats.cache_misses.values())
+    how = ("compiled, module load included" if misses and not hits else
+           "cache hit" if hits and not misses else "compile or cache load")
+    cost(f"numba.cuda.jit {name} (first use of its signature: {how})", ms)
+    # A compile loads the module on the device itself; a kernel read from the cache is loaded
+    # at its first bind(), here rather than in the first run.
+    t0 = time.perf_counter()
+    dispatcher.compile(SIGNATURES[name]).bind()
+    if not how.startswith("compiled"):
+        cost(f"module load {name} (numba)", (time.perf_counter() - t0) * 1e3)
+    return dispatcher
+
+
+class Session(lb_variant.Session):
+    """One run of the layer: the specialized dispatcher of each kernel its variants asked for,
+    made once per session (jit_kernel), dropped when the harness closes the session."""
+
+    def __init__(self, config: lb_variant.LayerConfig):
+        super().__init__(config)
+        self.dispatchers = {}  # name -> specialized dispatcher
+
+    def kernel(self, name: str, cost):
+        if name not in self.dispatchers:
+            self.dispatchers[name] = jit_kernel(name, cost)
+        return self.dispatchers[name]
+
+    def close(self) -> None:
+        self.dispatchers.clear()
 
 
 def check_args(name: str, args: tuple) -> None:
@@ -172,10 +216,10 @@ class Launch:
     def __init__(self, wait_each_time: bool):
         self.wait_each_time = self.run_waits = wait_each_time
 
-    def allocate(self, shape, stream_handle, cost):
-        self.n = shape[1]
-        self.stream = lb_numba.stream(stream_handle)
-        self.probe = kernel("probe", cost)
+    def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
+        self.n = size.n
+        self.stream = lb_numba.stream(setup.stream)
+        self.probe = setup.session.kernel("probe", setup.cost)
         self.out = lb_numba.device_array(1)
         check_args("probe", (self.out, np.float32(self.n)))
 

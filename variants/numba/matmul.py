@@ -2,16 +2,17 @@
 # on 2-D device arrays: the kernel reads M, N and K from the arrays' shapes, so only the arrays
 # are passed. A 2-D grid and block are tuples, x along N (columns of C), y along M.
 import lb_numba
-from _numba_layer import TPB, check_args, kernel
+import lb_variant
+from _numba_layer import TPB, check_args
 
 
 class Variant:
     run_waits = False
 
-    def allocate(self, shape, stream_handle, cost):
-        m, n, k = shape
-        self.stream = lb_numba.stream(stream_handle)
-        self.kernel = kernel("matmul", cost)
+    def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
+        m, n, k = size.m, size.n, size.k
+        self.stream = lb_numba.stream(setup.stream)
+        self.kernel = setup.session.kernel("matmul", setup.cost)
         self.a, self.b, self.c = (lb_numba.device_array(dims) for dims in ((m, k), (k, n), (m, n)))
         self.grid = ((n + TPB - 1) // TPB, (m + TPB - 1) // TPB)
         self.args = (self.a, self.b, self.c)

@@ -4,16 +4,17 @@
 # block, which writes the total. Accumulation is float32, per thread and then as a tree.
 import lb_numba
 import lb_shared
-from _numba_layer import BLOCK, check_args, kernel
+import lb_variant
+from _numba_layer import BLOCK, check_args
 
 
 class Variant:
     run_waits = False
 
-    def allocate(self, shape, stream_handle, cost):
-        n = shape[1]
-        self.stream = lb_numba.stream(stream_handle)
-        self.kernel = kernel("block_sum", cost)
+    def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
+        n = size.n
+        self.stream = lb_numba.stream(setup.stream)
+        self.kernel = setup.session.kernel("block_sum", setup.cost)
         self.blocks = lb_shared.grid_stride_blocks(n, lb_numba.sm_count())
         self.x, self.partials, self.sum = (lb_numba.device_array(count) for count in (n, self.blocks, 1))
         self.over_x = (self.x, n, self.partials)

@@ -3,17 +3,18 @@
 # signature's type without looking at it, so check_args (in upload(), where alpha is known) is
 # what holds the variant to the signature.
 import lb_numba
+import lb_variant
 import numpy as np
-from _numba_layer import BLOCK, check_args, kernel
+from _numba_layer import BLOCK, check_args
 
 
 class Variant:
     run_waits = False
 
-    def allocate(self, shape, stream_handle, cost):
-        self.n = shape[1]
-        self.stream = lb_numba.stream(stream_handle)
-        self.kernel = kernel("saxpy", cost)
+    def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
+        self.n = size.n
+        self.stream = lb_numba.stream(setup.stream)
+        self.kernel = setup.session.kernel("saxpy", setup.cost)
         self.x, self.y = (lb_numba.device_array(self.n) for _ in range(2))
         self.blocks = (self.n + BLOCK - 1) // BLOCK
 

@@ -3,16 +3,17 @@
 # thread; a Numba kernel indexes its float32 arrays one element at a time, and whatever that costs
 # shows here. (A grid-stride loop would change the block count, not the memory traffic.)
 import lb_numba
-from _numba_layer import BLOCK, check_args, kernel
+import lb_variant
+from _numba_layer import BLOCK, check_args
 
 
 class Variant:
     run_waits = False
 
-    def allocate(self, shape, stream_handle, cost):
-        n = shape[1]
-        self.stream = lb_numba.stream(stream_handle)
-        self.kernel = kernel("vector_add", cost)
+    def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
+        n = size.n
+        self.stream = lb_numba.stream(setup.stream)
+        self.kernel = setup.session.kernel("vector_add", setup.cost)
         self.a, self.b, self.c = (lb_numba.device_array(n) for _ in range(3))
         self.blocks = (n + BLOCK - 1) // BLOCK
         self.args = (self.a, self.b, self.c, n)  # a Python int is an int64 to Numba

@@ -32,6 +32,7 @@ import sys
 import time
 
 import lb_shared
+import lb_variant
 import numpy as np
 import pycuda
 import pycuda.compiler
@@ -133,6 +134,12 @@ def nvcc_error(workload: str, error: Exception) -> RuntimeError:
 
 # --- the context ---------------------------------------------------------------------------------
 
+# The primary context's retain is the process's, not a session's: every PyCUDA object (memory, a
+# stream, a module) pushes the context it was made in when it is freed, which Python's garbage
+# collector may do after the session has closed; and PyCUDA releases a primary context by pushing
+# and popping it on its own stack. So it is retained once, at the first use, and never released
+# (the harness's own retain keeps the context alive regardless). What a run makes in it (the stream
+# bridge, the compiled modules) is the session's (Session).
 _context = None  # the primary context, retained once per process and never released
 _rejected = []  # a retained context that was not the current one: kept, as dropping it would pop
 
@@ -215,69 +222,85 @@ class StreamBridge:
         _check(driver.cuEventRecord(self._done, self._ours), "cuEventRecord")
         _check(driver.cuStreamWaitEvent(self._wrap(handle), self._done, 0), "cuStreamWaitEvent")
 
+    def upload(self, host: np.ndarray, memory: cuda.DeviceAllocation, handle: int) -> None:
+        """Host -> device, after the harness's stream's earlier work, done when it returns."""
+        stream = self.enter(handle)
+        if host.nbytes:
+            cuda.memcpy_htod_async(memory, host, stream)
+        stream.synchronize()
 
-_bridge = None
-_modules = {}  # workload -> SourceModule, compiled (or read from PyCUDA's cache) once per process
+    def download(self, memory: cuda.DeviceAllocation, host: np.ndarray, handle: int) -> None:
+        """Device -> host (the harness's buffer), after our work and the harness's stream's."""
+        stream = self.enter(handle)
+        if host.nbytes:
+            cuda.memcpy_dtoh_async(host, memory, stream)
+        stream.synchronize()
+
+    def close(self) -> None:
+        """The two events destroyed; the stream goes with the object (PyCUDA destroys it)."""
+        events, self._ready, self._done = (self._ready, self._done), None, None
+        for event in events:
+            if event is not None:
+                _check(driver.cuEventDestroy(event), "cuEventDestroy")
 
 
-def stream_bridge(cost) -> StreamBridge:
-    """Once per process (call inside pycuda_context()): the stream bridge, and what importing
-    cuda.bindings for it cost where this layer was the first to import it."""
-    global _bridge, _IMPORT_MS
-    if _bridge is None:
-        _bridge = StreamBridge()
-        if _IMPORT_MS is not None:
-            cost("import cuda.bindings.driver (for the stream bridge), once per process", _IMPORT_MS)
-            _IMPORT_MS = None
-    return _bridge
+class Session(lb_variant.Session):
+    """One run of the layer: the stream bridge and each workload's SourceModule, made once per
+    session, released by close() when the harness closes the session after the run."""
 
+    def __init__(self, config: lb_variant.LayerConfig):
+        super().__init__(config)
+        self._bridge = None
+        self.modules = {}  # workload -> SourceModule, compiled (or read from PyCUDA's cache)
 
-def kernel(workload: str, name: str, arg_types: list, cost):
-    """The function `name` of our kernel text, prepared with its exact C argument types ("P" a
-    pointer, np.int64 `long long`, np.int32 `int`, np.float32 `float`). The first request for a
-    workload compiles it with SourceModule (nvcc, or PyCUDA's cache) and loads it: a one-time cost."""
-    if workload not in _modules:
-        nvcc = nvcc_path()
-        if nvcc is None:
-            raise RuntimeError("nvcc not found (PATH, $CUDA_HOME, /usr/local/cuda): PyCUDA's SourceModule runs it")
-        attribute = cuda.device_attribute  # (Device.compute_capability() calls a deprecated driver function)
-        major, minor = (device().get_attribute(a) for a in (attribute.COMPUTE_CAPABILITY_MAJOR,
-                                                             attribute.COMPUTE_CAPABILITY_MINOR))
-        # layerbench's --no-kernel-cache means no compile cache at all: PyCUDA's is turned off too.
-        cache_dir = pycuda_cache_dir() if getattr(lb_shared, "_cache_dir", None) is not None else None
-        if cache_dir:
-            os.makedirs(cache_dir, exist_ok=True)  # PyCUDA makes only its default folder itself
-        options = compile_options(workload, major * 10 + minor, nvcc)
-        try:
-            module, how, ms = watched_compile(
-                lambda: pycuda.compiler.SourceModule(cache_dir=cache_dir or False, **options), cache_dir)
-        except cuda.CompileError as e:
-            raise nvcc_error(workload, e) from None
-        cost(f"SourceModule {workload} (nvcc + PyCUDA's cache, {how}; with the module load)", ms)
-        _modules[workload] = module
-    return _modules[workload].get_function(name).prepare(arg_types)
+    def bridge(self, cost) -> StreamBridge:
+        """The stream bridge (call inside pycuda_context()), and what importing cuda.bindings for it
+        cost where this layer was the first in the process to import it."""
+        global _IMPORT_MS
+        if self._bridge is None:
+            self._bridge = StreamBridge()
+            if _IMPORT_MS is not None:
+                cost("import cuda.bindings.driver (for the stream bridge), once per process", _IMPORT_MS)
+                _IMPORT_MS = None
+        return self._bridge
+
+    def kernel(self, workload: str, name: str, arg_types: list, cost):
+        """The function `name` of our kernel text, prepared with its exact C argument types ("P" a
+        pointer, np.int64 `long long`, np.int32 `int`, np.float32 `float`). The first request for a
+        workload compiles it with SourceModule (nvcc, or PyCUDA's cache) and loads it: a one-time cost."""
+        if workload not in self.modules:
+            nvcc = nvcc_path()
+            if nvcc is None:
+                raise RuntimeError("nvcc not found (PATH, $CUDA_HOME, /usr/local/cuda): PyCUDA's SourceModule runs it")
+            attribute = cuda.device_attribute  # (Device.compute_capability() calls a deprecated driver function)
+            major, minor = (device().get_attribute(a) for a in (attribute.COMPUTE_CAPABILITY_MAJOR,
+                                                                 attribute.COMPUTE_CAPABILITY_MINOR))
+            # layerbench's --no-kernel-cache means no compile cache at all: PyCUDA's is turned off too.
+            cache = self.kernel_cache
+            cache_dir = pycuda_cache_dir() if cache is not None and cache.enabled else None
+            if cache_dir:
+                os.makedirs(cache_dir, exist_ok=True)  # PyCUDA makes only its default folder itself
+            options = compile_options(workload, major * 10 + minor, nvcc)
+            try:
+                module, how, ms = watched_compile(
+                    lambda: pycuda.compiler.SourceModule(cache_dir=cache_dir or False, **options), cache_dir)
+            except cuda.CompileError as e:
+                raise nvcc_error(workload, e) from None
+            cost(f"SourceModule {workload} (nvcc + PyCUDA's cache, {how}; with the module load)", ms)
+            self.modules[workload] = module
+        return self.modules[workload].get_function(name).prepare(arg_types)
+
+    def close(self) -> None:
+        bridge, self._bridge = self._bridge, None
+        self.modules.clear()  # PyCUDA unloads a module when it goes (pushing its context to do so)
+        if bridge is not None:
+            bridge.close()
 
 
 def floats(count: int) -> cuda.DeviceAllocation:
     """cuMemAlloc'd room for `count` floats (call inside pycuda_context()); PyCUDA frees it when the
     object goes."""
     return cuda.mem_alloc(max(count, 1) * 4)
-
-
-def upload(host: np.ndarray, memory: cuda.DeviceAllocation, handle: int) -> None:
-    """Host -> device, after the harness's stream's earlier work, done when it returns."""
-    stream = _bridge.enter(handle)
-    if host.nbytes:
-        cuda.memcpy_htod_async(memory, host, stream)
-    stream.synchronize()
-
-
-def download(memory: cuda.DeviceAllocation, host: np.ndarray, handle: int) -> None:
-    """Device -> host (the harness's buffer), after our work and the harness's stream's."""
-    stream = _bridge.enter(handle)
-    if host.nbytes:
-        cuda.memcpy_dtoh_async(host, memory, stream)
-    stream.synchronize()
 
 
 def libraries() -> dict:
@@ -310,16 +333,16 @@ class Launch:
     def __init__(self, wait_each_time: bool):
         self.wait_each_time = self.run_waits = wait_each_time
 
-    def allocate(self, shape, stream, cost):
-        self.n = shape[1]
+    def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
+        self.n = size.n
         with pycuda_context():
-            self.bridge = stream_bridge(cost)
-            self.probe = kernel("launch", "launch_probe", ["P", np.float32], cost)
+            self.bridge = setup.session.bridge(setup.cost)
+            self.probe = setup.session.kernel("launch", "launch_probe", ["P", np.float32], setup.cost)
             self.out = floats(1)
         self.ptr = int(self.out)
 
     def upload(self, problem, stream):
-        upload(problem.output, self.out, stream)
+        self.bridge.upload(problem.output, self.out, stream)
 
     def run(self, stream):
         s = self.bridge.enter(stream)
@@ -330,4 +353,4 @@ class Launch:
         self.bridge.leave(stream)
 
     def download(self, out, stream):
-        download(self.out, out, stream)
+        self.bridge.download(self.out, out, stream)

@@ -2,26 +2,28 @@
 # declared np.int32, the kernel's `int`: PyCUDA's plain function(...) call refuses a bare Python int
 # outright (it cannot tell its width), so the width is said once, in prepare().
 import lb_shared
+import lb_variant
 import numpy as np
-from _pycuda_layer import download, floats, kernel, pycuda_context, stream_bridge, upload
+from _pycuda_layer import floats, pycuda_context
 
 
 class Variant:
     run_waits = False
 
-    def allocate(self, shape, stream, cost):
-        self.m, self.n, self.k = shape
+    def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
+        self.m, self.n, self.k = size.m, size.n, size.k
         with pycuda_context():
-            self.bridge = stream_bridge(cost)
-            self.kernel = kernel("matmul", "matmul_tiled", ["P", "P", "P", np.int32, np.int32, np.int32], cost)
+            self.bridge = setup.session.bridge(setup.cost)
+            self.kernel = setup.session.kernel("matmul", "matmul_tiled", ["P", "P", "P", np.int32, np.int32, np.int32],
+                                               setup.cost)
             self.a, self.b, self.c = (floats(count) for count in (self.m * self.k, self.k * self.n, self.m * self.n))
         self.args = (int(self.a), int(self.b), int(self.c), np.int32(self.m), np.int32(self.n), np.int32(self.k))
         self.grid, self.block = lb_shared.matmul_grid(self.m, self.n), (lb_shared.MM_THREADS, 1, 1)
 
     def upload(self, problem, stream):
-        upload(problem.inputs[0], self.a, stream)
-        upload(problem.inputs[1], self.b, stream)
-        upload(problem.output, self.c, stream)
+        self.bridge.upload(problem.inputs[0], self.a, stream)
+        self.bridge.upload(problem.inputs[1], self.b, stream)
+        self.bridge.upload(problem.output, self.c, stream)
 
     def run(self, stream):
         s = self.bridge.enter(stream)  # PyCUDA's stream, behind the harness's
@@ -29,4 +31,4 @@ class Variant:
         self.bridge.leave(stream)
 
     def download(self, out, stream):
-        download(self.c, out, stream)
+        self.bridge.download(self.c, out, stream)

@@ -2,19 +2,20 @@
 # lives on the Function object get_function() returns, one per kernel. Launched in order on
 # PyCUDA's stream (the stream order is the grid-wide barrier), with the runtime layer's grid.
 import lb_shared
+import lb_variant
 import numpy as np
-from _pycuda_layer import download, floats, kernel, pycuda_context, sm_count, stream_bridge, upload
+from _pycuda_layer import floats, pycuda_context, sm_count
 
 
 class Variant:
     run_waits = False
 
-    def allocate(self, shape, stream, cost):
-        self.n = shape[1]
+    def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
+        self.n = size.n
         with pycuda_context():
-            self.bridge = stream_bridge(cost)
-            self.partial = kernel("reduce", "reduce_partial", ["P", np.int64, "P"], cost)
-            self.final = kernel("reduce", "reduce_final", ["P", np.int32, "P"], cost)
+            self.bridge = setup.session.bridge(setup.cost)
+            self.partial = setup.session.kernel("reduce", "reduce_partial", ["P", np.int64, "P"], setup.cost)
+            self.final = setup.session.kernel("reduce", "reduce_final", ["P", np.int32, "P"], setup.cost)
             self.blocks = lb_shared.grid_stride_blocks(self.n // 4, sm_count())
             self.x, self.partials, self.sum = floats(self.n), floats(self.blocks), floats(1)
         self.block = (lb_shared.BLOCK, 1, 1)
@@ -22,8 +23,8 @@ class Variant:
         self.final_args = (int(self.partials), np.int32(self.blocks), int(self.sum))
 
     def upload(self, problem, stream):
-        upload(problem.inputs[0], self.x, stream)
-        upload(problem.output, self.sum, stream)
+        self.bridge.upload(problem.inputs[0], self.x, stream)
+        self.bridge.upload(problem.output, self.sum, stream)
 
     def run(self, stream):
         s = self.bridge.enter(stream)
@@ -32,4 +33,4 @@ class Variant:
         self.bridge.leave(stream)
 
     def download(self, out, stream):
-        download(self.sum, out, stream)
+        self.bridge.download(self.sum, out, stream)

@@ -7,6 +7,7 @@ CuPy launches inside goes there, between the harness's events."""
 import os
 
 import cupy as cp
+import lb_variant
 
 # Under compute-sanitizer (which sets this variable in the processes it runs), every array is an
 # allocation of its own and of exactly its size: CuPy's pool carves arrays out of larger blocks,
@@ -39,17 +40,17 @@ class Launch:
     def __init__(self, wait_each_time: bool):
         self.wait_each_time = self.run_waits = wait_each_time
 
-    def prepare(self, cost) -> None:
-        """One-time work before the first launch (a compile); none by default."""
+    def prepare(self, setup: lb_variant.Setup) -> None:
+        """One-time work before the first launch (a compile, with setup.session); none by default."""
 
     def launch_once(self, value: int) -> None:
         raise NotImplementedError
 
-    def allocate(self, shape, stream, cost):
-        self.n = shape[1]
-        self.stream = wrap(stream)
+    def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
+        self.n = size.n
+        self.stream = wrap(setup.stream)
         self.out = cp.empty(1, dtype=cp.float32)
-        self.prepare(cost)
+        self.prepare(setup)
 
     def upload(self, problem, stream):
         to_device(problem.output, self.out, self.stream)

@@ -1,22 +1,51 @@
 """What the Python layers share, as variants/gpu_launch.h is for the C++ ones: where our kernel
 text is, and the launch shapes every layer uses for it, so that a Python layer launches the same
 kernel with the same grid as `runtime` and `driver` and any difference in time is the layer's;
-our on-disk cache of what NVRTC made from that text; and which CUDA libraries a layer loaded.
+the way into the one on-disk cache of compiled kernels (the driver layer's, in C++); and which
+CUDA libraries a layer loaded. What a variant is and receives: lb_variant.
+
+The launch constants and the kernel cache come from C++, through lb_native
+(variants/python/lb_native.cpp): inside layerbench it is a module built into the binary, with the
+constants this build compiled; outside it (tests/python, a variant run by hand) it is the extension
+module the build writes to <build>/python, found through $LB_NATIVE_DIR, $LB_PYTHON_MODULE_DIR or
+<source>/build/python.
 
 The adapter (python_layer.cpp) puts this folder on sys.path."""
 from __future__ import annotations
 
-import hashlib
 import importlib
 import importlib.util
 import os
 import re
-import time
+import sys
 import warnings
 from pathlib import Path
 
 SOURCE_ROOT = Path(__file__).resolve().parents[2]
 INCLUDE_DIR = str(SOURCE_ROOT)  # kernels.cu includes "workloads/launch_config.h"
+
+
+def _import_native():
+    """lb_native: the embedded module inside layerbench (a builtin: found first), else the
+    extension module of a build, from the first of $LB_NATIVE_DIR, $LB_PYTHON_MODULE_DIR and
+    <source>/build/python that has it."""
+    try:
+        return importlib.import_module("lb_native")
+    except ImportError:
+        pass
+    folders = [os.environ.get("LB_NATIVE_DIR"), os.environ.get("LB_PYTHON_MODULE_DIR"),
+               str(SOURCE_ROOT / "build" / "python")]
+    for folder in filter(None, folders):
+        if any(Path(folder).glob("lb_native*.so")):
+            if folder not in sys.path:
+                sys.path.append(folder)
+            return importlib.import_module("lb_native")  # found but not importable: that error
+    raise ImportError("lb_native (the launch constants and the kernel cache, variants/python/lb_native.cpp) is "
+                      "not built: build layerbench (cmake --build build) and set $LB_NATIVE_DIR to <build>/python "
+                      "if the build folder is not <source>/build")
+
+
+lb_native = _import_native()
 
 
 def import_quietly(module: str) -> None:
@@ -98,12 +127,10 @@ def kernel_source(workload: str) -> str:
     return (SOURCE_ROOT / "workloads" / workload / "kernels.cu").read_text()
 
 
-def _launch_config() -> dict[str, int]:
-    text = (SOURCE_ROOT / "workloads" / "launch_config.h").read_text()
-    return {name: int(value) for name, value in re.findall(r"#define (LB_\w+) (\d+)", text)}
-
-
-CONFIG = _launch_config()
+# workloads/launch_config.h's constants as this build compiled them (the macros' values, handed
+# over by lb_native), never read from the file: a layer launches with the numbers the C++ layers
+# and the kernel text were built with.
+CONFIG: dict[str, int] = dict(lb_native.LAUNCH_CONFIG)
 BLOCK = CONFIG["LB_BLOCK"]
 MM_THREADS = CONFIG["LB_MM_THREADS"]
 
@@ -125,63 +152,56 @@ def matmul_grid(m: int, n: int) -> tuple[int, int]:
     return ((n + CONFIG["LB_MM_BN"] - 1) // CONFIG["LB_MM_BN"], (m + CONFIG["LB_MM_BM"] - 1) // CONFIG["LB_MM_BM"])
 
 
-# --- our on-disk cache of NVRTC output, for the Python layers that call NVRTC themselves --------
-# The driver layer keeps one (variants/driver/nvrtc_compiler.cpp); CuPy keeps its own. A key hashes
-# everything that changes the CUBIN: the kernel text and the header it includes, the compiler and
-# its version, the options and the target. Entries carry a hash of their content, so a truncated or
-# corrupt one is compiled again and rewritten, never loaded.
-
-_cache_dir: Path | None = None
-_MAGIC = b"LBCUBIN1"
+# transpose's constants are read at the call, not at import: every Python layer imports this module,
+# and none should fail for a #define only transpose uses.
+def transpose_grid(m: int, n: int) -> tuple[int, int]:
+    """transpose of an M x N A: (tiles along N, tiles along M), LB_TR_TILE square."""
+    tile = CONFIG["LB_TR_TILE"]
+    return ((n + tile - 1) // tile, (m + tile - 1) // tile)
 
 
-def default_cache_dir() -> Path:
-    """As the driver layer's: $LAYERBENCH_KERNEL_CACHE, $XDG_CACHE_HOME/layerbench/kernels, ~/.cache/..."""
-    if os.environ.get("LAYERBENCH_KERNEL_CACHE"):
-        return Path(os.environ["LAYERBENCH_KERNEL_CACHE"])
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "layerbench" / "kernels"
+def transpose_block() -> tuple[int, int]:
+    """transpose: LB_TR_TILE x LB_TR_ROWS threads, each thread LB_TR_TILE / LB_TR_ROWS rows of a tile."""
+    return (CONFIG["LB_TR_TILE"], CONFIG["LB_TR_ROWS"])
 
 
-def configure_cache(enabled: bool, directory: str) -> None:
-    """Called by the adapter when a Python layer's session opens (--kernel-cache, --no-kernel-cache)."""
-    global _cache_dir
-    _cache_dir = (Path(directory) if directory else default_cache_dir()) if enabled else None
+# --- the kernel cache: the driver layer's, one key scheme and one file format ----------------------
+# For the Python layers that call a compiler themselves (cuda.bindings' NVRTC, cuda.core's Program).
+# The cache is C++'s (variants/driver/kernel_cache.h, through lb_native): a key hashes everything
+# that changes the CUBIN (the compiler's name and version, the options, the target, the text and
+# the headers it includes), and an entry carries a hash of its content, so a truncated or corrupt
+# one is compiled again and rewritten, never loaded. Which cache (its folder, or off) is the run's
+# (--kernel-cache, --no-kernel-cache): the layer's session has it (lb_variant.Session.kernel_cache).
+
+_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.MULTILINE)
 
 
-def _cache_key(workload: str, compiler: str, options: list[str], sm: int) -> str:
-    digest = hashlib.sha256()
-    for part in (kernel_source(workload), (SOURCE_ROOT / "workloads" / "launch_config.h").read_text(),
-                 compiler, *options, f"sm_{sm}"):
-        digest.update(part.encode() + b"\0")
-    return digest.hexdigest()
+def kernel_headers(text: str) -> list[tuple[str, str]]:
+    """The project's headers `text` includes ("workloads/launch_config.h"), directly or through
+    another, with their texts, found from INCLUDE_DIR as the compilers find them: part of the key."""
+    found: dict[str, str] = {}
+    pending = _INCLUDE.findall(text)
+    while pending:
+        name = pending.pop(0)
+        path = SOURCE_ROOT / name
+        if name in found or not path.is_file():
+            continue
+        found[name] = path.read_text()
+        pending += _INCLUDE.findall(found[name])
+    return sorted(found.items())
 
 
-def cached_cubin(workload: str, sm: int, compiler: str, options: list[str], compile_cubin) -> tuple[bytes, str, float]:
-    """(CUBIN, "compiled" or "cache hit", milliseconds): the cached CUBIN of our kernel text for
-    `workload`, else `compile_cubin()`'s, written to the cache for the next run."""
-    t0 = time.perf_counter()
-    path = None
-    if _cache_dir is not None:
-        path = _cache_dir / f"py-{workload}-sm{sm}-{_cache_key(workload, compiler, options, sm)[:24]}.cubin"
-        try:
-            entry = path.read_bytes()
-            head, digest, cubin = entry[:8], entry[8:40], entry[40:]
-            if head == _MAGIC and hashlib.sha256(cubin).digest() == digest:
-                return cubin, "cache hit", (time.perf_counter() - t0) * 1e3
-        except OSError:
-            pass  # no entry yet, or unreadable: compile
-    cubin = compile_cubin()
-    ms = (time.perf_counter() - t0) * 1e3
-    if path is not None:
-        try:  # best effort, as the driver layer's: a cache that cannot be written costs a compile
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f"{path.name}.tmp.{os.getpid()}")
-            tmp.write_bytes(_MAGIC + hashlib.sha256(cubin).digest() + cubin)
-            os.replace(tmp, path)
-        except OSError:
-            pass
-    return cubin, "compiled", ms
+def cached_cubin(cache, workload: str, text: str, options: list[str], sm: int, compiler: str,
+                 compile_cubin) -> tuple[bytes, str, float]:
+    """(CUBIN, "compiled" or "cache hit", milliseconds): the CUBIN of `text` (workload's
+    kernels.cu, or a replacement) from `cache` (an lb_native.KernelCache, None: off), else
+    compile_cubin()'s, written there for the next run. `compiler` names the compiler and its
+    version, which make the CUBIN as much as the text does."""
+    if cache is None:
+        cache = lb_native.KernelCache("", False)
+    cubin, hit, ms, _file = lb_native.cached_cubin(cache, f"workloads/{workload}/kernels.cu", text, list(options), sm,
+                                                   compiler, compile_cubin, kernel_headers(text))
+    return cubin, "cache hit" if hit else "compiled", ms
 
 
 # --- which CUDA libraries a layer uses ------------------------------------------------------------

@@ -1,5 +1,7 @@
 // The adapter between the harness and Python variants: one embedded CPython interpreter per
-// process, the layers' imports, and a C++ Variant that calls a Python object's methods.
+// process, the layers' imports, a LayerSession that owns the layer's Python Session, and a C++
+// Variant that calls a Python object's methods through the boundary the Python labs share
+// (python_object.h).
 #include "variants/python/python_layer.h"
 
 #include <pybind11/embed.h>
@@ -15,10 +17,11 @@
 #include <set>
 #include <stdexcept>
 
-#include "variants/python/embedded_python.h"
 #include "common/cuda_check.h"
 #include "common/elapsed.h"
 #include "common/gpu.h"
+#include "common/python_interpreter.h"
+#include "variants/python/python_object.h"
 #include "variants/variant.h"
 
 namespace py = pybind11;
@@ -27,28 +30,8 @@ namespace lb {
 namespace {
 
 namespace fs = std::filesystem;
-
-
-// Runs `call`; a Python exception becomes a std::runtime_error naming `what` and the exception,
-// or, for a MemoryError (CuPy's OutOfMemoryError is one), DeviceOutOfMemory: the harness then
-// skips the case as it does for the C++ layers.
-template <class Call>
-auto checked(const std::string& what, Call&& call) {
-  try {
-    return call();
-  } catch (py::error_already_set& e) {
-    if (e.matches(PyExc_MemoryError)) throw DeviceOutOfMemory(what + ": " + python_error_line(e), cudaErrorMemoryAllocation);
-    throw std::runtime_error(what + ": " + python_error_line(e));
-  }
-}
-
-// The interpreter whose packages the Python layers use, found as `layerbench report` finds it:
-// $LAYERBENCH_PYTHON, else the project's .venv, else python3 on the PATH.
-std::string chosen_python() {
-  if (const char* env = std::getenv("LAYERBENCH_PYTHON"); env && *env) return env;
-  const fs::path venv = fs::path(LB_SOURCE_ROOT) / ".venv" / "bin" / "python3";
-  return fs::exists(venv) ? venv.string() : "python3";
-}
+using python::checked;
+using python::python_error_line;
 
 std::string capture_output(const std::string& command) {
   std::string out;
@@ -73,7 +56,7 @@ struct Interpreter {
 const Interpreter& interpreter() {
   static const Interpreter it = [] {
     Interpreter i;
-    i.executable = chosen_python();
+    i.executable = chosen_python();  // common/python_interpreter.h: the one `layerbench report` runs
     i.version = std::to_string(PY_MAJOR_VERSION) + "." + std::to_string(PY_MINOR_VERSION);
     const auto t0 = std::chrono::steady_clock::now();
     // Its search path, one entry a line; this binary embeds the libpython it was built with, so
@@ -103,7 +86,7 @@ const Interpreter& interpreter() {
     path.append((fs::path(LB_SOURCE_ROOT) / "variants" / "python").string());
     path.append(LB_PYTHON_MODULE_DIR);  // extension modules this build made (variants/cython)
     py::module_::import("sys").attr("path") = path;
-    py::module_::import("lb_shared");  // imports the layers' packages (import_quietly)
+    py::module_::import("lb_shared");  // imports the layers' packages (import_quietly), and lb_native
     i.start_ms = ms_since(t0);
     return i;
   }();
@@ -196,20 +179,57 @@ bool first_time_in_process(const std::string& what) {
   return paid.insert(what).second;
 }
 
-// What a Python layer keeps for one run: its variant modules, loaded from their files once.
+// The layer's support module, variants/<layer>/_<layer>_layer.py ("cuda-core": _cuda_core_layer),
+// where the layer has one; empty where not.
+std::string support_module(const PythonLayer& layer) {
+  std::string name = "_" + layer.name + "_layer";
+  for (char& c : name)
+    if (c == '-') c = '_';
+  return fs::exists(fs::path(LB_SOURCE_ROOT) / layer.dir / (name + ".py")) ? name : std::string();
+}
+
+// What a Python layer keeps for one run: its variant modules, loaded from their files once, and its
+// Python session (lb_variant.Session), whose lifetime is this object's: made here, from the support
+// module's `Session` class where it has one (else lb_variant.Session), with the run's LayerConfig
+// (the kernel cache); closed and dropped in the destructor, when the harness closes the session.
 class PythonSession final : public LayerSession {
  public:
   PythonSession(PythonLayer layer, const LayerConfig& config, CostLog& costs) : layer_(std::move(layer)) {
     if (const std::string why = unavailable_reason(layer_); !why.empty()) throw std::runtime_error(why);
     add_layer_path(layer_);
-    checked("lb_shared.configure_cache", [&] {
-      py::module_::import("lb_shared").attr("configure_cache")(config.kernel_cache_enabled, config.kernel_cache_dir);
-    });
     if (first_time_in_process("interpreter"))
       costs.add("Python interpreter start, once per process (" + interpreter().executable + ")", interpreter().start_ms);
     for (const std::string& module : layer_.modules)
       if (first_time_in_process("import " + module))
         costs.add("import " + module + ", once per process", import_once(module).ms);
+    const std::string support = support_module(layer_);
+    session_ = checked(layer_.name + " session", [&] {
+      // The driver layer's cache (variants/driver/kernel_cache.h): "" is its default folder.
+      const py::object cache =
+          py::module_::import("lb_native").attr("KernelCache")(config.kernel_cache_dir, config.kernel_cache_enabled);
+      const py::module_ variant = py::module_::import("lb_variant");
+      const py::object python_config = variant.attr("LayerConfig")(layer_.name, cache);
+      py::object session_class = variant.attr("Session");
+      if (!support.empty()) {
+        const py::module_ module = py::module_::import(support.c_str());
+        if (py::hasattr(module, "Session")) session_class = module.attr("Session");
+      }
+      return session_class(python_config);
+    });
+  }
+  // close() where the session defines it; an exception it raises cannot fail the run, which is
+  // over: it is printed, as Python prints an exception in a __del__.
+  ~PythonSession() override {
+    try {
+      if (py::hasattr(session_, "close")) session_.attr("close")();
+    } catch (py::error_already_set& e) {
+      std::fprintf(stderr, "layerbench: warning: the %s layer's session did not close: %s\n", layer_.name.c_str(),
+                   python_error_line(e).c_str());
+    } catch (const std::exception& e) {  // a destructor throws nothing
+      std::fprintf(stderr, "layerbench: warning: the %s layer's session did not close: %s\n", layer_.name.c_str(),
+                   e.what());
+    }
+    session_ = py::object();  // dropped now: what it held goes with it (unless a variant still holds it)
   }
   py::object variant_class(const std::string& workload) {
     py::object& module = modules_[workload];
@@ -225,15 +245,17 @@ class PythonSession final : public LayerSession {
     }
     return checked(layer_.dir + "/" + workload + ".py", [&] { return module.attr("Variant"); });
   }
+  const py::object& session() const { return session_; }
   nlohmann::json describe() const override { return {{"modules", layer_.modules}}; }
 
  private:
   PythonLayer layer_;
   std::map<std::string, py::object> modules_;
+  py::object session_;
 };
 
-
-// Calls the Python object's methods; every Python exception becomes this case's failure.
+// Calls the Python object's methods (python::VariantObject); every Python exception becomes this
+// case's failure, or its skip for an out-of-memory error.
 class PythonVariant final : public Variant {
  public:
   explicit PythonVariant(std::string workload) : workload_(std::move(workload)) {}
@@ -243,42 +265,30 @@ class PythonVariant final : public Variant {
     costs_ = setup.costs;
     shared_ = py::module_::import("lb_shared");
     notes_ = py::list();
-    object_ = noting([&] { return checked(workload_ + ": Variant()", [&] { return session.variant_class(workload_)(); }); });
-    CostLog* costs = setup.costs;
-    const py::cpp_function report([costs](const std::string& what, double ms) { costs->add(what, ms); });
-    call("allocate", py::make_tuple(s.m, s.n, s.k), stream_handle(setup.stream), report);
-    run_waits_ = checked("run_waits", [&] { return py::bool_(object_.attr("run_waits")); });
+    py::object made;
+    noting([&] {
+      made = checked(workload_ + ".py Variant()", [&] { return session.variant_class(workload_)(); });
+    });
+    object_ = python::VariantObject(std::move(made), workload_ + ".py",
+                                    /*hook=*/{}, [this](const std::function<void()>& call) { noting(call); });
+    object_.allocate(s, setup.stream, setup.costs, session.session());
   }
-  void upload(const HostProblem& p, cudaStream_t stream) override {
-    py::list inputs;
-    for (const HostBuffer& input : p.inputs) inputs.append(numpy_view(input, false));
-    const py::object problem = py::module_::import("types").attr("SimpleNamespace")(
-        py::arg("shape") = py::make_tuple(p.shape.m, p.shape.n, p.shape.k), py::arg("alpha") = p.alpha,
-        py::arg("inputs") = inputs, py::arg("output") = numpy_view(p.output, false));
-    call("upload", problem, stream_handle(stream));
-  }
-  void run(cudaStream_t stream) override { call("run", stream_handle(stream)); }
-  void download(std::span<float> out, cudaStream_t stream) override { call("download", numpy_view(out, true), stream_handle(stream)); }
-  bool run_waits() const override { return run_waits_; }
+  void upload(const HostProblem& p, cudaStream_t stream) override { object_.upload(p, stream); }
+  void run(cudaStream_t stream) override { object_.run(stream); }
+  void download(std::span<float> out, cudaStream_t stream) override { object_.download(out, stream); }
+  bool run_waits() const override { return object_.run_waits(); }
 
  private:
-  template <class... Args>
-  void call(const char* method, Args&&... args) {
-    noting([&] {
-      checked(workload_ + ".py " + method + "()", [&] { object_.attr(method)(std::forward<Args>(args)...); });
-    });
-  }
   // Runs `call` with lb_shared.case_notes set to this case's list: a library's performance warning
   // raised meanwhile (Numba's "Grid size 1 will likely result in GPU under-utilization ...") goes
   // there instead of the console, and from there into this case's notes (CostLog::note).
-  template <class Call>
-  auto noting(Call&& call) -> decltype(call()) {
+  void noting(const std::function<void()>& call) {
     struct Collect {
       PythonVariant& variant;
       ~Collect() { variant.collect_notes(); }
     } collect{*this};
     shared_.attr("case_notes") = notes_;
-    return call();
+    call();
   }
   void collect_notes() noexcept {
     try {
@@ -292,12 +302,17 @@ class PythonVariant final : public Variant {
     }
   }
   std::string workload_;
-  py::object object_;
+  python::VariantObject object_;
   CostLog* costs_ = nullptr;
   py::object shared_;  // lb_shared
   py::object notes_;   // this case's notes, a list, until collected
-  bool run_waits_ = false;
 };
+
+// The registered Python layers by name (python_layer_libraries).
+std::map<std::string, PythonLayer>& registered_python_layers() {
+  static std::map<std::string, PythonLayer> layers;
+  return layers;
+}
 
 }  // namespace
 
@@ -306,6 +321,7 @@ std::string embedded_python_unavailable_reason() { return interpreter().unavaila
 std::string python_layers_built_without() { return std::string(); }
 
 bool register_python_layer(PythonLayer layer) {
+  registered_python_layers()[layer.name] = layer;
   const fs::path dir = fs::path(LB_SOURCE_ROOT) / layer.dir;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec))
@@ -331,6 +347,29 @@ bool register_python_layer(PythonLayer layer) {
       .not_provided = layer.not_provided,
       .changes_context = layer.changes_context,
   });
+}
+
+std::optional<EmbeddedPython> embedded_python() {
+  return EmbeddedPython{interpreter().executable, interpreter().version};
+}
+
+std::vector<PythonLibrary> python_layer_libraries(const std::string& name) {
+  const auto found = registered_python_layers().find(name);
+  if (found == registered_python_layers().end()) return {};
+  const nlohmann::json all = libraries(found->second);  // {name: {version, path, found_via | error}}, or {error}
+  std::vector<PythonLibrary> list;
+  if (!all.is_object()) return list;
+  for (const auto& [library, info] : all.items()) {
+    const auto text = [&info](const char* key) {
+      if (!info.is_object() || !info.contains(key)) return std::string();
+      return info[key].is_string() ? info[key].get<std::string>() : info[key].dump();
+    };
+    PythonLibrary l{.name = library, .version = text("version"), .path = text("path"),
+                    .found_via = text("found_via"), .error = text("error")};
+    if (!info.is_object()) l.error = info.is_string() ? info.get<std::string>() : info.dump();
+    list.push_back(std::move(l));
+  }
+  return list;
 }
 
 }  // namespace lb

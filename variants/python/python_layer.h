@@ -1,11 +1,13 @@
 // Python layers: a layer whose variants are Python files, variants/<layer>/<workload>.py, run by
 // the same harness as the C++ layers through an embedded CPython interpreter. Each file defines a
 // class `Variant` with the four calls every variant makes (allocate, upload, run, download) and
-// `run_waits`; the adapter (python_layer.cpp) calls them with the harness's stream as an integer
-// handle and the host buffers as NumPy views (no copies). docs/architecture.md says where this
+// `run_waits` (the protocol: lb_variant.py); the adapter (python_layer.cpp, through python_object.h)
+// calls them with the harness's stream as an integer handle and the host buffers as NumPy views (no
+// copies), and gives each layer's variants its Python session. docs/architecture.md says where this
 // sits; docs/adding.md how to add a Python layer.
 #pragma once
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +38,27 @@ bool register_python_layer(PythonLayer layer);
 // The embedded interpreter for Python code other than the layers' (the Python labs, lab/): started
 // on first use, with sys.path set up as for the layers. Empty when it runs, else why it cannot.
 std::string embedded_python_unavailable_reason();
+
+// What the Python layers share: the embedded interpreter, whose packages they use (`list` names
+// it). nullopt in a build without the Python layers. Starts the interpreter (as describe() does).
+struct EmbeddedPython {
+  std::string executable;  // the interpreter whose sys.path is used ($LAYERBENCH_PYTHON, the .venv, python3)
+  std::string version;     // "3.12": the one this build embeds
+};
+std::optional<EmbeddedPython> embedded_python();
+
+// One CUDA library a Python layer loaded, as its `libraries_from` module's libraries() reports it
+// (the "libraries" of Layer::describe()).
+struct PythonLibrary {
+  std::string name;       // "nvrtc", "cudart", "driver", ...
+  std::string version;    // as the layer's package reports it
+  std::string path;       // as cuda.pathfinder resolved it
+  std::string found_via;
+  std::string error;      // why it could not be found (or the libraries() call failed); the rest empty
+};
+// The libraries of Python layer `layer`; empty for another layer, a layer that names none or
+// cannot run here, and in a build without the Python layers.
+std::vector<PythonLibrary> python_layer_libraries(const std::string& layer);
 
 // Why this build has no Python layers (CMake's reason: "built without the Python layers
 // (-DLAYERBENCH_PYTHON_LAYERS=OFF)", no pybind11, no embeddable Python); empty when it has them.

@@ -22,6 +22,10 @@ std::string embedded_python_unavailable_reason() { return LB_PYTHON_UNAVAILABLE;
 
 std::string python_layers_built_without() { return LB_PYTHON_UNAVAILABLE; }
 
+std::optional<EmbeddedPython> embedded_python() { return std::nullopt; }
+
+std::vector<PythonLibrary> python_layer_libraries(const std::string&) { return {}; }
+
 bool register_python_layer(PythonLayer layer) {
   return register_layer(Layer{
       .name = layer.name,

@@ -30,7 +30,9 @@ LB_REGISTER_PYTHON_LAYER(PythonLayer{.name = "numba", .summary = "Numba: kernels
 LB_REGISTER_PYTHON_LAYER(PythonLayer{.name = "numba-vectorize", .summary = "Numba's @vectorize(target='cuda') ufuncs and @cuda.reduce",
                                      .on_gpu = true, .rank = 45, .dir = "variants/numba-vectorize", .modules = {"numba.cuda"},
                                      .libraries_from = "lb_numba",
-                                     .not_provided = {{"matmul", "a ufunc maps elements to elements: a matrix product has no @vectorize form"}}});
+                                     .not_provided = {{"matmul", "a ufunc maps elements to elements: a matrix product has no @vectorize form"},
+                                                       {"transpose", "a ufunc maps each element to the element at the same index: "
+                                                                     "a transpose moves elements to other indices, which @vectorize cannot say"}}});
 LB_REGISTER_PYTHON_LAYER(PythonLayer{.name = "pycuda", .summary = "PyCUDA: SourceModule of our kernel text, on the primary context",
                                      .on_gpu = true, .rank = 46, .dir = "variants/pycuda",
                                      .modules = {"pycuda.driver", "pycuda.compiler"}, .libraries_from = "_pycuda_layer",
@@ -38,7 +40,9 @@ LB_REGISTER_PYTHON_LAYER(PythonLayer{.name = "pycuda", .summary = "PyCUDA: Sourc
 LB_REGISTER_PYTHON_LAYER(PythonLayer{.name = "cuda-compute", .summary = "cuda.compute (cuda-cccl): CUB's parallel algorithms from Python",
                                      .on_gpu = true, .rank = 47, .dir = "variants/cuda-compute", .modules = {"cuda.compute"},
                                      .libraries_from = "_cuda_compute_layer",
-                                     .not_provided = {{"matmul", "cuda.compute has no matrix product (its algorithms are CUB's: transform, reduce, scan, sort, ...)"}}});
+                                     .not_provided = {{"matmul", "cuda.compute has no matrix product (its algorithms are CUB's: transform, reduce, scan, sort, ...)"},
+                                                       {"transpose", "no transpose algorithm: it would be a strided gather (a PermutationIterator "
+                                                                     "over A), Thrust's form, which the thrust layer measures"}}});
 LB_REGISTER_PYTHON_LAYER(PythonLayer{.name = "cython", .summary = "Cython: an extension module calling our runtime-API kernels through C++ launchers",
                                      .on_gpu = true, .rank = 48, .dir = "variants/cython", .modules = {"lb_cython"},
                                      .libraries_from = "_cython_layer"});

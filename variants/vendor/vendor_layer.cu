@@ -113,6 +113,7 @@ nlohmann::json describe() {
       {"saxpy", "cublasSaxpy_64 (alpha by host pointer)"},
       {"reduce", "cub::DeviceReduce::Sum into device memory, temporary storage allocated in allocate()"},
       {"vector_add", "cub::DeviceTransform::Transform with cuda::std::plus<float>"},
+      {"transpose", "cublasSgeam_64, op(A) transposed, alpha 1, beta 0, row-major by the column-major reading"},
       {"compiler", "nvcc " + std::to_string(__CUDACC_VER_MAJOR__) + "." + std::to_string(__CUDACC_VER_MINOR__)},
   };
 }
@@ -127,7 +128,7 @@ constexpr const char* kNoLaunch =
 
 LB_REGISTER_LAYER(Layer{
     .name = "vendor",
-    .summary = "NVIDIA's libraries: cublasSgemm (fp32, no TF32), cublasSaxpy, cub::DeviceReduce::Sum, "
+    .summary = "NVIDIA's libraries: cublasSgemm (fp32, no TF32), cublasSaxpy, cublasSgeam, cub::DeviceReduce::Sum, "
                "cub::DeviceTransform",
     .on_gpu = true,
     .rank = 35,
@@ -137,6 +138,7 @@ LB_REGISTER_LAYER(Layer{
       return std::make_unique<Session>(costs);
     },
     .not_provided = {{"launch_async", kNoLaunch}, {"launch_sync", kNoLaunch}},
+    .ladder_top_line = true,
 });
 
 }  // namespace lb::vendor

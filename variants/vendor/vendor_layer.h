@@ -1,8 +1,8 @@
 // The vendor layer: NVIDIA's own libraries doing each workload, as a user who does not write
-// kernels would: cuBLAS for matmul (cublasSgemm) and saxpy (cublasSaxpy), CUB for reduce
-// (cub::DeviceReduce::Sum) and vector_add (cub::DeviceTransform::Transform). Every call gets the
-// harness's stream (cublasSetStream, CUB's stream argument) and returns without waiting. The
-// cuBLAS handle is made once per run, in the layer's session (its cost is a one-time cost);
+// kernels would: cuBLAS for matmul (cublasSgemm), saxpy (cublasSaxpy) and transpose (cublasSgeam),
+// CUB for reduce (cub::DeviceReduce::Sum) and vector_add (cub::DeviceTransform::Transform). Every
+// call gets the harness's stream (cublasSetStream, CUB's stream argument) and returns without
+// waiting. The cuBLAS handle is made once per run, in the layer's session (its cost is a one-time cost);
 // CUB's temporary storage is sized and allocated in allocate(), outside the timed run.
 // docs/layers/vendor.md explains each choice.
 #pragma once

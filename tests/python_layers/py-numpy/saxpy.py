@@ -18,7 +18,7 @@ lb_shared.note_warnings(TestPerformanceWarning)
 class Variant:
     run_waits = False
 
-    def allocate(self, shape, stream, cost):
+    def allocate(self, size, setup):
         warnings.warn("py-numpy saxpy: a warning that is no performance advice", RuntimeWarning)
 
     def upload(self, problem, stream):

@@ -6,10 +6,11 @@ import numpy as np
 class Variant:
     run_waits = False
 
-    def allocate(self, shape, stream, cost):
-        self.n = shape[1]
+    def allocate(self, size, setup):
+        self.n = size.n
         self.c = np.empty(self.n, dtype=np.float32)
-        cost("test cost: allocate", 0.5)
+        setup.cost("test cost: allocate", 0.5)
+        setup.session.allocations += 1  # the layer's session (_py_numpy_layer.Session), for its test
 
     def upload(self, problem, stream):
         self.a, self.b = problem.inputs

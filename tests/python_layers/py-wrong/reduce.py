@@ -2,7 +2,7 @@
 class Variant:
     run_waits = False
 
-    def allocate(self, shape, stream, cost):
+    def allocate(self, size, setup):
         pass
 
     def upload(self, problem, stream):

@@ -5,8 +5,8 @@ import numpy as np
 class Variant:
     run_waits = False
 
-    def allocate(self, shape, stream, cost):
-        self.n = shape[1]
+    def allocate(self, size, setup):
+        self.n = size.n
 
     def upload(self, problem, stream):
         self.a, self.b = problem.inputs

@@ -1,5 +1,4 @@
-// `layerbench lab ...`: coursework labs (list, start, check). harness/cli.cpp hands over every word
-// after `lab`; --help works at each level.
+// `layerbench lab start`: a lab's own files copied where the student works.
 #pragma once
 #include <filesystem>
 #include <string>
@@ -8,9 +7,6 @@
 #include "lab/lab_spec.h"
 
 namespace lb::lab {
-
-// Runs `layerbench lab <args>`; returns the exit status (see `layerbench lab --help`).
-int run_lab_cli(const std::vector<std::string>& args);
 
 // Copies the lab's own files (the regular files directly in its folder: README.md, the student
 // file, lab.json; never labs/solutions/) into `dest`, creating it. Refuses, copying nothing, when

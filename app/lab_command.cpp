@@ -1,4 +1,4 @@
-#include "lab/lab_command.h"
+#include "app/lab_command.h"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -6,10 +6,11 @@
 #include <optional>
 #include <random>
 
-#include "harness/record.h"
-#include "harness/sizes.h"
+#include "common/output_file.h"  // kStandardOutput
+#include "common/usage_error.h"
 #include "lab/lab_check.h"
 #include "lab/lab_grade.h"
+#include "lab/lab_start.h"
 #include "lab/profile.h"
 
 namespace lb::lab {
@@ -31,27 +32,6 @@ int list_labs(const fs::path& labs_dir) {
 }
 
 }  // namespace
-
-std::vector<std::string> start_lab(const LabSpec& spec, const fs::path& dest) {
-  std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(spec.dir))
-    if (entry.is_regular_file()) files.push_back(entry.path());
-  std::sort(files.begin(), files.end());
-  std::error_code ec;
-  if (fs::exists(dest, ec) && !fs::is_directory(dest, ec))
-    throw UsageError(dest.string() + ": exists and is not a folder (start the lab in another folder)");
-  for (const fs::path& f : files)
-    if (fs::exists(dest / f.filename()))
-      throw UsageError((dest / f.filename()).string() + " already exists: not overwriting (start the lab in another folder)");
-  if (fs::create_directories(dest, ec); ec)
-    throw UsageError("cannot create the folder " + dest.string() + ": " + ec.message());
-  std::vector<std::string> copied;
-  for (const fs::path& f : files) {
-    fs::copy_file(f, dest / f.filename());
-    copied.push_back(f.filename().string());
-  }
-  return copied;
-}
 
 int run_lab_cli(const std::vector<std::string>& args) {
   CLI::App app{"Coursework labs: write one kernel (device code only), check it against the workload's\n"
@@ -101,7 +81,8 @@ int run_lab_cli(const std::vector<std::string>& args) {
   std::vector<std::string> files;
   GradeOptions grade_options;
   CLI::App* grade = app.add_subcommand(
-      "grade", "Check, then time your kernel against ours (the runtime layer) and the GPU's ceiling, and grade it");
+      "grade", "Check, then time your kernel against ours (the lab's baseline layer, runtime in every lab here) and the "
+               "GPU's ceiling, and grade it");
   grade->add_option("LAB", lab_name, "The lab: its folder name (01-vector-add) or number (1, 01)")->required();
   grade->add_option("FILES", files, "The submission, or several (e.g. submissions/*.cu): one row each")->required();
   grade->add_option("--json", grade_options.json_path, "Write the grades as JSON to this file");
@@ -111,7 +92,8 @@ int run_lab_cli(const std::vector<std::string>& args) {
   grade->footer(
       "Points: the check's share for the sizes that passed; the performance points (the lab's tiers)\n"
       "only when every size passed: your speed is the geometric mean, over the lab's benchmark sizes,\n"
-      "of (our runtime layer's time / your kernel's time), both timed here, now, by the same harness.\n"
+      "of (our time / your kernel's time), ours the lab's baseline layer (its lab.json's baseline_layer),\n"
+      "both timed here, now, by the same harness.\n"
       "Exit status: 0 every submission passed its check; 1 one did not; 2 bad input; 3 no usable GPU.");
 
   // Internal: the child that `check`, `grade` and `profile` start (lab_check.h).

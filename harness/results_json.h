@@ -1,0 +1,28 @@
+// The results file's JSON, written from the run's typed records (records.h) in this one place:
+// Google Benchmark's layout (a context object, a benchmarks array, the field names its
+// tools/compare.py reads) with layerbench's fields beside them. docs/json-schema.md documents each.
+// The JSON is only written, never read back by the program.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include "harness/records.h"
+
+namespace lb {
+
+inline constexpr int kSchemaVersion = 2;
+
+nlohmann::json results_json(const RunRecord& run);
+
+// The pieces, as the context holds them (and the lab's timing child emits the device's ceilings
+// and peaks: lab/lab_child.cpp).
+nlohmann::json context_json(const RunContext& context);
+nlohmann::json device_json(const DeviceInfo& device);
+nlohmann::json ceilings_json(const Ceilings& ceilings);  // {} when neither was measured
+nlohmann::json measurement_json(const MeasurementSettings& measurement);
+nlohmann::json host_json(const HostInfo& host);
+
+// The benchmarks array: per case (per repetition, then the case's aggregates) Google Benchmark's
+// fields (benchmark_run.h) and layerbench's.
+nlohmann::json benchmarks_json(const RunContext& context, const std::vector<CaseResult>& cases);
+
+}  // namespace lb

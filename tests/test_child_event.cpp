@@ -1,0 +1,250 @@
+// The lab's parent/child protocol (lab/child_event.h): every kind of event round-trips through its
+// JSON line; a line that is not JSON, an unknown event, and a known event with a field missing or of
+// the wrong type are each a ChildProtocolError, which the parent reports and fails on (a check never
+// passes, a grade earns no performance points). CPU only: stand-in children write the lines.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "lab/child_event.h"
+#include "lab/lab_check.h"
+#include "lab/lab_grade.h"
+#include "lab/lab_spec.h"
+#include "lab_test_support.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace lb::lab;
+using namespace lb::lab::testing;
+using nlohmann::json;
+
+// One of every kind, with every field set (and the variants of the optional ones).
+std::vector<ChildEvent> every_kind() {
+  const Figures student{.median_ms = 0.3, .samples = 40, .noise = 0.004, .gbps = 2684.4, .gflops = 0.5,
+                        .stop = "noise reached"};
+  const Figures ours{.median_ms = 0.27, .samples = 41, .noise = 0.003, .gbps = 2982.6, .gflops = 0.25,
+                     .stop = "max time"};
+  return {
+      NoGpu{"no CUDA driver (libcuda.so.1 not found)"},
+      CompileFailed{"bad.cu(4): error: expected a \";\"\n1 error detected"},
+      SizeChecked{"257", true, ""},
+      SizeChecked{"2^24", false, "element 3 is 0, expected 1.5"},
+      CudaFailure{"an illegal memory access was encountered (CUDA_ERROR_ILLEGAL_ADDRESS)"},
+      Failure{"lab runner run(): ZeroDivisionError: division by zero"},
+      TimingEnvironment{.gpu = "NVIDIA H100 80GB HBM3",
+                        .ceilings = {{"copy_gbps", 2991.5}, {"sgemm_gflops", 51000.0}},
+                        .peaks = {{"dram_gbps", 3352.32}, {"fp32_gflops", 66900.0}, {"l2_bytes", 52428800.0}},
+                        .cache_mode = "cold"},
+      TimingEnvironment{.gpu = "Test GPU", .ceilings = json::object(), .peaks = nullptr, .cache_mode = "hot"},
+      BenchmarkTimed{.size = "67108864", .student = student, .ours = ours, .ours_error = "", .samples_verified = 4,
+                     .input_reset_ms = 0.11},
+      BenchmarkTimed{.size = "67108864", .student = student, .ours = std::nullopt,
+                     .ours_error = "every timed sample was discarded: the GPU's clock was throttled",
+                     .samples_verified = 3, .input_reset_ms = 0.2},
+      BenchmarkFailed{"67108864", "timed sample 12 was wrong"},
+      Profiled{"67108864", true, ""},
+      Profiled{"67108864", false, "element 3 is 0"},
+  };
+}
+
+// --- every kind round-trips ---------------------------------------------------------------------
+
+TEST(ChildEvent, EveryKindRoundTrips) {
+  const std::vector<ChildEvent> events = every_kind();
+  std::vector<bool> kinds(std::variant_size_v<ChildEvent>, false);
+  for (const ChildEvent& event : events) {
+    kinds[event.index()] = true;
+    const json line = to_json(event);
+    EXPECT_EQ(child_event_from_json(line), event) << line.dump();
+    // As the child writes it and the parent reads it: one line of text.
+    const std::string text = line.dump();
+    EXPECT_EQ(text.find('\n'), std::string::npos) << text;
+    EXPECT_EQ(parse_child_event(text), event) << text;
+  }
+  for (std::size_t i = 0; i < kinds.size(); ++i) EXPECT_TRUE(kinds[i]) << "no event of kind " << i << " tested";
+}
+
+// The wire format is the one the first versions wrote (and stand-in children in other tests write).
+TEST(ChildEvent, LinesAreTheDocumentedOnes) {
+  EXPECT_EQ(to_json(NoGpu{"why"}), json::parse(R"({"event": "no_gpu", "reason": "why"})"));
+  EXPECT_EQ(to_json(CompileFailed{"log"}), json::parse(R"({"event": "compile_error", "message": "log"})"));
+  EXPECT_EQ(to_json(SizeChecked{"257", true, ""}), json::parse(R"({"size": "257", "passed": true})"));
+  EXPECT_EQ(to_json(CudaFailure{"x"}), json::parse(R"({"cuda_error": "x"})"));
+  EXPECT_EQ(to_json(Failure{"x"}), json::parse(R"({"error": "x"})"));
+  EXPECT_EQ(to_json(BenchmarkFailed{"2^26", "x"}), json::parse(R"({"benchmark": "2^26", "error": "x"})"));
+  EXPECT_EQ(to_json(Profiled{"2^26", true, ""}), json::parse(R"({"profiled": "2^26", "passed": true})"));
+  const json timed = to_json(every_kind()[8]);
+  EXPECT_TRUE(timed.contains("runtime") && !timed.contains("runtime_error")) << timed.dump();
+  const json untimed = to_json(every_kind()[9]);
+  EXPECT_TRUE(untimed.contains("runtime_error") && !untimed.contains("runtime")) << untimed.dump();
+}
+
+// Optional fields, absent, read as documented.
+TEST(ChildEvent, OptionalFieldsReadAsDocumented) {
+  const ChildEvent env = parse_child_event(R"({"event": "environment", "gpu": "G", "ceilings": {"copy_gbps": 3000}})");
+  const auto& e = std::get<TimingEnvironment>(env);
+  EXPECT_TRUE(e.peaks.is_null());
+  EXPECT_EQ(e.cache_mode, "hot");  // the looser bound
+  const ChildEvent b = parse_child_event(
+      R"({"benchmark": "67108864", "student": {"median_ms": 0.3, "samples": 40}, "runtime": {"median_ms": 0.27, "samples": 40}})");
+  const auto& t = std::get<BenchmarkTimed>(b);
+  EXPECT_EQ(t.student.median_ms, 0.3);
+  EXPECT_EQ(t.student.gbps, 0);
+  EXPECT_EQ(t.samples_verified, 0u);
+  ASSERT_TRUE(t.ours);
+  EXPECT_EQ(t.ours->samples, 40u);
+}
+
+// --- lines that are no event: each a ChildProtocolError naming what is wrong ----------------------
+
+std::string protocol_error_of(const std::string& line) {
+  try {
+    parse_child_event(line);
+  } catch (const ChildProtocolError& e) {
+    return e.what();
+  }
+  return "(read as an event)";
+}
+
+TEST(ChildEvent, LinesThatAreNoEventAreErrorsNamingWhy) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      // not JSON, not an object, nothing the child says
+      {"hello from a stray printf", "not JSON: 'hello from a stray printf'"},
+      {R"({"size": "257", "passed": true)", "not JSON"},
+      {"[1, 2, 3]", "not a JSON object"},
+      {"42", "not a JSON object"},
+      {R"({"what": 1})", "none of its messages"},
+      // an unknown event, or an event that is not a name
+      {R"({"event": "finished"})", "unknown event 'finished'"},
+      {R"({"event": 3})", "'event' is not a string"},
+      // known events, a field missing
+      {R"({"size": "257"})", "a size line whose 'passed' is missing"},
+      {R"({"event": "no_gpu"})", "'reason' is missing"},
+      {R"({"event": "compile_error"})", "'message' is missing"},
+      {R"({"event": "environment", "gpu": "G"})", "'ceilings' is missing"},
+      {R"({"benchmark": "2^26"})", "a benchmark line whose 'student' is missing"},
+      {R"({"benchmark": "2^26", "student": {"median_ms": 1, "samples": 3}})", "'runtime_error' is missing"},
+      {R"({"benchmark": "2^26", "student": {"samples": 3}, "runtime_error": "x"})", "'student.median_ms' is missing"},
+      {R"({"profiled": "2^26"})", "a profiled line whose 'passed' is missing"},
+      // known events, a field of the wrong type
+      {R"({"size": "257", "passed": "yes"})", "'passed' is not true or false"},
+      {R"({"size": 257, "passed": true})", "'size' is not a string"},
+      {R"({"size": "257", "passed": false, "feedback": 3})", "'feedback' is not a string"},
+      {R"({"cuda_error": null})", "'cuda_error' is not a string"},
+      {R"({"error": ["x"]})", "'error' is not a string"},
+      {R"({"event": "environment", "gpu": "G", "ceilings": [1]})", "'ceilings' is not an object"},
+      {R"({"event": "environment", "gpu": "G", "ceilings": {"copy_gbps": "fast"}})", "'ceilings.copy_gbps' is not a number"},
+      {R"({"event": "environment", "gpu": "G", "ceilings": {}, "peaks": 3})", "'peaks' is not an object"},
+      {R"({"event": "environment", "gpu": "G", "ceilings": {}, "peaks": {"dram_gbps": "x"}})", "'peaks.dram_gbps' is not a number"},
+      {R"({"event": "environment", "gpu": "G", "ceilings": {}, "cache_mode": "lukewarm"})", "'cache_mode' is neither cold nor hot"},
+      {R"({"benchmark": "2^26", "student": {"median_ms": "0.3", "samples": 3}, "runtime_error": "x"})",
+       "'student.median_ms' is not a number"},
+      {R"({"benchmark": "2^26", "student": {"median_ms": 0.3, "samples": -3}, "runtime_error": "x"})",
+       "'student.samples' is not a count"},
+      {R"({"benchmark": "2^26", "student": {"median_ms": 0.3, "samples": 3}, "runtime": 5})", "'runtime' is not an object"},
+      {R"({"benchmark": "2^26", "student": {"median_ms": 0.3, "samples": 3}, "runtime_error": "x", "samples_verified": 1.5})",
+       "'samples_verified' is not a count"},
+      {R"({"profiled": "2^26", "passed": 1})", "'passed' is not true or false"},
+  };
+  for (const auto& [line, expected] : cases) {
+    const std::string error = protocol_error_of(line);
+    EXPECT_TRUE(has(error, expected)) << line << "\n  gave: " << error;
+    EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+  }
+  // A long line is quoted short, and control characters are spelled out.
+  const std::string long_error = protocol_error_of(std::string(5000, 'x'));
+  EXPECT_LT(long_error.size(), 300u) << long_error;
+  EXPECT_TRUE(has(protocol_error_of("bad\x01line"), "bad\\x01line")) << protocol_error_of("bad\x01line");
+}
+
+// --- the parent: a line it cannot read fails the check, never passes it --------------------------
+
+class ChildEventParent : public LabCliTest {
+ protected:
+  // A stand-in child: `lines` for --mode check, `timed` for --mode time.
+  fs::path child(const std::string& lines, const std::string& timed = "") const {
+    const fs::path script = dir_ / "child.sh";
+    write(script, "#!/bin/sh\ncase \"$*\" in\n  *'--mode time'*) cat <<'EOF'\n" + timed + "EOF\n;;\n  *) cat <<'EOF'\n" +
+                      lines + "EOF\n;;\nesac\n");
+    fs::permissions(script, fs::perms::owner_all);
+    return script;
+  }
+  static std::string every_size_passed() {
+    std::string lines;
+    for (const char* size : {"1", "127", "255", "256", "257", "1000003", "2^24"})
+      lines += std::string("{\"size\": \"") + size + "\", \"passed\": true}\n";
+    return lines;
+  }
+  std::string check(const LabSpec& spec, const fs::path& runner, int* status) const {
+    const fs::path out_file = dir_ / "check.txt";
+    std::FILE* out = std::fopen(out_file.c_str(), "w");
+    *status = check_submission(spec, kSolution, {{runner.string()}, 1, false, false}, out);
+    std::fclose(out);
+    return slurp(out_file);
+  }
+  const fs::path kSolution = kLabs / "solutions" / "01-vector-add" / "vector_add.cu";
+};
+
+TEST_F(ChildEventParent, EverySizePassedWithAStrayLineFails) {
+  const LabSpec spec = find_lab(kLabs, "1");
+  int status = -1;
+  const std::string ok = check(spec, child(every_size_passed()), &status);
+  EXPECT_EQ(status, kExitPassed) << ok;
+
+  for (const std::string& bad : {std::string("hello\n"), std::string("{\"event\": \"finished\"}\n"),
+                                 std::string("{\"size\": \"1\"}\n"), std::string("{\"size\": \"1\", \"passed\": \"yes\"}\n")}) {
+    const std::string out = check(spec, child(every_size_passed() + bad), &status);
+    EXPECT_EQ(status, kExitFailed) << bad << out;
+    EXPECT_TRUE(has(out, "FAIL: the check could not read its child's output: it wrote a")) << bad << out;
+    EXPECT_FALSE(has(out, "PASS: all")) << out;
+  }
+}
+
+TEST_F(ChildEventParent, AnUnreadableSizeLineIsReportedOnTheSizesItLeftOut) {
+  const LabSpec spec = find_lab(kLabs, "1");
+  int status = -1;
+  const std::string out =
+      check(spec, child("{\"size\": \"1\", \"passed\": true}\n{\"size\": \"127\", \"passed\": 1}\n"), &status);
+  EXPECT_EQ(status, kExitFailed) << out;
+  EXPECT_TRUE(has(out, "  PASS  n = 1\n")) << out;
+  EXPECT_TRUE(has(out, "  FAIL  n = 127: the check could not read its child's output: it wrote a size line whose "
+                       "'passed' is not true or false"))
+      << out;
+  EXPECT_TRUE(has(out, "  SKIP  n = 255")) << out;
+}
+
+TEST_F(ChildEventParent, AGradeWhoseTimingChildWritesAnUnreadableLineEarnsNoPerformancePoints) {
+  const LabSpec spec = find_lab(kLabs, "1");
+  const std::string environment =
+      "{\"event\": \"environment\", \"gpu\": \"Test GPU\", \"ceilings\": {\"copy_gbps\": 3000.0}}\n";
+  const std::string timed =
+      "{\"benchmark\": \"67108864\", \"student\": {\"median_ms\": 0.3, \"gbps\": 2684.4, \"samples\": 40}, "
+      "\"runtime\": {\"median_ms\": 0.27, \"gbps\": 2982.6, \"samples\": 40}}\n";
+  const auto grade = [&](const std::string& timing_lines, int* status) {
+    GradeOptions options;
+    options.check = {{child(every_size_passed(), timing_lines).string()}, 1, false, false};
+    options.json_path = (dir_ / "g.json").string();
+    const fs::path out_file = dir_ / "grade.txt";
+    std::FILE* out = std::fopen(out_file.c_str(), "w");
+    *status = grade_submissions(spec, {kSolution}, options, out);
+    std::fclose(out);
+    return std::make_pair(slurp(out_file), nlohmann::json::parse(slurp(dir_ / "g.json")));
+  };
+  int status = -1;
+  const auto [good_out, good] = grade(environment + timed, &status);
+  EXPECT_EQ(status, kExitPassed) << good_out;
+  EXPECT_EQ(good["submissions"][0]["points"], 100) << good_out;
+
+  const auto [bad_out, bad] = grade(environment + timed + "{\"benchmark\": \"67108864\", \"student\": 1}\n", &status);
+  EXPECT_EQ(bad["submissions"][0]["points"], 60) << bad_out;
+  EXPECT_EQ(bad["submissions"][0]["performance"]["points"], 0) << bad_out;
+  EXPECT_TRUE(has(bad_out, "the check could not read its child's output: it wrote a benchmark line whose 'student' "
+                           "is not an object"))
+      << bad_out;
+}
+
+}  // namespace
