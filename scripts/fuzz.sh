@@ -113,12 +113,12 @@ fuzz_sizes() {
   # The real code: the parser, the workload registry and every workload spec (no CUDA needed;
   # without -fopenmp their OpenMP pragmas are ignored, and the target never runs those loops).
   local sources=("$ROOT/fuzz/fuzz_sizes.cpp" "$ROOT/harness/sizes.cpp" "$ROOT/workloads/registry.cpp"
-                 "$ROOT/workloads/problem.cpp")
+                 "$ROOT/workloads/problem.cpp" "$ROOT/common/usage_error.cpp")
   sources+=("$ROOT"/workloads/*/*.cpp)
   local bin="$BUILD/fuzz_sizes" stale=0
   if [ ! -x "$bin" ]; then stale=1
   else
-    for f in "${sources[@]}" "$ROOT"/harness/sizes.h "$ROOT"/workloads/*.h "$0"; do
+    for f in "${sources[@]}" "$ROOT"/harness/sizes.h "$ROOT"/workloads/*.h "$ROOT"/common/*.h "$0"; do
       [ "$f" -nt "$bin" ] && stale=1
     done
   fi
