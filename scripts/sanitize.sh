@@ -2,7 +2,7 @@
 # compute-sanitizer over every layer x workload on edge sizes, through `layerbench run --check`
 # (one verified run per case; no ceilings, L2 flush, stream gate or sampling, which the
 # sanitizers' serialised launches would upset). Each tool -- memcheck, racecheck, initcheck,
-# synccheck -- runs over the whole set: the vector workloads and the launch workloads, matmul, and
+# synccheck -- runs over the whole set: the vector workloads and the launch workloads, matmul, transpose and
 # every ladder rung through the runtime layer, each tool in its own process at the same time as
 # the others, bounded by --budget seconds. The Python layers run inside layerbench, so they are
 # covered where this machine has them. Fails (exit 1) on any sanitizer error, any case that is not
@@ -10,6 +10,7 @@
 #
 #   scripts/sanitize.sh [--tools memcheck,racecheck,initcheck,synccheck] [--budget 480]
 #                       [--layers L1,L2] [--out DIR] [--exe build/layerbench]
+#   scripts/sanitize.sh --list-sets   (the sets; checks that they name every workload; no GPU)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,7 +19,8 @@ budget=480
 layers=""
 out="${OUT:-sanitize-out}"
 exe="build/layerbench"
-usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; }
+list_sets=0
+usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --tools) tools="$2"; shift 2 ;;
@@ -26,6 +28,7 @@ while [ $# -gt 0 ]; do
     --layers) layers="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --exe) exe="$2"; shift 2 ;;
+    --list-sets) list_sets=1; shift ;;
     -h|--help) usage; exit 0 ;;
     *) echo "sanitize: error: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -37,16 +40,7 @@ for tool in ${tools//,/ }; do
   esac
 done
 
-sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
-[ -x "$sanitizer" ] || { echo "sanitize: error: compute-sanitizer not found (CUDA toolkit's bin/)" >&2; exit 2; }
 [ -x "$exe" ] || { echo "sanitize: error: '$exe' not found; build first (scripts/build.sh)" >&2; exit 2; }
-if ! nvidia-smi -L >/dev/null 2>&1; then
-  echo "sanitize: no usable GPU here (nvidia-smi -L failed): nothing to check"
-  exit 0
-fi
-mkdir -p "$out"
-rm -f "$out/summary-lines.txt"
-
 # The sets, each one `run --check`: edge sizes are the smallest, ones that leave a partial float4
 # or warp or block, and a prime past one block's reach; matmul's leave partial tiles on each side.
 layer_args=()
@@ -57,9 +51,30 @@ sets=(
   "vector|-w vector_add,saxpy,reduce -s 1,33,1000003|yes"
   "launch|-w launch_async,launch_sync -s 7|yes"
   "matmul|-w matmul -s 1,17x33x65,130x257x70|yes"
+  "transpose|-w transpose -s 1,1x4097,4097x1,33x65,257x255|yes"
   "rungs-matmul|--rung matmul/all -l runtime -s 1,17x33x65,130x257x70|no"
   "rungs-reduce|--rung reduce/all -l runtime -s 1,33,1000003|no"
 )
+# Every workload the binary registers is in a set: a new workload that is not fails here, before
+# any tool runs, instead of going unchecked.
+workloads=$("$exe" list | sed -n '/^Workloads:/,/^$/{s/^  \([a-z_0-9]*\) .*/\1/p}')
+[ -n "$workloads" ] || { echo "sanitize: error: '$exe list' named no workloads" >&2; exit 2; }
+for workload in $workloads; do
+  if ! printf '%s\n' "${sets[@]}" | grep -Eq -- "-w ([a-z_0-9]+,)*$workload(,|[[:space:]])"; then
+    echo "sanitize: error: workload '$workload' is in no set of scripts/sanitize.sh; add its edge sizes there" >&2
+    exit 2
+  fi
+done
+if [ "$list_sets" = 1 ]; then printf '%s\n' "${sets[@]}"; exit 0; fi
+
+sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
+[ -x "$sanitizer" ] || { echo "sanitize: error: compute-sanitizer not found (CUDA toolkit's bin/)" >&2; exit 2; }
+if ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "sanitize: no usable GPU here (nvidia-smi -L failed): nothing to check"
+  exit 0
+fi
+mkdir -p "$out"
+rm -f "$out/summary-lines.txt"
 
 # One tool over every set, in order, within the budget; writes $out/<tool>.summary.
 run_tool() {
