@@ -9,7 +9,7 @@
 # ok, or a tool that ran out of time; prints one summary line per tool.
 #
 #   scripts/sanitize.sh [--tools memcheck,racecheck,initcheck,synccheck] [--budget 480]
-#                       [--layers L1,L2] [--out DIR] [--exe build/layerbench]
+#                       [--layers L1,L2] [--sets S1,S2] [--out DIR] [--exe build/layerbench]
 #   scripts/sanitize.sh --list-sets   (the sets; checks that they name every workload; no GPU)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -17,6 +17,7 @@ cd "$(dirname "$0")/.."
 tools="memcheck,racecheck,initcheck,synccheck"
 budget=480
 layers=""
+only_sets=""
 out="${OUT:-sanitize-out}"
 exe="build/layerbench"
 list_sets=0
@@ -26,6 +27,7 @@ while [ $# -gt 0 ]; do
     --tools) tools="$2"; shift 2 ;;
     --budget) budget="$2"; shift 2 ;;
     --layers) layers="$2"; shift 2 ;;
+    --sets) only_sets="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --exe) exe="$2"; shift 2 ;;
     --list-sets) list_sets=1; shift ;;
@@ -65,6 +67,16 @@ for workload in $workloads; do
     exit 2
   fi
 done
+# --sets: only the named sets (the coverage check above is over all of them).
+if [ -n "$only_sets" ]; then
+  chosen=()
+  for name in ${only_sets//,/ }; do
+    match=$(printf '%s\n' "${sets[@]}" | grep -m1 "^$name|") ||
+      { echo "sanitize: error: unknown set '$name' ($(printf '%s\n' "${sets[@]}" | cut -d'|' -f1 | paste -sd,))" >&2; exit 2; }
+    chosen+=("$match")
+  done
+  sets=("${chosen[@]}")
+fi
 if [ "$list_sets" = 1 ]; then printf '%s\n' "${sets[@]}"; exit 0; fi
 
 sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
