@@ -21,9 +21,39 @@ inline unsigned flat_blocks(long long n) {
   return static_cast<unsigned>(std::max(1LL, (threads + LB_BLOCK - 1) / LB_BLOCK));
 }
 
-// Tiles of C for matmul_tiled: columns along x (up to 2^31-1 blocks), rows along y (65535).
-inline unsigned matmul_grid_x(long long n) { return static_cast<unsigned>((n + LB_MM_BN - 1) / LB_MM_BN); }
-inline unsigned matmul_grid_y(long long m) { return static_cast<unsigned>((m + LB_MM_BM - 1) / LB_MM_BM); }
+// matmul_tiled's launch: tiles of C, columns along x (up to 2^31-1 blocks) and rows along y
+// (65535), and the splits of K along z (workloads/matmul/kernels.cu); blocks of LB_MM_THREADS.
+struct MatmulGrid {
+  unsigned x = 1, y = 1, z = 1;
+};
+
+// The splits of K are the choice with the least estimated time, a model of the kernel on an H100
+// (docs/results/h100/p15/split-k-sweep.csv; docs/workloads.md#matmul-split-k says how it was fit):
+//   t(S) = waves * (2 * BM * BN * K/S flops) / rate  +  (S - 1) * kSplitLinkUs,
+// where a block alone on its SM computes at kLoneBlockTflops, two sharing one at kPairedBlockTflops
+// each, and every split after the first waits for the one before it to store (the serial
+// reduction's link). Only a C of fewer tiles than one wave (two blocks per SM) is split: that is
+// where the model was fit, and where the SMs idle without it.
+inline MatmulGrid matmul_grid(long long m, long long n, long long k, int sm_count) {
+  constexpr double kLoneBlockTflops = 0.207, kPairedBlockTflops = 0.15, kSplitLinkUs = 12.0;
+  constexpr int kMaxSplits = 16, kSliceK = 16;
+  MatmulGrid grid{static_cast<unsigned>((n + LB_MM_BN - 1) / LB_MM_BN),
+                  static_cast<unsigned>((m + LB_MM_BM - 1) / LB_MM_BM), 1};
+  const long long tiles = 1LL * grid.x * grid.y, slices = (k + kSliceK - 1) / kSliceK;
+  if (tiles >= 2LL * sm_count || tiles > LB_MM_SPLIT_TILES) return grid;
+  double best_us = 0;
+  for (int splits = 1; splits <= kMaxSplits && splits <= std::max(1LL, slices); ++splits) {
+    const double flops = 2.0 * LB_MM_BM * LB_MM_BN * double((slices + splits - 1) / splits) * kSliceK;
+    const long long blocks = tiles * splits;
+    const double compute_us = blocks <= sm_count
+                                  ? flops / (kLoneBlockTflops * 1e6)
+                                  : double((blocks + 2LL * sm_count - 1) / (2LL * sm_count)) * flops /
+                                        (kPairedBlockTflops * 1e6);
+    const double us = compute_us + (splits - 1) * kSplitLinkUs;
+    if (splits == 1 || us < best_us) best_us = us, grid.z = static_cast<unsigned>(splits);
+  }
+  return grid;
+}
 
 // Tiles of A for transpose: A's columns along x, its rows along y (65535 tiles of LB_TR_TILE rows).
 inline unsigned transpose_grid_x(long long n) { return static_cast<unsigned>((n + LB_TR_TILE - 1) / LB_TR_TILE); }

@@ -242,7 +242,7 @@ def test_launch_shapes_are_the_runtime_layers():
     text = {p.stem: p.read_text() for p in LAYER.glob("*.py")}
     assert "lb_shared.flat_blocks(self.n)" in text["vector_add"] and "lb_shared.flat_blocks(self.n)" in text["saxpy"]
     assert "lb_shared.grid_stride_blocks(self.n // 4, sm_count())" in text["reduce"]
-    assert "lb_shared.matmul_grid(self.m, self.n)" in text["matmul"] and "lb_shared.MM_THREADS" in text["matmul"]
+    assert "lb_shared.matmul_grid(self.m, self.n, self.k, sm_count())" in text["matmul"] and "lb_shared.MM_THREADS" in text["matmul"]
     assert "lb_shared.transpose_grid(self.m, self.n)" in text["transpose"]
     assert "(*lb_shared.transpose_block(), 1)" in text["transpose"]
     for w in ("vector_add", "saxpy", "reduce"):

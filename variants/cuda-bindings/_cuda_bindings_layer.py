@@ -131,10 +131,10 @@ class DeviceMemory:
 def launch(function, grid, block, args, stream) -> None:
     """cuLaunchKernel. `args` is (values, ctypes types): None for a CUdeviceptr, else the exact
     C type of the kernel's parameter, which nothing checks for you. `grid` and `block` are a number
-    or an (x, y) tuple."""
-    grid_x, grid_y = grid if isinstance(grid, tuple) else (grid, 1)
+    or an (x, y) or (x, y, z) tuple."""
+    grid_x, grid_y, grid_z = (tuple(grid) + (1, 1))[:3] if isinstance(grid, tuple) else (grid, 1, 1)
     block_x, block_y = block if isinstance(block, tuple) else (block, 1)
-    check(driver.cuLaunchKernel(function, grid_x, grid_y, 1, block_x, block_y, 1, 0, stream, args, 0),
+    check(driver.cuLaunchKernel(function, grid_x, grid_y, grid_z, block_x, block_y, 1, 0, stream, args, 0),
           "cuLaunchKernel")
 
 

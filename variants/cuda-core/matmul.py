@@ -1,8 +1,8 @@
-# matmul through cuda.core: a 2-D grid is a tuple in LaunchConfig.
+# matmul through cuda.core: the grid (tiles, and splits of K along z) is a tuple in LaunchConfig.
 import lb_shared
 import lb_variant
 import numpy as np
-from _cuda_core_layer import allocate, download, stream, upload
+from _cuda_core_layer import allocate, download, sm_count, stream, upload
 from cuda.core import LaunchConfig, launch
 
 
@@ -15,7 +15,7 @@ class Variant:
         self.kernel = setup.session.kernel("matmul", "matmul_tiled", setup.cost)
         self.a, self.b, self.c = (allocate(count, self.stream)
                                   for count in (self.m * self.k, self.k * self.n, self.m * self.n))
-        self.config = LaunchConfig(grid=lb_shared.matmul_grid(self.m, self.n), block=lb_shared.MM_THREADS)
+        self.config = LaunchConfig(grid=lb_shared.matmul_grid(self.m, self.n, self.k, sm_count()), block=lb_shared.MM_THREADS)
 
     def upload(self, problem, stream_handle):
         upload(problem.inputs[0], self.a, self.stream)

@@ -22,11 +22,15 @@ static cudaError_t launched() { return cudaGetLastError(); }
 
 extern "C" {
 
-cudaError_t lb_cython_reduce_blocks(long long n, unsigned* blocks) {
-  int device = 0, sm_count = 0;
+static cudaError_t current_sm_count(int* sm_count) {
+  int device = 0;
   if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
-  if (const cudaError_t e = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device); e != cudaSuccess)
-    return e;
+  return cudaDeviceGetAttribute(sm_count, cudaDevAttrMultiProcessorCount, device);
+}
+
+cudaError_t lb_cython_reduce_blocks(long long n, unsigned* blocks) {
+  int sm_count = 0;
+  if (const cudaError_t e = current_sm_count(&sm_count); e != cudaSuccess) return e;
   *blocks = lb::grid_stride_blocks(n / 4, sm_count);
   return cudaSuccess;
 }
@@ -50,8 +54,10 @@ cudaError_t lb_cython_reduce(const float* x, long long n, float* partials, unsig
 }
 
 cudaError_t lb_cython_matmul(const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t stream) {
-  const dim3 grid(lb::matmul_grid_x(n), lb::matmul_grid_y(m));
-  matmul_tiled<<<grid, LB_MM_THREADS, 0, stream>>>(a, b, c, m, n, k);
+  int sm_count = 0;
+  if (const cudaError_t e = current_sm_count(&sm_count); e != cudaSuccess) return e;
+  const lb::MatmulGrid grid = lb::matmul_grid(m, n, k, sm_count);
+  matmul_tiled<<<dim3(grid.x, grid.y, grid.z), LB_MM_THREADS, 0, stream>>>(a, b, c, m, n, k);
   return launched();
 }
 

@@ -1,4 +1,5 @@
-# matmul through Cython: the C++ launcher's 2-D grid of 128x128 tiles, as the runtime layer's.
+# matmul through Cython: the C++ launcher's grid of 128x128 tiles (K split along z for a small C),
+# as the runtime layer's.
 import lb_cython
 import lb_variant
 from lb_cython import DeviceBuffer

@@ -92,7 +92,11 @@ nlohmann::json Session::describe() const {
 }
 
 void launch(CUfunction kernel, unsigned grid_x, unsigned grid_y, unsigned block, void** args, CUstream stream) {
-  LB_CU_CHECK(cu().cuLaunchKernel(kernel, grid_x, grid_y, 1, block, 1, 1, /*shared bytes*/ 0, stream, args,
+  launch(kernel, MatmulGrid{grid_x, grid_y, 1}, block, args, stream);
+}
+
+void launch(CUfunction kernel, const MatmulGrid& grid, unsigned block, void** args, CUstream stream) {
+  LB_CU_CHECK(cu().cuLaunchKernel(kernel, grid.x, grid.y, grid.z, block, 1, 1, /*shared bytes*/ 0, stream, args,
                                   /*extra*/ nullptr));
 }
 

@@ -55,6 +55,8 @@ inline CUfunction load_kernel(const Setup& setup, const std::string& workload, c
 // cuLaunchKernel on `stream`. `args` holds one pointer per kernel parameter, in order: the driver
 // copies the values they point to.
 void launch(CUfunction kernel, unsigned grid_x, unsigned grid_y, unsigned block, void** args, CUstream stream);
+// ...with matmul's 3-D grid: its tiles, and the splits of K along z.
+void launch(CUfunction kernel, const MatmulGrid& grid, unsigned block, void** args, CUstream stream);
 
 // A ladder rung's launch: a 2-D grid, a 2-D block and dynamic shared memory; over 48 KiB of it
 // needs the kernel's limit raised once before (allow_rung_smem: cuFuncSetAttribute).

@@ -1,4 +1,5 @@
-// matmul through the driver API: a 2-D grid is two numbers of cuLaunchKernel's six. A ladder rung
+// matmul through the driver API: the grid (tiles, and splits of K along z) is three numbers of
+// cuLaunchKernel's six. A ladder rung
 // (Setup::rung) is its own file compiled by NVRTC, launched with the rung's grid, block and shared
 // memory: the same text and shape as the runtime layer's rung.
 #include <optional>
@@ -18,6 +19,7 @@ class Matmul final : public Variant {
       kernel_ = load_rung_kernel(setup);
     } else {
       kernel_ = load_kernel(setup, "matmul", "matmul_tiled");
+      grid_ = matmul_grid(s.m, s.n, s.k, setup.session_as<Session>().sm_count());
     }
     a_ = DeviceMemory(s.m * s.k);
     b_ = DeviceMemory(s.k * s.n);
@@ -32,13 +34,14 @@ class Matmul final : public Variant {
     CUdeviceptr a = a_.get(), b = b_.get(), c = c_.get();
     void* args[] = {&a, &b, &c, &m_, &n_, &k_};
     if (rung_) return launch(kernel_, *rung_, args, stream);
-    launch(kernel_, matmul_grid_x(n_), matmul_grid_y(m_), LB_MM_THREADS, args, stream);
+    launch(kernel_, grid_, LB_MM_THREADS, args, stream);
   }
   void download(std::span<float> out, cudaStream_t stream) override { c_.download(out, stream); }
 
  private:
   int m_ = 0, n_ = 0, k_ = 0;
   CUfunction kernel_ = nullptr;
+  MatmulGrid grid_;
   std::optional<RungLaunch> rung_;
   DeviceMemory a_, b_, c_;
 };

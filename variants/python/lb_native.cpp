@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "variants/driver/kernel_cache.h"
+#include "variants/gpu_launch.h"
 #include "workloads/launch_config.h"
 
 namespace py = pybind11;
@@ -42,6 +43,7 @@ py::dict launch_config() {
   LB_NATIVE_CONSTANT(LB_MM_BM);
   LB_NATIVE_CONSTANT(LB_MM_BN);
   LB_NATIVE_CONSTANT(LB_MM_THREADS);
+  LB_NATIVE_CONSTANT(LB_MM_SPLIT_TILES);
 #ifdef LB_TR_TILE
   LB_NATIVE_CONSTANT(LB_TR_TILE);
 #endif
@@ -73,6 +75,14 @@ void define_lb_native(py::module_& m, bool embedded) {
       .def("__repr__", [](const KernelCache& c) {
         return "KernelCache(" + (c.enabled ? "'" + c.dir + "'" : std::string("off")) + ")";
       });
+  m.def(
+      "matmul_grid",
+      [](long long m, long long n, long long k, int sm_count) {
+        const lb::MatmulGrid g = lb::matmul_grid(m, n, k, sm_count);
+        return py::make_tuple(g.x, g.y, g.z);
+      },
+      py::arg("m"), py::arg("n"), py::arg("k"), py::arg("sm_count"),
+      "matmul_tiled's grid (tiles along N, tiles along M, splits of K): the C++ layers' (variants/gpu_launch.h)");
   m.def("default_cache_dir", &KernelCache::default_dir,
         "$LAYERBENCH_KERNEL_CACHE, else $XDG_CACHE_HOME/layerbench/kernels, else ~/.cache/layerbench/kernels");
 

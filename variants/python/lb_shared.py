@@ -147,9 +147,10 @@ def flat_blocks(n: int) -> int:
     return max(1, (threads + BLOCK - 1) // BLOCK)
 
 
-def matmul_grid(m: int, n: int) -> tuple[int, int]:
-    """matmul_tiled: (tiles along N, tiles along M)."""
-    return ((n + CONFIG["LB_MM_BN"] - 1) // CONFIG["LB_MM_BN"], (m + CONFIG["LB_MM_BM"] - 1) // CONFIG["LB_MM_BM"])
+def matmul_grid(m: int, n: int, k: int, sm_count: int) -> tuple[int, int, int]:
+    """matmul_tiled: (tiles along N, tiles along M, splits of K), chosen by the C++ layers' own
+    function (variants/gpu_launch.h's matmul_grid, through lb_native)."""
+    return tuple(lb_native.matmul_grid(m, n, k, sm_count))
 
 
 # transpose's constants are read at the call, not at import: every Python layer imports this module,

@@ -1,5 +1,6 @@
-// matmul through the CUDA runtime API: a 2-D grid of 128x128 output tiles; or a ladder rung's
-// kernel with the rung's own grid, block and shared memory (Setup::rung).
+// matmul through the CUDA runtime API: a grid of 128x128 output tiles, K split along z for a small C
+// (matmul_grid); or a ladder rung's kernel with the rung's own grid, block and shared memory
+// (Setup::rung).
 #include "variants/runtime/runtime_layer.h"
 #include "workloads/matmul/kernels.cu"
 
@@ -9,6 +10,7 @@ class Matmul final : public Variant {
  public:
   void allocate(const Shape& s, const Setup& setup) override {
     shape_ = s;
+    grid_ = matmul_grid(s.m, s.n, s.k, sm_count());
     rung_ = setup.rung;
     if (rung_) allow_rung_smem(rung_->runtime_kernel, rung_->smem_bytes());
     a_ = DeviceBuffer<float>(s.m * s.k);
@@ -22,8 +24,7 @@ class Matmul final : public Variant {
   }
   void run(cudaStream_t stream) override {
     if (rung_) return run_rung(stream);
-    const dim3 grid(matmul_grid_x(shape_.n), matmul_grid_y(shape_.m));
-    matmul_tiled<<<grid, LB_MM_THREADS, 0, stream>>>(a_.get(), b_.get(), c_.get(), int(shape_.m), int(shape_.n),
+    matmul_tiled<<<dim3(grid_.x, grid_.y, grid_.z), LB_MM_THREADS, 0, stream>>>(a_.get(), b_.get(), c_.get(), int(shape_.m), int(shape_.n),
                                                      int(shape_.k));
     LB_CHECK_LAUNCH();
   }
@@ -41,6 +42,7 @@ class Matmul final : public Variant {
   }
 
   Shape shape_;
+  MatmulGrid grid_;
   const Rung* rung_ = nullptr;
   DeviceBuffer<float> a_, b_, c_;
 };

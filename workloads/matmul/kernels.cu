@@ -3,9 +3,7 @@
 //
 // This is the matmul ladder's rung 8 (workloads/matmul/ladder/08_async_pipeline.cu, where each
 // choice is explained) in the form every layer can launch: 2 stages instead of 3, so its 36 KiB
-// of shared memory are static and a launch needs no shared-memory attribute. On an H100 it ran at
-// 82% of cuBLAS SGEMM at 2048^3 and 4096^3, and faster than the ladder's top rung at 512^3 and
-// 1024^3, where that rung's 128x256 tiles leave most SMs idle (docs/ladders.md).
+// of shared memory are static and a launch needs no shared-memory attribute, plus split-K.
 //
 // Each 128-thread block computes a 128x128 tile of C: 4 warps of 64x64, each thread 8x16 results
 // in registers. K is walked in slices of 16; while the warps multiply one slice, the next is
@@ -14,6 +12,11 @@
 // padded to 20 floats so that a warp's reads fall in distinct banks. Elements past the matrix
 // edges are copied as zeros; the 16-byte copies need K % 4 == 0, N % 4 == 0 and aligned A and B
 // (checked at run time), else 4-byte copies are used.
+//
+// Split-K: a small C has fewer tiles than the GPU has SMs (512^3: 16 tiles for 132 SMs), so most
+// SMs would idle. The launch then splits K over gridDim.z blocks per tile, which add their parts
+// (below). How many splits is the host's choice, from the problem's size and the SM count:
+// variants/gpu_launch.h's matmul_grid, which every layer launches with.
 #include "workloads/launch_config.h"
 
 namespace lb_matmul {
@@ -61,10 +64,13 @@ __device__ __forceinline__ float component(const float4& v, int q) {
   return q == 0 ? v.x : q == 1 ? v.y : q == 2 ? v.z : v.w;
 }
 
-template <bool VEC>
-__device__ __forceinline__ void block_gemm(const float* __restrict__ A, const float* __restrict__ B,
-                                           float* __restrict__ C, int M, int N, int K, int row0, int col0,
-                                           float* smem) {
+// One block's share of C = A*B: its tile (row0, col0) over the K-slices [kt_begin, kt_end) (all of
+// K, or one split's part of it), summed into acc.
+// vec: the 16-byte copies' conditions hold (a run-time branch per copy, not a second instantiation
+// of the loop: the text compiles in half the time).
+__device__ __forceinline__ void block_gemm(const float* __restrict__ A, const float* __restrict__ B, int M, int N,
+                                           int K, int row0, int col0, int kt_begin, int kt_end, bool vec, float* smem,
+                                           float (&acc)[TM][TN]) {
   const int tid = threadIdx.x;
   const int warp = tid / 32, lane = tid % 32;
   const int warp_m = warp / (BN / WN), warp_n = warp % (BN / WN);
@@ -79,12 +85,11 @@ __device__ __forceinline__ void block_gemm(const float* __restrict__ A, const fl
   constexpr int A_VEC = BM / A_STEP, B_VEC = BK / B_STEP;  // float4s of each per thread
   const int a_r = tid / (BK / 4), a_c = (tid % (BK / 4)) * 4;
   const int b_r = tid / (BN / 4), b_c = (tid % (BN / 4)) * 4;
-  const int ktiles = (K + BK - 1) / BK;
   auto load = [&](int t) {  // slice t into stage t % STAGES
     const int s = t % STAGES, k0 = t * BK;
     float* a_dst = a_smem + s * A_STAGE;
     float* b_dst = b_smem + s * B_STAGE;
-    if (VEC) {
+    if (vec) {
 #pragma unroll
       for (int l = 0; l < A_VEC; ++l) {
         const int r = a_r + l * A_STEP;
@@ -111,18 +116,12 @@ __device__ __forceinline__ void block_gemm(const float* __restrict__ A, const fl
     }
   };
 
-  float acc[TM][TN];
-#pragma unroll
-  for (int i = 0; i < TM; ++i)
-#pragma unroll
-    for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
-
-  if (ktiles > 0) load(0);
+  if (kt_begin < kt_end) load(kt_begin);
   commit_copies();
-  for (int t = 0; t < ktiles; ++t) {
+  for (int t = kt_begin; t < kt_end; ++t) {
     wait_copies<0>();  // slice t has landed (my copies) ...
     __syncthreads();   // ... everyone's; and everyone is done with slice t-1, whose stage is refilled next
-    if (t + 1 < ktiles) load(t + 1);
+    if (t + 1 < kt_end) load(t + 1);
     commit_copies();
 
     const int s = t % STAGES;
@@ -152,27 +151,108 @@ __device__ __forceinline__ void block_gemm(const float* __restrict__ A, const fl
       }
     }
   }
+}
 
-  const bool vec_c = VEC && (reinterpret_cast<unsigned long long>(C) & 15) == 0;
+// f(i, j, crow, col) for each of this thread's quads of results, acc[i][4j .. 4j+3], whose row of C
+// is inside the matrix: crow is that row, col the quad's first column.
+template <class F>
+__device__ __forceinline__ void for_each_quad(float* C, int M, int N, int row0, int col0, F f) {
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int wr = (warp / (BN / WN)) * WM + lane / LANES_N;
+  const int wc = (warp % (BN / WN)) * WN + (lane % LANES_N) * 4;
 #pragma unroll
   for (int i = 0; i < TM; ++i) {
     const int row = row0 + wr + i * LANES_M;
     if (row >= M) break;  // rows grow with i
-    float* crow = C + (long long)row * N;
 #pragma unroll
-    for (int j = 0; j < TN / 4; ++j) {
-      const int col = col0 + wc + j * 4 * LANES_N;
-      const float* v = &acc[i][4 * j];
-      if (vec_c && col < N) {  // N % 4 == 0: all four columns are inside
-        *reinterpret_cast<float4*>(crow + col) = make_float4(v[0], v[1], v[2], v[3]);
-      } else {
-#pragma unroll
-        for (int q = 0; q < 4; ++q)
-          if (col + q < N) crow[col + q] = v[q];
-      }
-    }
+    for (int j = 0; j < TN / 4; ++j) f(i, j, C + (long long)row * N, col0 + wc + j * 4 * LANES_N);
   }
 }
+
+// acc into the block's tile of C. Where N % 4 == 0 and C is 16-byte aligned, a quad inside the
+// matrix is one 16-byte store.
+__device__ __forceinline__ void store_tile(float* C, int M, int N, int row0, int col0, bool vec,
+                                           const float (&acc)[TM][TN]) {
+  const bool vec_c = vec && (reinterpret_cast<unsigned long long>(C) & 15) == 0;
+  for_each_quad(C, M, N, row0, col0, [&](int i, int j, float* crow, int col) {
+    const float* v = &acc[i][4 * j];
+    if (vec_c && col < N) {
+      *reinterpret_cast<float4*>(crow + col) = make_float4(v[0], v[1], v[2], v[3]);
+    } else {
+#pragma unroll
+      for (int q = 0; q < 4; ++q)
+        if (col + q < N) crow[col + q] = v[q];
+    }
+  });
+}
+
+// acc += the block's tile of C, every load before any store (store_tile follows), so that the
+// loads are in flight together. C is read through L2 (ld.global.cg): another block wrote it, and
+// this SM's L1 may hold an older copy.
+__device__ __forceinline__ void add_tile_of_c(float* C, int M, int N, int row0, int col0, bool vec,
+                                              float (&acc)[TM][TN]) {
+  const bool vec_c = vec && (reinterpret_cast<unsigned long long>(C) & 15) == 0;
+  for_each_quad(C, M, N, row0, col0, [&](int i, int j, float* crow, int col) {
+    float* v = &acc[i][4 * j];
+    if (vec_c && col < N) {
+      const float4 old = __ldcg(reinterpret_cast<const float4*>(crow + col));
+      v[0] += old.x, v[1] += old.y, v[2] += old.z, v[3] += old.w;
+    } else {
+#pragma unroll
+      for (int q = 0; q < 4; ++q)
+        if (col + q < N) v[q] += __ldcg(crow + col + q);
+    }
+  });
+}
+
+// Split-K, serially reduced (CUTLASS's "serial split-K"): the splits of one tile of C add their
+// parts in order 0, 1, ..., S-1, each after the one before it has stored; split z waits until its
+// tile's flag says z. The order is fixed, so the result is the same bits in every run. The flags
+// live in the module (zero when it loads) and the last split sets its tile's back to zero, so
+// every launch finds them zero with no memset. Waiting is safe because a GPU starts a grid's
+// blocks in order of their index, blockIdx.z the slowest: every block of split z-1 has started
+// before any of split z, and none of them waits on a later split.
+__device__ unsigned lb_mm_split_flags[LB_MM_SPLIT_TILES];
+
+__device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+__device__ __forceinline__ void store_release(unsigned* p, unsigned v) {
+  asm volatile("st.release.gpu.global.u32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory");
+}
+
+__device__ __forceinline__ void tile_product(const float* __restrict__ A, const float* __restrict__ B,
+                                             float* __restrict__ C, int M, int N, int K, int row0, int col0,
+                                             int tile, bool vec, float* smem) {
+  // This split's K-slices: an even share of the ceil(K / BK) slices, in order of blockIdx.z.
+  const int splits = gridDim.z, z = blockIdx.z;
+  const int ktiles = (K + BK - 1) / BK, per_split = (ktiles + splits - 1) / splits;
+  const int kt_begin = min(z * per_split, ktiles), kt_end = min(kt_begin + per_split, ktiles);
+  float acc[TM][TN];
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+#pragma unroll
+    for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
+  block_gemm(A, B, M, N, K, row0, col0, kt_begin, kt_end, vec, smem, acc);
+  if (splits == 1) return store_tile(C, M, N, row0, col0, vec, acc);
+
+  if (gridDim.x * gridDim.y > LB_MM_SPLIT_TILES) __trap();  // more tiles than flags: the plan never does this
+  unsigned* const flag = &lb_mm_split_flags[tile];
+  if (z > 0) {
+    if (threadIdx.x == 0)
+      while (load_acquire(flag) != unsigned(z)) {
+      }
+    __syncthreads();  // the whole block waits for thread 0's acquire
+    add_tile_of_c(C, M, N, row0, col0, vec, acc);
+  }
+  store_tile(C, M, N, row0, col0, vec, acc);
+  __threadfence();
+  __syncthreads();  // every thread's part of the tile is stored before the flag moves on
+  if (threadIdx.x == 0) store_release(flag, z + 1 == splits ? 0u : unsigned(z + 1));
+}
+
 }  // namespace lb_matmul
 
 extern "C" __global__ void __launch_bounds__(LB_MM_THREADS, 2)
@@ -190,6 +270,5 @@ matmul_tiled(const float* __restrict__ A, const float* __restrict__ B, float* __
   const int col0 = (in_group / rows) * lb_matmul::BN;
   const bool vec = K % 4 == 0 && N % 4 == 0 && (reinterpret_cast<unsigned long long>(A) & 15) == 0 &&
                    (reinterpret_cast<unsigned long long>(B) & 15) == 0;
-  if (vec) lb_matmul::block_gemm<true>(A, B, C, M, N, K, row0, col0, smem);
-  else lb_matmul::block_gemm<false>(A, B, C, M, N, K, row0, col0, smem);
+  lb_matmul::tile_product(A, B, C, M, N, K, row0, col0, lin, vec, smem);
 }
