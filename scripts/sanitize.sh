@@ -44,7 +44,8 @@ done
 
 [ -x "$exe" ] || { echo "sanitize: error: '$exe' not found; build first (scripts/build.sh)" >&2; exit 2; }
 # The sets, each one `run --check`: edge sizes are the smallest, ones that leave a partial float4
-# or warp or block, and a prime past one block's reach; matmul's leave partial tiles on each side.
+# or warp or block, and a prime past one block's reach; matmul's leave partial tiles on each side,
+# and its last two split K (variants/gpu_launch.h's matmul_grid), on the 4-byte and the 16-byte path.
 layer_args=()
 [ -n "$layers" ] && layer_args=(-l "$layers")
 # name|arguments|whether --layers applies. The rungs run through the runtime layer (the driver layer
@@ -52,7 +53,7 @@ layer_args=()
 sets=(
   "vector|-w vector_add,saxpy,reduce -s 1,33,1000003|yes"
   "launch|-w launch_async,launch_sync -s 7|yes"
-  "matmul|-w matmul -s 1,17x33x65,130x257x70|yes"
+  "matmul|-w matmul -s 1,17x33x65,130x257x70,128x1x300,256x256x1024|yes"
   "transpose|-w transpose -s 1,1x4097,4097x1,33x65,257x255|yes"
   "rungs-matmul|--rung matmul/all -l runtime -s 1,17x33x65,130x257x70|no"
   "rungs-reduce|--rung reduce/all -l runtime -s 1,33,1000003|no"

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -24,6 +25,7 @@
 #include "tests/layer_rig.h"
 #include "variants/driver/kernel_sources.h"
 #include "variants/driver/nvrtc_compiler.h"
+#include "variants/gpu_launch.h"
 #include "variants/ladder_launch.h"
 #include "workloads/ladder.h"
 
@@ -136,6 +138,28 @@ TEST(LadderLaunch, MatmulGridCoversC) {
   const RungGrid one = matmul_rung_grid({.tile_m = 32, .tile_n = 32}, 1, 1);
   EXPECT_EQ(one.x, 1u);
   EXPECT_EQ(one.y, 1u);
+}
+
+// The default kernel's grid: tiles of C, and K split only for a C of fewer tiles than one wave
+// (two blocks per SM), never past 16 splits or the 16-deep slices K has.
+TEST(DefaultKernelLaunch, MatmulGridSplitsKOnlyForASmallC) {
+  for (const auto& [m, n, k] : std::vector<std::array<long long, 3>>{
+           {1, 1, 1}, {17, 33, 65}, {128, 1, 300}, {512, 512, 512}, {1024, 1024, 1024}, {1000, 999, 1001},
+           {2048, 2048, 2048}, {4096, 4096, 4096}, {128, 4096, 4096}, {256, 256, 4096}, {1, 1, 1 << 20}}) {
+    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k));
+    const MatmulGrid g = matmul_grid(m, n, k, 132);
+    EXPECT_EQ(g.x, unsigned((n + 127) / 128));
+    EXPECT_EQ(g.y, unsigned((m + 127) / 128));
+    EXPECT_GE(g.z, 1u);
+    EXPECT_LE(g.z, 16u);
+    EXPECT_LE(g.z, unsigned(std::max(1LL, (k + 15) / 16)));  // every split has a slice of K
+    if (1LL * g.x * g.y >= 2 * 132) EXPECT_EQ(g.z, 1u);  // a wave of tiles or more
+  }
+  EXPECT_GT(matmul_grid(512, 512, 512, 132).z, 1u);  // 16 tiles for 132 SMs
+  EXPECT_GT(matmul_grid(128, 4096, 4096, 132).z, 1u);
+  EXPECT_EQ(matmul_grid(2048, 2048, 2048, 132).z, 1u);  // 256 tiles: the SMs are busy without splits
+  EXPECT_EQ(matmul_grid(17, 33, 65, 132).z, 1u);  // 5 slices of K: a split would cost more than it saves
+  EXPECT_EQ(matmul_grid(512, 512, 512, 0).z, 1u);  // no SM count: no split
 }
 
 TEST(LadderLaunch, ReducePassesShrinkToOneBlockIntoTheOutput) {

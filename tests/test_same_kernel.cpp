@@ -62,6 +62,25 @@ TEST_P(SameKernelText, MatchesRuntime) {
   }
 }
 
+// matmul's split-K adds the splits' parts in a fixed order (workloads/matmul/kernels.cu): two runs
+// of one layer on the same inputs give the same bits, where K is split (512^3, 128x1x300 on 132 SMs)
+// and where it is not.
+TEST(SplitK, SameBitsEveryRun) {
+  const Layer* runtime = find_layer("runtime");
+  if (const std::string why = runtime->unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
+  const Workload& w = *find_workload("matmul");
+  for (const Shape& s : {Shape{512, 512, 512}, Shape{128, 1, 300}, Shape{17, 33, 65}}) {
+    const std::uint64_t seed = std::random_device{}();
+    SCOPED_TRACE(w.size_label(s) + " seed " + std::to_string(seed));
+    const HostProblem p = w.make_problem(s, seed);
+    const LayerOutput first = run_layer("runtime", w, p), second = run_layer("runtime", w, p);
+    EXPECT_TRUE(first.verdict.passed) << first.verdict.detail;
+    ASSERT_EQ(first.result.size(), second.result.size());
+    EXPECT_EQ(std::memcmp(first.result.data(), second.result.data(), first.result.size() * sizeof(float)), 0)
+        << "two runs differ in some bit";
+  }
+}
+
 std::vector<SameText> same_text_pairs() {
   std::vector<SameText> pairs;
   for (const char* layer : {"driver", "cupy-raw", "cuda-bindings", "cuda-core", "pycuda", "cython"})

@@ -35,7 +35,7 @@ struct MatmulGrid {
 // reduction's link). Only a C of fewer tiles than one wave (two blocks per SM) is split: that is
 // where the model was fit, and where the SMs idle without it.
 inline MatmulGrid matmul_grid(long long m, long long n, long long k, int sm_count) {
-  constexpr double kLoneBlockTflops = 0.207, kPairedBlockTflops = 0.15, kSplitLinkUs = 12.0;
+  constexpr double kLoneBlockTflops = 0.207, kPairedBlockTflops = 0.15, kSplitLinkUs = 6.0;
   constexpr int kMaxSplits = 16, kSliceK = 16;
   MatmulGrid grid{static_cast<unsigned>((n + LB_MM_BN - 1) / LB_MM_BN),
                   static_cast<unsigned>((m + LB_MM_BM - 1) / LB_MM_BM), 1};

@@ -186,12 +186,37 @@ __device__ __forceinline__ void store_tile(float* C, int M, int N, int row0, int
   });
 }
 
-// acc += the block's tile of C, every load before any store (store_tile follows), so that the
-// loads are in flight together. C is read through L2 (ld.global.cg): another block wrote it, and
-// this SM's L1 may hold an older copy.
+// acc += the block's tile of C (store_tile follows). C is read through L2 (ld.global.cg): another
+// block wrote it, and this SM's L1 may hold an older copy. A tile wholly inside C loads two rows'
+// quads at a time with no test between them, so that 8 loads are in flight together: the tests of
+// the edge path below put each load just before its add, and so the wait for L2 32 times in a row,
+// which each split of a small matmul pays while the next one waits.
 __device__ __forceinline__ void add_tile_of_c(float* C, int M, int N, int row0, int col0, bool vec,
                                               float (&acc)[TM][TN]) {
   const bool vec_c = vec && (reinterpret_cast<unsigned long long>(C) & 15) == 0;
+  if (vec_c && row0 + BM <= M && col0 + BN <= N) {
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int wr = (warp / (BN / WN)) * WM + lane / LANES_N;
+    const int wc = (warp % (BN / WN)) * WN + (lane % LANES_N) * 4;
+    const float* tile = C + (long long)(row0 + wr) * N + col0 + wc;
+#pragma unroll
+    for (int i = 0; i < TM; i += 2) {
+      float4 old[2][TN / 4];
+#pragma unroll
+      for (int r = 0; r < 2; ++r)
+#pragma unroll
+        for (int j = 0; j < TN / 4; ++j)
+          old[r][j] = __ldcg(reinterpret_cast<const float4*>(tile + (long long)(i + r) * LANES_M * N + j * 4 * LANES_N));
+#pragma unroll
+      for (int r = 0; r < 2; ++r)
+#pragma unroll
+        for (int j = 0; j < TN / 4; ++j) {
+          float* v = &acc[i + r][4 * j];
+          v[0] += old[r][j].x, v[1] += old[r][j].y, v[2] += old[r][j].z, v[3] += old[r][j].w;
+        }
+    }
+    return;
+  }
   for_each_quad(C, M, N, row0, col0, [&](int i, int j, float* crow, int col) {
     float* v = &acc[i][4 * j];
     if (vec_c && col < N) {
