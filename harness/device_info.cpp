@@ -2,12 +2,26 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdio>
+
 #include "common/cuda_check.h"
 #include "common/gpu.h"
 #include "harness/device_peaks.h"
 
 namespace lb {
 namespace {
+
+// "GPU-" and the 16 bytes as 8-4-4-4-12 hex digits: nvidia-smi's and NVML's form of the UUID.
+std::string uuid_text(const cudaUUID_t& uuid) {
+  std::string text = "GPU-";
+  char hex[3];
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) text += '-';
+    std::snprintf(hex, sizeof hex, "%02x", static_cast<unsigned char>(uuid.bytes[i]));
+    text += hex;
+  }
+  return text;
+}
 
 std::string version_text(int v) { return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10); }
 
@@ -28,6 +42,7 @@ DeviceInfo query_device_info() {
   d.index = device;
   d.name = prop.name;
   d.pci_bus_id = pci;
+  d.uuid = uuid_text(prop.uuid);
   d.compute_capability = std::to_string(prop.major) + "." + std::to_string(prop.minor);
   d.sm_count = prop.multiProcessorCount;
   d.sm_clock_mhz = peaks.sm_clock_mhz;

@@ -4,6 +4,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <cctype>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -33,6 +35,20 @@ HostInfo query_host_info() {
           .openmp_threads = omp_get_max_threads(),
           .memory_bytes = host_memory_bytes(),
           .os = std::string(os.sysname) + " " + os.release};
+}
+
+TaskInfo query_task_info() {
+  TaskInfo t;
+  t.pid = static_cast<long>(getpid());
+  for (const char* name : {"SLURM_JOB_ID", "SLURM_ARRAY_JOB_ID", "SLURM_ARRAY_TASK_ID", "SLURM_PROCID",
+                           "SLURM_STEP_ID", "SLURM_NODEID", "SLURM_LOCALID", "CUDA_VISIBLE_DEVICES"}) {
+    if (const char* value = std::getenv(name)) {
+      std::string key = name;
+      for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      t.environment[key] = value;
+    }
+  }
+  return t;
 }
 
 }  // namespace lb

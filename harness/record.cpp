@@ -15,6 +15,7 @@ RunContext run_context(const RunInfo& run, const SuitePlan& plan, const Environm
   c.seed = env.options.seed;
   c.suite_wall_s = run.suite_wall_s;
   c.host = query_host_info();
+  c.task = query_task_info();
   c.cpu = google_benchmark_cpu_info();
   c.device = env.device;
   c.peaks = env.peaks;

@@ -26,6 +26,7 @@ namespace lb {
 struct DeviceInfo {
   int index = 0;
   std::string name;
+  std::string uuid;  // "GPU-8b1c0b9e-...", as nvidia-smi -L prints it: the device across hosts and reboots
   std::string pci_bus_id;
   std::string compute_capability;  // "9.0"
   int sm_count = 0;
@@ -85,6 +86,15 @@ struct HostInfo {
   std::string os;  // "Linux 6.8.0"
 };
 
+// Which task of a fleet ran this: the scheduler's identity of the process (Slurm's job, array task,
+// rank, step, node) and the GPUs it was given, as the environment says, so that runs of one device
+// by several tasks stay apart when merged (layerbench merge). Variables that are not set are left
+// out; pid is always there.
+struct TaskInfo {
+  long pid = 0;
+  std::map<std::string, std::string> environment;  // "slurm_job_id" -> "4242", "cuda_visible_devices" -> "0"
+};
+
 // Google Benchmark's CPU information (benchmark::CPUInfo), written at the top of the context
 // under Google Benchmark's names (num_cpus, mhz_per_cpu, cpu_scaling_enabled, caches, load_avg).
 struct CpuInfo {
@@ -132,6 +142,7 @@ struct RunContext {
   double suite_wall_s = 0;  // wall time of the cases
   std::optional<InterruptInfo> interrupted;
   HostInfo host;
+  TaskInfo task;
   CpuInfo cpu;
   std::optional<DeviceInfo> device;  // nullopt without a usable GPU
   std::optional<DevicePeaks> peaks;

@@ -61,6 +61,7 @@ json device_json(const DeviceInfo& d) {
   return {
       {"index", d.index},
       {"name", d.name},
+      {"uuid", d.uuid},
       {"pci_bus_id", d.pci_bus_id},
       {"compute_capability", d.compute_capability},
       {"sm_count", d.sm_count},
@@ -117,6 +118,12 @@ json measurement_json(const MeasurementSettings& m) {
   return j;
 }
 
+static json task_json(const TaskInfo& t) {
+  json task = {{"pid", t.pid}};
+  for (const auto& [name, value] : t.environment) task[name] = value;
+  return task;
+}
+
 json host_json(const HostInfo& h) {
   return {{"hostname", h.hostname},
           {"cpu_model", h.cpu_model},
@@ -140,6 +147,7 @@ json context_json(const RunContext& c) {
       {"layerbench", layerbench},
       {"host", host_json(c.host)},
       {"host_name", c.host.hostname},
+      {"task", task_json(c.task)},
       {"device", c.device ? device_json(*c.device) : json(nullptr)},
       {"peaks", c.peaks ? peaks_json(*c.peaks) : json(nullptr)},
       {"ceilings", ceilings_json(c.ceilings)},

@@ -4,12 +4,17 @@
 // and the --benchmark_* flags that keep a meaning (harness/benchmark_flags.h). CPU only.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "common/usage_error.h"
 #include "harness/benchmark_flags.h"
 #include "harness/benchmark_run.h"
+#include "harness/host_info.h"
 #include "harness/records.h"
 #include "harness/results_json.h"
 #include "variants/variant.h"
@@ -33,7 +38,9 @@ RunContext full_context() {
             .memory_bytes = 1.5e11, .os = "Linux 6.8.0"};
   c.cpu = {.num_cpus = 16, .mhz_per_cpu = 2600, .scaling_enabled = true,
            .caches = {{"Data", 1, 49152, 2}, {"Unified", 3, 52428800, 16}}, .load_avg = {0.5, 0.25, 0.125}};
-  c.device = DeviceInfo{.index = 0, .name = "NVIDIA H100 80GB HBM3", .pci_bus_id = "00000000:1B:00.0",
+  c.task = {.pid = 4321, .environment = {{"slurm_job_id", "77"}, {"slurm_array_task_id", "3"}}};
+  c.device = DeviceInfo{.index = 0, .name = "NVIDIA H100 80GB HBM3",
+                        .uuid = "GPU-8b1c0b9e-0000-1111-2222-333344445555", .pci_bus_id = "00000000:1B:00.0",
                         .compute_capability = "9.0", .sm_count = 132, .sm_clock_mhz = 1980, .memory_clock_mhz = 2619,
                         .memory_bus_width_bits = 5120, .memory_bytes = 8.5e10, .l2_cache_bytes = 52428800,
                         .theoretical_bandwidth_gbps = 3352.3, .theoretical_fp32_gflops = 66908.2,
@@ -82,12 +89,14 @@ TEST(Record, TheContextHasEveryFieldTheReportsReadUnderItsDocumentedName) {
   EXPECT_EQ(j.at("load_avg"), json({0.5, 0.25, 0.125}));
 
   const json& d = j.at("device");
-  for (const char* key : {"index", "name", "pci_bus_id", "compute_capability", "sm_count", "sm_clock_mhz",
+  for (const char* key : {"index", "name", "uuid", "pci_bus_id", "compute_capability", "sm_count", "sm_clock_mhz",
                           "memory_clock_mhz", "memory_bus_width_bits", "l2_cache_bytes", "memory_bytes",
                           "theoretical_bandwidth_gbps", "theoretical_fp32_gflops", "driver_version",
                           "runtime_version", "context_creation_ms"})
     EXPECT_TRUE(d.contains(key)) << key;
-  EXPECT_EQ(d.size(), 15u) << d.dump();
+  EXPECT_EQ(d.size(), 16u) << d.dump();
+  EXPECT_EQ(d.at("uuid"), "GPU-8b1c0b9e-0000-1111-2222-333344445555");
+  EXPECT_EQ(j.at("task"), json({{"pid", 4321}, {"slurm_job_id", "77"}, {"slurm_array_task_id", "3"}}));
   EXPECT_EQ(d.at("l2_cache_bytes"), 52428800);
   EXPECT_EQ(d.at("theoretical_fp32_gflops"), 66908.2);
   EXPECT_EQ(d.at("context_creation_ms"), 120.5);
@@ -113,6 +122,28 @@ TEST(Record, TheContextHasEveryFieldTheReportsReadUnderItsDocumentedName) {
   EXPECT_EQ(j.at("workloads").at("matmul").at("size_form"), "MxNxK");
   EXPECT_EQ(j.at("ladder"), json({{"workload", "matmul"}, {"layer", "runtime"}, {"size", "4096"}, {"rungs", 6},
                                   {"top_line", "vendor"}}));
+}
+
+// The task: the process's pid, and of the environment only the scheduler's identity and the GPUs
+// it was given, under lower-case names; what is not set is left out.
+TEST(Record, TheTaskIsThePidAndTheSlurmVariablesThatAreSet) {
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  const std::optional<std::string> visible_before = visible ? std::optional<std::string>(visible) : std::nullopt;
+  ::setenv("SLURM_ARRAY_JOB_ID", "900", 1);
+  ::setenv("SLURM_ARRAY_TASK_ID", "5", 1);
+  ::setenv("CUDA_VISIBLE_DEVICES", "2", 1);
+  ::unsetenv("SLURM_PROCID");
+  ::setenv("SLURM_SOMETHING_ELSE", "x", 1);
+  const TaskInfo t = query_task_info();
+  EXPECT_EQ(t.pid, static_cast<long>(::getpid()));
+  EXPECT_EQ(t.environment.at("slurm_array_job_id"), "900");
+  EXPECT_EQ(t.environment.at("slurm_array_task_id"), "5");
+  EXPECT_EQ(t.environment.at("cuda_visible_devices"), "2");
+  EXPECT_FALSE(t.environment.contains("slurm_procid"));
+  EXPECT_FALSE(t.environment.contains("slurm_something_else"));
+  for (const char* name : {"SLURM_ARRAY_JOB_ID", "SLURM_ARRAY_TASK_ID", "CUDA_VISIBLE_DEVICES", "SLURM_SOMETHING_ELSE"})
+    ::unsetenv(name);
+  if (visible_before) ::setenv("CUDA_VISIBLE_DEVICES", visible_before->c_str(), 1);
 }
 
 TEST(Record, WhatARunWithoutAGpuOrACheckLeavesOutIsNullOrAbsent) {
