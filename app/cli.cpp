@@ -17,9 +17,11 @@
 #include <random>
 #include <sstream>
 
+#include "app/devices.h"
 #include "app/lab_command.h"
 #include "app/ladder_table.h"
 #include "app/summary.h"
+#include "common/gpu.h"
 #include "common/python_interpreter.h"
 #include "harness/benchmark_flags.h"
 #include "harness/environment.h"
@@ -438,7 +440,7 @@ void add_measurement_options(CLI::App* sub, RunArgs& args, bool& no_kernel_cache
   sub->add_flag("-v,--verbose", args.verbose, "The summary lists every one-time cost (default: one line per layer)");
 }
 
-// `layerbench report|compare|csv ...` hands over to the Python reports tool in the source tree
+// `layerbench report|compare|csv|merge|db ...` hands over to the Python reports tool in the source tree
 // (matplotlib and friends stay out of the C++ build). The interpreter is $LAYERBENCH_PYTHON, else
 // the project's .venv, else python3 on the PATH. Returns only if the hand-over failed.
 int hand_over_to_reports(const std::string& subcommand, const std::vector<std::string>& args) {
@@ -478,7 +480,9 @@ int run_cli(int argc, char** argv) {
   const std::vector<std::pair<const char*, const char*>> reports_commands = {
       {"report", "Make report.md, report.html and plots from a results file (reports/cli.py)"},
       {"compare", "Compare two results files case by case, with a regression verdict (reports/cli.py)"},
-      {"csv", "Write a results file as CSV, one row per case (reports/cli.py)"}};
+      {"csv", "Write a results file as CSV, one row per case (reports/cli.py)"},
+      {"merge", "Merge results files of several GPUs, hosts or tasks into one (reports/cli.py)"},
+      {"db", "A results database with history: add, list, compare (reports/cli.py)"}};
   for (const auto& [name, help] : reports_commands) {
     CLI::App* sub = app.add_subcommand(name, help);
     sub->set_help_flag();
@@ -516,6 +520,15 @@ int run_cli(int argc, char** argv) {
                   "so. For known-wrong kernels (scripts/mutation-kill.py) or trying an edit")
       ->type_name("WORKLOAD=FILE")
       ->allow_extra_args(false);
+  std::string devices;
+  bool concurrent = false;
+  run->add_option("--devices", devices,
+                  "GPUs to run the plan on, each in a process of its own: all, or indices such as 0,2 (default:\n"
+                  "device 0, in this process). Each writes OUT.device<i>.json; --out gets them merged (docs/fleet.md)")
+      ->type_name("all|I,J");
+  run->add_flag("--concurrent", concurrent,
+                "With --devices: run the devices at once rather than one after another (they then share power,\n"
+                "PCIe and CPU: a warning says so)");
   run->add_flag("--check", args.check,
                 "Run each case once and verify it; no timing: no ceilings, no L2 flush, no stream gate, no\n"
                 "sampling. For compute-sanitizer and cuda-gdb (scripts/sanitize.sh); the JSON records verdicts");
@@ -568,6 +581,12 @@ int run_cli(int argc, char** argv) {
     }
     for (const auto& [name, help] : reports_commands)
       if (app.got_subcommand(name)) return hand_over_to_reports(name, app.get_subcommand(name)->remaining());
+    if (concurrent && devices.empty()) throw UsageError("--concurrent needs --devices (all, or indices such as 0,2)");
+    if (!devices.empty()) {
+      std::string why_none;
+      const int count = visible_device_count(&why_none);
+      return run_on_devices(parse_devices(devices, count, why_none), concurrent, args.out, argc, argv);
+    }
     args.benchmark_flags = run->remaining();
     args.layers.kernel_cache_enabled = !no_kernel_cache;
     args.layers.kernel_texts = read_kernel_texts(args.kernel_texts);

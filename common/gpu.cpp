@@ -66,6 +66,17 @@ const GpuProbe& gpu_probe() {
 
 std::string gpu_unavailable_reason() { return gpu_probe().unavailable_reason; }
 
+int visible_device_count(std::string* why_none) {
+  int count = 0;
+  if (const cudaError_t status = cudaGetDeviceCount(&count); status != cudaSuccess) {
+    cudaGetLastError();
+    *why_none = why_no_cuda(status);
+    return 0;
+  }
+  if (count == 0) *why_none = "no CUDA device";
+  return count;
+}
+
 std::string cuda_context_fault() {
   if (cudaDeviceSynchronize() == cudaSuccess) return "";
   cudaGetLastError();  // clears an error that is not sticky (a bad launch configuration, say)

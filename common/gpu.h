@@ -21,6 +21,10 @@ std::string gpu_unavailable_reason();
 // for the rest of the process: every later CUDA call returns it, whatever layer makes it.
 std::string cuda_context_fault();
 
+// The CUDA devices this process sees (after CUDA_VISIBLE_DEVICES), without creating a context: the
+// count, or 0 and why there is none (the probe's words) in *why_none.
+int visible_device_count(std::string* why_none);
+
 // Multiprocessors of the current device: grid-stride kernels launch a few blocks per SM.
 int sm_count();
 
