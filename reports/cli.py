@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""layerbench's report tool: `report`, `compare` and `csv` over the harness's JSON results.
+"""layerbench's report tool: `report`, `compare`, `csv`, `merge` and `db` over the harness's JSON results.
 
 Run it as `python3 reports/cli.py SUBCOMMAND ...` from any directory, or through the harness:
 `build/layerbench report|compare|csv ...` hands over to this script (docs/reports.md).
@@ -18,7 +18,11 @@ if __package__ in (None, ""):  # run as a script: make `reports` importable from
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from reports import compare as compare_mod  # noqa: E402
-from reports import csvout, output, results  # noqa: E402
+from reports import csvout, db, merge, output, results  # noqa: E402
+
+# Commands that live in a module of their own: each has add_parser(sub), which adds its parser and
+# sets its `run` (args -> exit status), raising results.ResultsError or UsageError on bad input.
+COMMAND_MODULES = (merge, db)
 
 PROG = "layerbench"
 
@@ -59,15 +63,20 @@ def parser() -> _Parser:
     top = _Parser(
         prog=PROG, description="Reports, comparisons and CSV from layerbench's JSON results.",
         epilog="Exit status: 0 done; 1 compare found a slower case; 2 bad input. See docs/reports.md.")
-    sub = top.add_subparsers(dest="command", metavar="{report,compare,csv}")
+    sub = top.add_subparsers(dest="command", metavar="{report,compare,csv,merge,db}")
     sub.required = True
     top.commands = sub.choices  # name -> its parser, for errors about a command's arguments
 
     p = sub.add_parser(
         "report", help="write report.md, report.html and the plots (PNG and SVG)",
         description="Write report.md, a self-contained report.html (plots embedded, no network needed) "
-                    "and the plots as PNG and SVG under DIR/plots, from one results file.")
-    p.add_argument("results", metavar="RESULTS.json", help="a results file written by `layerbench run`")
+                    "and the plots as PNG and SVG under DIR/plots, from one results file; or, with --db, "
+                    "each case's figure over time from the results database (docs/history.md).")
+    p.add_argument("results", metavar="RESULTS.json", nargs="?",
+                   help="a results file written by `layerbench run` (or `merge`)")
+    p.add_argument("--db", metavar="URL", default=None,
+                   help="instead of a results file: the results database (a file path, or postgresql://...)")
+    p.add_argument("--since", metavar="DATE", default=None, help="with --db: runs on or after DATE (YYYY-MM-DD)")
     p.add_argument("--out", "-o", metavar="DIR", default=None,
                    help="folder to write into (default: report/ beside RESULTS.json)")
     p.add_argument("--csv", action="store_true", help="also write DIR/results.csv, one row per case")
@@ -97,6 +106,9 @@ def parser() -> _Parser:
                     "(repetitions folded, aggregates left out).")
     s.add_argument("results", metavar="RESULTS.json", help="a results file written by `layerbench run`")
     s.add_argument("--out", "-o", metavar="FILE", default=None, help="write to FILE (default: standard output)")
+
+    for module in COMMAND_MODULES:
+        module.add_parser(sub)
     return top
 
 
@@ -120,6 +132,10 @@ def _write_text(path: str, text: str) -> None:
 
 
 def run_report(args) -> int:
+    if args.db is not None or args.since is not None:
+        return _report_from_db(args)
+    if args.results is None:
+        raise UsageError("a results file, or --db URL, is needed (see layerbench report --help)")
     data = results.load(args.results)
     out = Path(args.out) if args.out else Path(args.results).resolve().parent / "report"
     try:
@@ -141,6 +157,23 @@ def run_report(args) -> int:
     if bad:
         print(f"{PROG} report: {len(bad)} of {len(data.cases)} cases failed or were skipped; "
               f"the report lists them")
+    return 0
+
+
+def _report_from_db(args) -> int:
+    """`report --db URL [--since DATE]`: the trend plots of reports/db.py's write_trend."""
+    if args.db is None:
+        raise UsageError("--since needs --db URL (the results database)")
+    if args.results is not None:
+        raise UsageError(f"{args.results}: give a results file or --db, not both")
+    if args.csv:
+        raise UsageError("--csv is for a results file, not --db")
+    out = Path(args.out) if args.out else Path("report")
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"{out}: exists and is not a folder")
+    written = db.write_trend(args.db, args.since, out)
+    plots = sum(1 for p in written if p.suffix == ".png")
+    print(f"{PROG} report: wrote {out / 'trend.md'} and {plots} trend plots (PNG and SVG) in {out / 'plots'}")
     return 0
 
 
@@ -184,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     args, extra = top.parse_known_args(argv)
     if extra:  # e.g. `compare a.json b.json --verbose`: the command's error, not the top level's
         top.commands[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
-    sub = {"report": run_report, "compare": run_compare, "csv": run_csv}[args.command]
+    sub = {"report": run_report, "compare": run_compare, "csv": run_csv}.get(args.command) or args.run
     try:
         return sub(args)
     except (results.ResultsError, UsageError) as e:

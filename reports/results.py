@@ -13,6 +13,12 @@ written before the descriptors existed fall back on one table, `_BEFORE_DESCRIPT
 place that knows workloads by name. Likewise whether each layer runs on the GPU is read from
 context.layers.<layer>.on_gpu, and guessed from the name only for version-1 files.
 
+A merged file (`layerbench merge`, reports/merge.py) holds the runs of several GPUs, hosts or
+tasks: context.merged.runs lists them (run id, file, whole context) and each benchmarks[] entry
+names its run in "run". It loads as one Results whose cases each carry their run id (Case.run;
+"" in a plain file); Results.runs lists the runs and Results.for_run(run) is one run alone, with
+its own context, as if read from its own file.
+
 Every problem with the input raises ResultsError, whose text is one line naming the file and
 what is wrong; the command line prints it and exits 2.
 """
@@ -265,6 +271,7 @@ class Case:
     entry: dict[str, Any]  # the JSON entry; folded figures replaced (see _fold)
     order: int  # position in the run
     repetitions: int = 1  # iteration entries folded into this case
+    run: str = ""  # the run it belongs to in a merged file (its RUN_ID, reports/merge.py); "" in a plain file
 
     @property
     def rung(self) -> dict[str, Any] | None:
@@ -350,6 +357,23 @@ class Results:
     cases: list[Case]
     notes: list[str] = field(default_factory=list)  # how the file was read (folding, oddities)
     descriptors: dict[str, Descriptor] = field(default_factory=dict)  # per workload: what it is (`describe`)
+
+    # --- merged files (reports/merge.py) -----------------------------------------------------
+    @property
+    def runs(self) -> list[dict[str, Any]]:
+        """A merged file's runs, in order: {"run": RUN_ID, "file": ..., "context": {...}}; [] for a
+        plain file."""
+        merged = self.context.get("merged")
+        runs = merged.get("runs") if isinstance(merged, dict) else None
+        return [r for r in runs if isinstance(r, dict)] if isinstance(runs, list) else []
+
+    def for_run(self, run: str) -> Results:
+        """One run of a merged file alone: its own context and its cases, as if read from its own file."""
+        found = next((r for r in self.runs if r.get("run") == run), None)
+        if found is None:
+            raise KeyError(run)
+        return Results(path=self.path, context=found["context"], cases=[c for c in self.cases if c.run == run],
+                       notes=list(self.notes), descriptors=dict(self.descriptors))
 
     # --- context ---------------------------------------------------------------------------
     def ctx(self, *keys: str) -> Any:
@@ -546,6 +570,13 @@ def size_order(case: Case) -> float:
 # --- loading ---------------------------------------------------------------------------------
 
 def load(path: str | Path) -> Results:
+    """Reads, checks and loads a results file (plain or merged)."""
+    return from_data(path, read(path))
+
+
+def read(path: str | Path) -> dict[str, Any]:
+    """The file's JSON, checked to be a layerbench results file (layout, schema version, and for a
+    merged file its runs), otherwise as written; `from_data` makes the Results."""
     path = Path(path)
     data = _read_json(path)
     if not isinstance(data, dict):
@@ -569,11 +600,53 @@ def load(path: str | Path) -> Results:
     if version not in SCHEMA_VERSIONS or isinstance(version, bool):
         raise ResultsError(path, f"unknown layerbench schema version {json.dumps(version)} "
                                  f"(this tool reads versions {', '.join(map(str, SCHEMA_VERSIONS))})")
+    if "merged" in context:
+        _check_merged(path, context["merged"], benchmarks)
+    return data
+
+
+def _check_merged(path: Path, merged: Any, benchmarks: list[Any]) -> None:
+    """A merged file's context.merged.runs: a list of runs, each with a run id of its own and a
+    context; every benchmarks[] entry names one of them in "run"."""
+    runs = merged.get("runs") if isinstance(merged, dict) else None
+    if not isinstance(runs, list) or not runs:
+        raise ResultsError(path, "context.merged has no list of runs (\"runs\"): "
+                                 "not a file written by layerbench merge")
+    ids: set[str] = set()
+    for index, run in enumerate(runs):
+        where = f"context.merged.runs[{index}]"
+        if not isinstance(run, dict) or not isinstance(run.get("run"), str) or not run["run"]:
+            raise ResultsError(path, f"{where} has no run id (\"run\", a string)")
+        if not isinstance(run.get("context"), dict):
+            raise ResultsError(path, f"{where} ({run['run']}) has no context (an object)")
+        if run["run"] in ids:
+            raise ResultsError(path, f"{where}: run {run['run']} is listed twice")
+        ids.add(run["run"])
+    for index, entry in enumerate(benchmarks):
+        if not isinstance(entry, dict):
+            continue  # named by _cases
+        run = entry.get("run")
+        if not isinstance(run, str) or run not in ids:
+            what = ("names no run (\"run\")" if not isinstance(run, str)
+                    else f"names run {run}, which context.merged.runs does not list")
+            raise ResultsError(path, f"benchmarks[{index}] ({entry.get('name', 'no name')}) {what}")
+
+
+def from_data(path: str | Path, data: dict[str, Any]) -> Results:
+    """The Results of a file's JSON as `read` returned it."""
+    path = Path(path)
+    context, benchmarks = data["context"], data["benchmarks"]
     recorded = context.get("workloads") if isinstance(context.get("workloads"), dict) else {}
+    merged = "merged" in context
+    if merged:  # what a workload is: the first run that describes it
+        for run in context["merged"]["runs"]:
+            more = run["context"].get("workloads")
+            if isinstance(more, dict):
+                recorded = {**more, **recorded}
     names = list(dict.fromkeys([e.get("workload") for e in benchmarks if isinstance(e, dict)
                                 and isinstance(e.get("workload"), str)] + list(recorded)))
     descriptors = {name: describe(name, recorded.get(name)) for name in names}
-    cases, notes = _cases(path, benchmarks, descriptors)
+    cases, notes = _cases(path, benchmarks, descriptors, merged)
     for name, d in descriptors.items():
         descriptors[name] = _complete(d, [c.size for c in cases if c.workload == name])
     ran = {c.workload for c in cases}
@@ -692,7 +765,9 @@ def _check_numbers(path: Path, index: int, entry: dict[str, Any]) -> None:
             raise ResultsError(path, f"{where} {shown} ms, more than {MAX_MS:g} ms: not a measured time")
 
 
-def _cases(path: Path, benchmarks: list[Any], descriptors: dict[str, Descriptor]) -> tuple[list[Case], list[str]]:
+def _cases(path: Path, benchmarks: list[Any], descriptors: dict[str, Descriptor],
+           merged: bool = False) -> tuple[list[Case], list[str]]:
+    """The cases of benchmarks[]: repetitions of one case folded; in a merged file, per run."""
     groups: dict[tuple, list[tuple[int, dict]]] = {}
     aggregates = 0
     for index, entry in enumerate(benchmarks):
@@ -711,17 +786,18 @@ def _cases(path: Path, benchmarks: list[Any], descriptors: dict[str, Descriptor]
         _check_numbers(path, index, entry)
         size = _size_of(path, index, entry, descriptors.get(workload) or describe(workload, None))
         rung = entry.get("rung") if isinstance(entry.get("rung"), dict) else {}
-        groups.setdefault((workload, layer, size, str(rung.get("id", ""))), []).append((index, entry))
+        run = entry["run"] if merged else ""
+        groups.setdefault((run, workload, layer, size, str(rung.get("id", ""))), []).append((index, entry))
 
     cases = []
     folded = 0
-    for order, ((workload, layer, size, _rung), entries) in enumerate(groups.items()):
+    for order, ((run, workload, layer, size, _rung), entries) in enumerate(groups.items()):
         if len(entries) == 1:
-            cases.append(Case(workload, layer, size, dict(entries[0][1]), order))
+            cases.append(Case(workload, layer, size, dict(entries[0][1]), order, run=run))
         else:
             folded += 1
             cases.append(Case(workload, layer, size, _fold([e for _, e in entries]), order,
-                              repetitions=len(entries)))
+                              repetitions=len(entries), run=run))
     notes = []
     if aggregates:
         notes.append(f"{aggregates} aggregate entries (Google Benchmark's mean/median/stddev/cv "

@@ -15,6 +15,9 @@ scripts/build.sh
 # Chromium, for the one test that opens a report in a headless browser (reports/tests/test_chromium.py;
 # it skips, saying why, where Chromium cannot be installed). Running layerbench never needs it.
 scripts/install-report-deps.sh --chromium 2>&1 | sed 's/^/test: /' >&2
+# Slurm, munge and PostgreSQL, which the fleet and history tests start on localhost (tests/slurm,
+# reports/tests/test_db.py); they skip, saying why, where these cannot be installed.
+scripts/install-test-services.sh 2>&1 | sed 's/^/test: /' >&2
 
 cd "$build"
 log=test.log
