@@ -135,7 +135,7 @@ def run_report(args) -> int:
     if args.db is not None or args.since is not None:
         return _report_from_db(args)
     if args.results is None:
-        raise UsageError("a results file, or --db URL, is needed (see layerbench report --help)")
+        raise UsageError("RESULTS.json, or --db URL, is needed (see layerbench report --help)")
     data = results.load(args.results)
     out = Path(args.out) if args.out else Path(args.results).resolve().parent / "report"
     try:

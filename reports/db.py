@@ -1007,6 +1007,18 @@ def _open(url: str, create: bool) -> Database:
 
 
 def run_add(args) -> int:
+    # Every file is read first: when none is a results file, nothing is created or opened, and the
+    # error is one line (the first file's, with how many more were refused).
+    unreadable: list[results.ResultsError] = []
+    for path in args.files:
+        try:
+            results.read(path)
+        except results.ResultsError as e:
+            unreadable.append(e)
+    if unreadable and len(unreadable) == len(args.files):
+        first = unreadable[0]
+        more = f" (and {len(unreadable) - 1} more file(s) refused)" if len(unreadable) > 1 else ""
+        raise results.ResultsError(first.path, first.what + more)
     db = _open(args.db, create=True)
     refused = 0
     try:
@@ -1015,7 +1027,7 @@ def run_add(args) -> int:
                 added = add_file(db, path)
             except results.ResultsError as e:
                 refused += 1
-                print(f"{PROG} add: refused: {e}", file=sys.stderr)
+                print(f"{PROG} add: error: {e} (refused; the other files go on)", file=sys.stderr)
                 continue
             for run_id, run, cases in added:
                 print(f"{PROG} add: {path}: run {run_id} ({run.describe()}): {cases} cases")

@@ -154,7 +154,7 @@ def test_nan_and_null_figures_are_read_as_not_measured(tmp_path: Path):
 @pytest.mark.parametrize("args, phrase", [
     (("compare", H200_RUN1), "the following arguments are required: NEW.json"),
     (("compare",), "the following arguments are required: BASE.json, NEW.json"),
-    (("report",), "a results file, or --db URL, is needed"),
+    (("report",), "RESULTS.json, or --db URL, is needed"),
     (("csv", H200_RUN1, "extra.json"), "unrecognized arguments: extra.json"),
     (("compare", H200_RUN1, H200_RUN1, "--verbose"), "unrecognized arguments: --verbose"),
     (("compare", H200_RUN1, H200_RUN1, "--threshold", "lots"), "'lots' is not a percentage"),
