@@ -150,7 +150,7 @@ int run_on_devices(const std::vector<int>& devices, bool concurrent, const std::
   std::vector<std::string> merge{chosen_python(), (std::filesystem::path(LB_SOURCE_ROOT) / "reports" / "cli.py").string(),
                                  "merge"};
   merge.insert(merge.end(), existing.begin(), existing.end());
-  merge.insert(merge.end(), {"--out", out});
+  merge.insert(merge.end(), {"--out", out, "--side-by-side"});
   return worse(status, wait_for(start(merge, "")));
 }
 

@@ -1,7 +1,8 @@
 // `layerbench run --devices all|0,2`: each chosen GPU runs the whole plan in a process of its own
 // (this executable again, with CUDA_VISIBLE_DEVICES naming that GPU alone), one after another or,
 // with --concurrent, all at once; their results files are then merged into --out by
-// `layerbench merge` (docs/fleet.md). Without --devices a run uses device 0 in this process.
+// `layerbench merge`, which prints the devices side by side (docs/fleet.md). Without --devices a
+// run uses device 0 in this process.
 #pragma once
 #include <string>
 #include <vector>

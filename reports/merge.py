@@ -37,7 +37,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from . import output, results
+from . import document, fleet, output, results
 
 PROG = "layerbench merge"
 TASK_JOB = ("slurm_array_job_id", "slurm_job_id")  # the job: an array's id, else the job's
@@ -54,6 +54,9 @@ def add_parser(sub) -> None:
     p.add_argument("inputs", metavar="RESULTS.json", nargs="+",
                    help="results files written by `layerbench run` (or by merge: their runs are taken in)")
     p.add_argument("--out", "-o", metavar="ALL.json", required=True, help="the merged file to write")
+    p.add_argument("--side-by-side", action="store_true",
+                   help="then print the runs side by side (Markdown): one row per case, one column per run, "
+                        "a run more than 5%% from its siblings flagged (what `report` shows)")
     p.set_defaults(run=run)
 
 
@@ -218,4 +221,8 @@ def run(args) -> int:
     runs = f"{len(loaded.runs)} run{'s' if len(loaded.runs) != 1 else ''}"
     print(f"{PROG}: {runs}, {len(loaded.cases)} cases{extra} written to {args.out}",
           file=sys.stderr if args.out == output.STANDARD_OUTPUT else sys.stdout)
+    if args.side_by_side and args.out != output.STANDARD_OUTPUT:
+        doc = document.Document(f"layerbench merge: {args.out}")
+        fleet.side_by_side(doc, loaded, in_report=False)
+        print(document.to_markdown(doc, Path(args.out).parent), end="")
     return 0

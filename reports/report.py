@@ -1,24 +1,21 @@
 """The report: report.md, a self-contained report.html and the plots, from one results file.
 
-A merged file (`layerbench merge`) gets a section of its own, "Runs side by side": every case in
-every run (one column per GPU, host or task), with each median that lies more than FLEET_SPREAD
-from its siblings' median (and beyond its own noise) flagged. The rest of the report is the first
-run's, as if made from that run's file.
+A merged file (`layerbench merge`) gets a section of its own, "Runs side by side" (reports/fleet.py):
+every case in every run, one column per GPU, host or task, outliers flagged. The rest of the report
+is the first run's, as if made from that run's file.
 """
 from __future__ import annotations
 
 import os
-import statistics
 import sys
 from pathlib import Path
 
 from . import bars, costs, csvout, document, fmt, heatmap, machine, output, plots
 from .document import Document, Figure
 from .figure import Plot
+from .fleet import side_by_side
 from .results import Case, Results, size_order
 
-FLEET_SPREAD = 0.05  # a run's median this far from the median of the other runs' is flagged
-FLAG = "⚑"
 
 
 def case_name(case: Case) -> str:
@@ -76,7 +73,7 @@ def build(results: Results, out: Path, plot_dir: Path) -> Document:
           f"rates are decimal (1 GB/s = 10⁹ bytes/s). See the project's docs/methodology.md for how "
           f"each case was run, timed and verified.")
     if merged:
-        _fleet(doc, merged)
+        side_by_side(doc, merged)
 
     doc.h(1, "At a glance")
     if not _fig(doc, heatmap.heatmap(results, plot_dir)):
@@ -131,70 +128,6 @@ def _fleet_devices(r: Results) -> str:
     """A merged file's devices: "4 runs: NVIDIA H200 ×4"."""
     names = [r.for_run(run["run"]).device_name for run in r.runs]
     return f"{len(r.runs)} runs: " + ", ".join(f"{n} ×{names.count(n)}" for n in dict.fromkeys(names))
-
-
-def fleet_flags(cases: list[Case | None]) -> list[float | None]:
-    """For one case's cells across the runs (None: not in that run): each ok median's deviation
-    from the median of its siblings' (the other runs' ok medians) where it lies more than
-    FLEET_SPREAD from it and beyond the case's own noise (rel_stddev); None elsewhere."""
-    medians = [c.median_ms if c is not None and c.ok and c.median_ms else None for c in cases]
-    flags: list[float | None] = []
-    for i, (c, m) in enumerate(zip(cases, medians)):
-        siblings = [x for j, x in enumerate(medians) if j != i and x is not None]
-        if m is None or not siblings:
-            flags.append(None)
-            continue
-        middle = statistics.median(siblings)
-        deviation = m / middle - 1
-        noise = c.noise or 0.0
-        flags.append(deviation if abs(deviation) > FLEET_SPREAD and abs(deviation) > noise else None)
-    return flags
-
-
-def _fleet(doc: Document, r: Results) -> None:
-    """A merged file's runs side by side: the runs, then one row per case, one column per run."""
-    runs = [run["run"] for run in r.runs]
-    views = {run: r.for_run(run) for run in runs}
-    doc.h(1, "Runs side by side")
-    doc.p(f"This file merges {len(runs)} runs (`layerbench merge`; each named host/device/task, see the "
-          f"project's docs/fleet.md). The table below has every case of every run; the sections after it "
-          f"are the first run's, `{runs[0]}`.")
-    doc.table(["run", "RUN_ID", "device", "host", "date", "file", "cases"],
-              [[f"run {i + 1}", f"`{run}`", views[run].device_name, str(views[run].ctx("host_name") or "?"),
-                str(views[run].ctx("date") or "?"), f"`{r.runs[i].get('file', '?')}`", str(len(views[run].cases))]
-               for i, run in enumerate(runs)], "llllllr")
-    keys: dict[tuple, str] = {}
-    cells: dict[tuple, dict[str, Case]] = {}
-    workloads = {w: i for i, w in enumerate(dict.fromkeys(c.workload for c in sorted(r.cases, key=lambda c: c.order)))}
-    for c in sorted(r.cases, key=lambda c: (workloads[c.workload], size_order(c), c.layer_label, c.order)):
-        label = c.name if not c.rung else f"{c.workload}/{c.layer_label}/{fmt.size_label(c.size, False)}"
-        keys.setdefault(c.key, label)
-        cells.setdefault(c.key, {})[c.run] = c
-    rows, flagged = [], 0
-    for key in keys:
-        row_cases = [cells[key].get(run) for run in runs]
-        flags = fleet_flags(row_cases)
-        row = [f"`{keys[key]}`"]
-        for c, flag in zip(row_cases, flags):
-            if c is None:
-                row.append("–")
-            elif not c.ok or not c.median_ms:
-                row.append(c.status if not c.ok else "–")
-            elif flag is not None:
-                flagged += 1
-                row.append(f"**{fmt.ms(c.median_ms)}** {FLAG} {flag * 100:+.1f}%")
-            else:
-                row.append(fmt.ms(c.median_ms))
-        ok = [c.median_ms for c in row_cases if c is not None and c.ok and c.median_ms]
-        row.append(f"{fmt.pct(max(ok) / min(ok) - 1)}" if len(ok) >= 2 else "–")
-        rows.append(row)
-    doc.p(f"Median time in ms of each case in each run. {FLAG} flags a median more than "
-          f"{fmt.pct(FLEET_SPREAD, 0)} from the median of the other runs' on the same case and beyond the "
-          f"case's own noise (relative standard deviation of its samples), with how far; spread: the slowest "
-          f"run over the fastest, less one. –: not in that run. " +
-          (f"{flagged} median{'s' if flagged != 1 else ''} flagged." if flagged else "No median is flagged."))
-    doc.table(["case"] + [f"run {i + 1}" for i in range(len(runs))] + ["spread"], rows,
-              "l" + "r" * (len(runs) + 1))
 
 
 def _by_figure(r: Results, figure: str) -> list[str]:

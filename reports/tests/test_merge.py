@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import CPU_ONLY, H200_RUN1, REPO, case_entry, load_json, run_cli, write_json
-from reports import compare, merge, report, results
+from reports import compare, fleet, merge, report, results
 
 BINARY = REPO / "build" / "layerbench"
 
@@ -256,6 +256,21 @@ def test_compare_of_a_plain_file_with_a_merged_one_matches_by_name(tmp_path: Pat
     assert not c.only_base and not c.only_new
 
 
+def test_merge_side_by_side_prints_the_runs_table_with_the_outlier(tmp_path: Path):
+    """`merge --side-by-side` (what `run --devices` asks for): the report's table on stdout."""
+    files = []
+    for i in range(3):
+        medians = dict(FOUR)
+        if i == 1:
+            medians[("saxpy", "runtime")] = 2.2  # 10% slower than its siblings, noise 1%
+        files.append(gpu_run(tmp_path / f"g{i}.json", f"GPU-{i:04d}", task(i), medians))
+    done = run_cli("merge", *files, "-o", tmp_path / "all.json", "--side-by-side")
+    assert done.returncode == 0, done.stderr
+    assert "## Runs side by side" in done.stdout and "| case | run 1 | run 2 | run 3 | spread |" in done.stdout
+    assert "| `saxpy/runtime/1048576` | 2.00 | **2.20** ⚑ +10.0% | 2.00 | 10.0% |" in done.stdout
+    assert "the sections after it" not in done.stdout  # that is the report's, not the console's
+
+
 def test_report_of_a_merged_file_has_the_runs_side_by_side_and_flags_an_outlier(tmp_path: Path):
     files = []
     for i in range(4):
@@ -276,7 +291,7 @@ def test_report_of_a_merged_file_has_the_runs_side_by_side_and_flags_an_outlier(
     rows = [line for line in md.splitlines() if line.startswith("| `saxpy/runtime/1048576` |")]
     assert rows[0] == "| `saxpy/runtime/1048576` | 2.00 | 2.00 | **2.20** ⚑ +10.0% | 2.00 | 10.0% |"
     assert len(rows) == 2  # the side-by-side row, then the first run's row in "All cases"
-    assert md.count(report.FLAG) == 2  # the flag in the table and in the sentence explaining it
+    assert md.count(fleet.FLAG) == 2  # the flag in the table and in the sentence explaining it
     assert "1 median flagged." in md
     html = (out / "report.html").read_text()
     assert "Runs side by side" in html and "+10.0%" in html
@@ -286,10 +301,10 @@ def test_fleet_flags_need_the_spread_and_the_noise():
     def case(ms: float, noise: float = 0.01) -> results.Case:
         return results.Case("vector_add", "runtime", (1,), {"median_ms": ms, "rel_stddev": noise, "samples": 100,
                                                              "status": "ok"}, 0)
-    assert report.fleet_flags([case(1.0), case(1.0), case(1.1)]) == [None, None, pytest.approx(0.1)]
-    assert report.fleet_flags([case(1.0), case(1.0), case(1.04)]) == [None, None, None]  # within 5%
-    assert report.fleet_flags([case(1.0), case(1.0), case(1.1, noise=0.2)]) == [None, None, None]  # within its noise
-    assert report.fleet_flags([case(1.0), None]) == [None, None]  # no sibling to compare with
+    assert fleet.fleet_flags([case(1.0), case(1.0), case(1.1)]) == [None, None, pytest.approx(0.1)]
+    assert fleet.fleet_flags([case(1.0), case(1.0), case(1.04)]) == [None, None, None]  # within 5%
+    assert fleet.fleet_flags([case(1.0), case(1.0), case(1.1, noise=0.2)]) == [None, None, None]  # within its noise
+    assert fleet.fleet_flags([case(1.0), None]) == [None, None]  # no sibling to compare with
 
 
 # --- the real binary ----------------------------------------------------------------------------
