@@ -3,6 +3,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
@@ -18,6 +20,18 @@
 namespace lb {
 namespace {
 
+// The devices' processes, for the SIGTERM handler: a SIGTERM to this process goes on to each of
+// them, which ends its current sample and writes the results so far, as a run does. Ctrl-C needs
+// no forwarding: the terminal sends SIGINT to the whole process group, so this process ignores it
+// (a second SIGINT to a device's process would make it exit at once) and waits for them.
+constexpr int kMaxDevices = 256;
+pid_t g_devices[kMaxDevices];
+volatile std::sig_atomic_t g_started = 0;
+
+extern "C" void forward_sigterm(int) {
+  for (int i = 0; i < g_started; ++i) kill(g_devices[i], SIGTERM);
+}
+
 std::vector<std::string> split(const std::string& text, char sep) {
   std::vector<std::string> parts;
   std::stringstream in(text);
@@ -31,6 +45,8 @@ pid_t start(const std::vector<std::string>& words, const std::string& visible) {
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
+    std::signal(SIGINT, SIG_DFL);  // an ignored signal stays ignored across exec; the run sets its own
+    std::signal(SIGTERM, SIG_DFL);
     if (!visible.empty()) setenv("CUDA_VISIBLE_DEVICES", visible.c_str(), 1);
     std::vector<char*> argv;
     for (const std::string& w : words) argv.push_back(const_cast<char*>(w.c_str()));
@@ -121,6 +137,11 @@ int run_on_devices(const std::vector<int>& devices, bool concurrent, const std::
                  "layerbench: --concurrent: the %zu runs share the host's power budget, PCIe links and CPU cores; "
                  "their figures can be lower than one GPU at a time (docs/fleet.md)\n",
                  devices.size());
+  if (devices.size() > static_cast<std::size_t>(kMaxDevices))
+    throw UsageError("--devices: " + std::to_string(devices.size()) + " devices; at most " +
+                     std::to_string(kMaxDevices) + " at once");
+  std::signal(SIGINT, SIG_IGN);
+  std::signal(SIGTERM, forward_sigterm);
   const char* parent_visible = std::getenv("CUDA_VISIBLE_DEVICES");
   std::vector<std::string> files;
   std::vector<std::pair<pid_t, int>> running;  // pid, device
@@ -131,6 +152,8 @@ int run_on_devices(const std::vector<int>& devices, bool concurrent, const std::
     std::printf("devices: device %d (CUDA_VISIBLE_DEVICES=%s): the plan, results to %s\n", d, visible.c_str(),
                 file.c_str());
     const pid_t pid = start(child_arguments(argc, argv, file), visible);
+    g_devices[g_started] = pid;
+    g_started = g_started + 1;
     if (concurrent) {
       running.emplace_back(pid, d);
     } else {
@@ -139,6 +162,8 @@ int run_on_devices(const std::vector<int>& devices, bool concurrent, const std::
     }
   }
   for (const auto& [pid, d] : running) status = worse(status, wait_for(pid));
+  std::signal(SIGTERM, SIG_DFL);
+  std::signal(SIGINT, SIG_DFL);
 
   std::vector<std::string> existing;
   for (const std::string& f : files)
