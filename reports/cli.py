@@ -39,26 +39,6 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {results.one_line(message)} (see {self.prog} --help)\n")
 
 
-def _percent(text: str) -> float:
-    try:
-        value = float(text.strip().rstrip("%"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a percentage (e.g. 5 or 2.5%)") from None
-    if not 0 <= value < 1000:
-        raise argparse.ArgumentTypeError(f"'{text}' is out of range (0 to 1000 percent)")
-    return value / 100.0
-
-
-def _positive(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"'{text}' must be above 0")
-    return value
-
-
 def parser() -> _Parser:
     top = _Parser(
         prog=PROG, description="Reports, comparisons and CSV from layerbench's JSON results.",
@@ -93,10 +73,7 @@ def parser() -> _Parser:
                "fewer than two samples).")
     c.add_argument("base", metavar="BASE.json", help="the reference run")
     c.add_argument("new", metavar="NEW.json", help="the run to judge")
-    c.add_argument("--threshold", "-t", metavar="PCT", type=_percent, default=0.05,
-                   help="smallest change that counts, in percent (default: 5)")
-    c.add_argument("--noise-k", metavar="K", type=_positive, default=2.0,
-                   help="how many times the combined noise a change must exceed (default: 2)")
+    compare_mod.add_verdict_options(c)
     c.add_argument("--out", "-o", metavar="FILE", default=None,
                    help="write the Markdown table to FILE instead of standard output")
 

@@ -26,11 +26,42 @@ listed as such.
 """
 from __future__ import annotations
 
+import argparse
 import math
 from dataclasses import dataclass, field
 
 from . import fmt, merge
 from .results import Case, Results, size_order
+
+
+# --- the verdict's options: `compare` and `db compare` ----------------------------------------
+
+def _percent(text: str) -> float:
+    try:
+        value = float(text.strip().rstrip("%"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a percentage (e.g. 5 or 2.5%)") from None
+    if not 0 <= value < 1000:
+        raise argparse.ArgumentTypeError(f"'{text}' is out of range (0 to 1000 percent)")
+    return value / 100.0
+
+
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"'{text}' must be above 0")
+    return value
+
+
+def add_verdict_options(parser: argparse.ArgumentParser) -> None:
+    """--threshold and --noise-k, the verdict's two parameters (args.threshold, args.noise_k)."""
+    parser.add_argument("--threshold", "-t", metavar="PCT", type=_percent, default=0.05,
+                        help="smallest change that counts, in percent (default: 5)")
+    parser.add_argument("--noise-k", metavar="K", type=_positive, default=2.0,
+                        help="how many times the combined noise a change must exceed (default: 2)")
 
 FASTER, SLOWER, SAME, UNCLEAR = "faster", "slower", "same", "unclear"
 

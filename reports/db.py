@@ -894,26 +894,6 @@ def _trend_figure(workload: str, data: dict[str, Any], out: Path):
 
 # --- the command line ------------------------------------------------------------------------
 
-def _percent(text: str) -> float:
-    try:
-        value = float(text.strip().rstrip("%"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a percentage (e.g. 5 or 2.5%)") from None
-    if not 0 <= value < 1000:
-        raise argparse.ArgumentTypeError(f"'{text}' is out of range (0 to 1000 percent)")
-    return value / 100.0
-
-
-def _positive(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"'{text}' must be above 0")
-    return value
-
-
 def _day(text: str) -> str:
     """A --since/--until date: YYYY-MM-DD or an ISO time; kept as given, checked."""
     if re.fullmatch(r"\d{4}-\d{2}-\d{2}", text.strip()):
@@ -983,10 +963,7 @@ def add_parser(sub) -> None:
     c.add_argument("--baseline", "-b", metavar="SELECTOR", required=True, help="the reference run")
     c.add_argument("--new", "-n", metavar="SELECTOR", default="latest", help="the run to judge (default: latest)")
     c.add_argument("--gpu", metavar="NAME", help="only devices whose GPU name (or UUID) holds NAME")
-    c.add_argument("--threshold", "-t", metavar="PCT", type=_percent, default=0.05,
-                   help="smallest change that counts, in percent (default: 5)")
-    c.add_argument("--noise-k", metavar="K", type=_positive, default=2.0,
-                   help="how many times the combined noise a change must exceed (default: 2)")
+    compare_mod.add_verdict_options(c)
     c.set_defaults(run=run_compare)
 
     t = with_db(dsub.add_parser(
@@ -1007,24 +984,27 @@ def _open(url: str, create: bool) -> Database:
 
 
 def run_add(args) -> int:
-    # Every file is read first: when none is a results file, nothing is created or opened, and the
-    # error is one line (the first file's, with how many more were refused).
-    unreadable: list[results.ResultsError] = []
+    # Every file is loaded first, once: when none is a results file, nothing is created or opened,
+    # and the error is one line (the first file's, with how many more were refused).
+    loaded: list[tuple[str, results.Results | results.ResultsError]] = []
     for path in args.files:
         try:
-            results.read(path)
+            loaded.append((path, results.load(path)))
         except results.ResultsError as e:
-            unreadable.append(e)
-    if unreadable and len(unreadable) == len(args.files):
+            loaded.append((path, e))
+    unreadable = [item for _, item in loaded if isinstance(item, results.ResultsError)]
+    if len(unreadable) == len(loaded):
         first = unreadable[0]
         more = f" (and {len(unreadable) - 1} more file(s) refused)" if len(unreadable) > 1 else ""
         raise results.ResultsError(first.path, first.what + more)
     db = _open(args.db, create=True)
     refused = 0
     try:
-        for path in args.files:
+        for path, item in loaded:
             try:
-                added = add_file(db, path)
+                if isinstance(item, results.ResultsError):
+                    raise item  # unreadable: refused like a file the database would not take
+                added = add_results(db, item)
             except results.ResultsError as e:
                 refused += 1
                 print(f"{PROG} add: error: {e} (refused; the other files go on)", file=sys.stderr)
