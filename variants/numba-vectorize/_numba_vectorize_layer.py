@@ -68,17 +68,8 @@ class Session(lb_variant.Session):
     """One run of the layer: each CUDA ufunc its variants asked for, made once per session
     (make_ufunc), dropped when the harness closes the session."""
 
-    def __init__(self, config: lb_variant.LayerConfig):
-        super().__init__(config)
-        self.ufuncs = {}  # name -> CUDA ufunc
-
     def ufunc(self, name: str, cost):
-        if name not in self.ufuncs:
-            self.ufuncs[name] = make_ufunc(name, cost)
-        return self.ufuncs[name]
-
-    def close(self) -> None:
-        self.ufuncs.clear()
+        return self.once(name, lambda: make_ufunc(name, cost))
 
 
 def _kernels_compiled(numba_callable) -> int | None:

@@ -185,17 +185,8 @@ class Session(lb_variant.Session):
     """One run of the layer: the specialized dispatcher of each kernel its variants asked for,
     made once per session (jit_kernel), dropped when the harness closes the session."""
 
-    def __init__(self, config: lb_variant.LayerConfig):
-        super().__init__(config)
-        self.dispatchers = {}  # name -> specialized dispatcher
-
     def kernel(self, name: str, cost):
-        if name not in self.dispatchers:
-            self.dispatchers[name] = jit_kernel(name, cost)
-        return self.dispatchers[name]
-
-    def close(self) -> None:
-        self.dispatchers.clear()
+        return self.once(name, lambda: jit_kernel(name, cost))
 
 
 def check_args(name: str, args: tuple) -> None:

@@ -71,13 +71,23 @@ class Session:
 
     def __init__(self, config: LayerConfig):
         self.config = config
+        self._made: dict = {}  # once(): key -> what make() returned
 
     @property
     def kernel_cache(self):
         return self.config.kernel_cache
 
+    def once(self, key, make):
+        """make()'s result for `key`: made on the first request in this session, then kept (a
+        compiled kernel, a ufunc) until close()."""
+        if key not in self._made:
+            self._made[key] = make()
+        return self._made[key]
+
     def close(self) -> None:
-        """Releases what the session holds; called once, by the adapter. Nothing by default."""
+        """Releases what the session holds; called once, by the adapter. The base drops what once()
+        kept; a subclass that overrides close() and uses once() calls this too."""
+        self._made.clear()
 
 
 @dataclass(frozen=True, slots=True)
