@@ -1,5 +1,5 @@
 // The measurements behind variants/gpu_launch.h's matmul_grid: matmul_tiled at every split of K
-// from 1 to 16 against cuBLAS SGEMM (fp32, no TF32), at the default sizes, the odd ones and some
+// 1, 2, 4, 8 and 16 against cuBLAS SGEMM (fp32, no TF32), at the default sizes, the odd ones and some
 // between, on a cold L2 (256 MiB written before each launch), median of 30 launches. Each result is
 // checked against cuBLAS's (max |difference|, in the CSV); `chosen` marks matmul_grid's pick.
 // scripts/matmul-split-sweep.sh builds and runs it: CSV on stdout.
@@ -92,8 +92,10 @@ int main() {
     std::printf("%dx%dx%d,cublas,1,0,%.5f,%.2f,1.000,0,0\n", M, N, K, cublas_ms, flops / cublas_ms / 1e9);
     const lb::MatmulGrid chosen = lb::matmul_grid(M, N, K, sms);
     const int slices = (K + 15) / 16;
-    for (int splits = 1; splits <= 16 && splits <= slices; ++splits) {
+    for (int splits = 1; splits <= 16 && splits <= slices; splits *= 2) {  // powers of two: the kernel's slices need them
       if (splits > 1 && chosen.x * chosen.y >= 2u * sms) break;  // a wave of tiles or more: never split
+      // More parts than the workspace holds, or more blocks than fit at once: the kernel traps.
+      if (splits > 1 && chosen.x * chosen.y * splits > std::min(2u * sms, unsigned(LB_MM_SPLIT_PARTS))) break;
       CHECK(cudaMemset(c, 0xff, got.size() * 4));  // NaN: a tile left unwritten shows
       const dim3 grid(chosen.x, chosen.y, splits);
       const double ms = median_ms([&] { matmul_tiled<<<grid, LB_MM_THREADS>>>(a, b, c, M, N, K); });

@@ -153,13 +153,19 @@ TEST(DefaultKernelLaunch, MatmulGridSplitsKOnlyForASmallC) {
     EXPECT_GE(g.z, 1u);
     EXPECT_LE(g.z, 16u);
     EXPECT_LE(g.z, unsigned(std::max(1LL, (k + 15) / 16)));  // every split has a slice of K
-    if (1LL * g.x * g.y >= 2 * 132) EXPECT_EQ(g.z, 1u);  // a wave of tiles or more
+    EXPECT_EQ(g.z & (g.z - 1), 0u);                            // a power of two: the kernel's slices
+    if (1LL * g.x * g.y >= 2 * 132) EXPECT_EQ(g.z, 1u);       // a wave of tiles or more
+    for (const int sms : {132, 16}) {  // the splits of a tile wait for each other: all fit at once
+      const MatmulGrid on = matmul_grid(m, n, k, sms);
+      if (on.z > 1) EXPECT_LE(on.x * on.y * on.z, std::min(2u * sms, unsigned(LB_MM_SPLIT_PARTS))) << sms << " SMs";
+    }
   }
   EXPECT_GT(matmul_grid(512, 512, 512, 132).z, 1u);  // 16 tiles for 132 SMs
   EXPECT_GT(matmul_grid(128, 4096, 4096, 132).z, 1u);
+  EXPECT_EQ(matmul_grid(1024, 1024, 1024, 132).z, 4u);  // 64 tiles: 4 splits fill two blocks an SM
   EXPECT_EQ(matmul_grid(2048, 2048, 2048, 132).z, 1u);  // 256 tiles: the SMs are busy without splits
-  EXPECT_EQ(matmul_grid(17, 33, 65, 132).z, 1u);  // 5 slices of K: a split would cost more than it saves
-  EXPECT_EQ(matmul_grid(512, 512, 512, 0).z, 1u);  // no SM count: no split
+  EXPECT_EQ(matmul_grid(1, 1, 16, 132).z, 1u);          // one slice of K: nothing to split
+  EXPECT_EQ(matmul_grid(512, 512, 512, 0).z, 1u);       // no SM count: no split
 }
 
 TEST(LadderLaunch, ReducePassesShrinkToOneBlockIntoTheOutput) {

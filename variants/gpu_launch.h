@@ -29,27 +29,31 @@ struct MatmulGrid {
 
 // The splits of K are the choice with the least estimated time, a model of the kernel on an H100
 // (docs/results/h100/p15/split-k-sweep.csv; docs/workloads.md#matmul-split-k says how it was fit):
-//   t(S) = waves * (2 * BM * BN * K/S flops) / rate  +  (S - 1) * kSplitLinkUs,
+//   t(S) = waves * (2 * BM * BN * K/S flops) / rate  +  (S > 1) * kSplitAddUs,
 // where a block alone on its SM computes at kLoneBlockTflops, two sharing one at kPairedBlockTflops
-// each, and every split after the first waits for the one before it to store (the serial
-// reduction's link). Only a C of fewer tiles than one wave (two blocks per SM) is split: that is
-// where the model was fit, and where the SMs idle without it.
+// each, and the splits' parts are stored and added up (each split adds 1/S of its tile, so that
+// cost hardly grows with S). S is a power of two (the kernel's slices need it), and the splits all
+// fit on the GPU at once (two blocks an SM: they wait for each other). Only a C of fewer tiles than one wave (two blocks per SM) is split:
+// that is where the model was fit, and where the SMs idle without it; and never into more parts
+// than the kernel's workspace holds (LB_MM_SPLIT_PARTS).
 inline MatmulGrid matmul_grid(long long m, long long n, long long k, int sm_count) {
-  constexpr double kLoneBlockTflops = 0.207, kPairedBlockTflops = 0.15, kSplitLinkUs = 6.0;
+  constexpr double kLoneBlockTflops = 0.207, kPairedBlockTflops = 0.15, kSplitAddUs = 3.5;
   constexpr int kMaxSplits = 16, kSliceK = 16;
   MatmulGrid grid{static_cast<unsigned>((n + LB_MM_BN - 1) / LB_MM_BN),
                   static_cast<unsigned>((m + LB_MM_BM - 1) / LB_MM_BM), 1};
   const long long tiles = 1LL * grid.x * grid.y, slices = (k + kSliceK - 1) / kSliceK;
-  if (tiles >= 2LL * sm_count || tiles > LB_MM_SPLIT_TILES) return grid;
+  if (tiles >= 2LL * sm_count) return grid;
   double best_us = 0;
-  for (int splits = 1; splits <= kMaxSplits && splits <= std::max(1LL, slices); ++splits) {
+  for (int splits = 1; splits <= kMaxSplits && splits <= std::max(1LL, slices); splits *= 2) {
+    // All of a tile's splits wait for each other: no more blocks than fit at once (two an SM).
+    if (splits > 1 && tiles * splits > std::min<long long>(2LL * sm_count, LB_MM_SPLIT_PARTS)) break;
     const double flops = 2.0 * LB_MM_BM * LB_MM_BN * double((slices + splits - 1) / splits) * kSliceK;
     const long long blocks = tiles * splits;
     const double compute_us = blocks <= sm_count
                                   ? flops / (kLoneBlockTflops * 1e6)
                                   : double((blocks + 2LL * sm_count - 1) / (2LL * sm_count)) * flops /
                                         (kPairedBlockTflops * 1e6);
-    const double us = compute_us + (splits - 1) * kSplitLinkUs;
+    const double us = compute_us + (splits > 1 ? kSplitAddUs : 0.0);
     if (splits == 1 || us < best_us) best_us = us, grid.z = static_cast<unsigned>(splits);
   }
   return grid;

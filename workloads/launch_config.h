@@ -9,12 +9,13 @@
 #define LB_BLOCKS_PER_SM 4
 
 /* matmul_tiled: a 128x128 tile of C per block of 128 threads (4 warps of 64x64, 8x16 results a
-   thread; workloads/matmul/kernels.cu). K is split over gridDim.z blocks per tile only in a grid of
-   at most LB_MM_SPLIT_TILES tiles (the kernel's flags, one per tile). */
+   thread; workloads/matmul/kernels.cu). K is split over gridDim.z blocks per tile only where
+   tiles x splits <= LB_MM_SPLIT_PARTS, the parts the kernel's workspace holds (64 KiB each: 20 MiB
+   of device memory in each module that holds the kernel). */
 #define LB_MM_BM 128
 #define LB_MM_BN 128
 #define LB_MM_THREADS 128
-#define LB_MM_SPLIT_TILES 4096
+#define LB_MM_SPLIT_PARTS 320
 
 /* transpose: one LB_TR_TILE x LB_TR_TILE tile of A per block of LB_TR_TILE x LB_TR_ROWS threads,
    each thread moving LB_TR_TILE / LB_TR_ROWS elements (workloads/transpose/kernels.cu says why this

@@ -14,7 +14,7 @@
 // (checked at run time), else 4-byte copies are used.
 //
 // Split-K: a small C has fewer tiles than the GPU has SMs (512^3: 16 tiles for 132 SMs), so most
-// SMs would idle. The launch then splits K over gridDim.z blocks per tile, which add their parts
+// SMs would idle. The launch then splits K over gridDim.z blocks per tile, whose parts are added
 // (below). How many splits is the host's choice, from the problem's size and the SM count:
 // variants/gpu_launch.h's matmul_grid, which every layer launches with.
 #include "workloads/launch_config.h"
@@ -66,10 +66,12 @@ __device__ __forceinline__ float component(const float4& v, int q) {
 
 // One block's share of C = A*B: its tile (row0, col0) over the K-slices [kt_begin, kt_end) (all of
 // K, or one split's part of it), summed into acc.
-// vec: the 16-byte copies' conditions hold (a run-time branch per copy, not a second instantiation
-// of the loop: the text compiles in half the time).
+// VEC: the 16-byte copies' conditions hold. A template, not a run-time branch per copy: with the
+// branch the main loop took 2741 instructions a slice against 2289 (cuobjdump -sass), and 4096^3
+// ran 4% slower; the price is a text that takes about twice as long to compile.
+template <bool VEC>
 __device__ __forceinline__ void block_gemm(const float* __restrict__ A, const float* __restrict__ B, int M, int N,
-                                           int K, int row0, int col0, int kt_begin, int kt_end, bool vec, float* smem,
+                                           int K, int row0, int col0, int kt_begin, int kt_end, float* smem,
                                            float (&acc)[TM][TN]) {
   const int tid = threadIdx.x;
   const int warp = tid / 32, lane = tid % 32;
@@ -89,7 +91,7 @@ __device__ __forceinline__ void block_gemm(const float* __restrict__ A, const fl
     const int s = t % STAGES, k0 = t * BK;
     float* a_dst = a_smem + s * A_STAGE;
     float* b_dst = b_smem + s * B_STAGE;
-    if (vec) {
+    if (VEC) {
 #pragma unroll
       for (int l = 0; l < A_VEC; ++l) {
         const int r = a_r + l * A_STEP;
@@ -186,66 +188,74 @@ __device__ __forceinline__ void store_tile(float* C, int M, int N, int row0, int
   });
 }
 
-// acc += the block's tile of C (store_tile follows). C is read through L2 (ld.global.cg): another
-// block wrote it, and this SM's L1 may hold an older copy. A tile wholly inside C loads two rows'
-// quads at a time with no test between them, so that 8 loads are in flight together: the tests of
-// the edge path below put each load just before its add, and so the wait for L2 32 times in a row,
-// which each split of a small matmul pays while the next one waits.
-__device__ __forceinline__ void add_tile_of_c(float* C, int M, int N, int row0, int col0, bool vec,
-                                              float (&acc)[TM][TN]) {
-  const bool vec_c = vec && (reinterpret_cast<unsigned long long>(C) & 15) == 0;
-  if (vec_c && row0 + BM <= M && col0 + BN <= N) {
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int wr = (warp / (BN / WN)) * WM + lane / LANES_N;
-    const int wc = (warp % (BN / WN)) * WN + (lane % LANES_N) * 4;
-    const float* tile = C + (long long)(row0 + wr) * N + col0 + wc;
-#pragma unroll
-    for (int i = 0; i < TM; i += 2) {
-      float4 old[2][TN / 4];
-#pragma unroll
-      for (int r = 0; r < 2; ++r)
-#pragma unroll
-        for (int j = 0; j < TN / 4; ++j)
-          old[r][j] = __ldcg(reinterpret_cast<const float4*>(tile + (long long)(i + r) * LANES_M * N + j * 4 * LANES_N));
-#pragma unroll
-      for (int r = 0; r < 2; ++r)
-#pragma unroll
-        for (int j = 0; j < TN / 4; ++j) {
-          float* v = &acc[i + r][4 * j];
-          v[0] += old[r][j].x, v[1] += old[r][j].y, v[2] += old[r][j].z, v[3] += old[r][j].w;
-        }
-    }
-    return;
-  }
-  for_each_quad(C, M, N, row0, col0, [&](int i, int j, float* crow, int col) {
-    float* v = &acc[i][4 * j];
-    if (vec_c && col < N) {
-      const float4 old = __ldcg(reinterpret_cast<const float4*>(crow + col));
-      v[0] += old.x, v[1] += old.y, v[2] += old.z, v[3] += old.w;
-    } else {
-#pragma unroll
-      for (int q = 0; q < 4; ++q)
-        if (col + q < N) v[q] += __ldcg(crow + col + q);
-    }
-  });
-}
-
-// Split-K, serially reduced (CUTLASS's "serial split-K"): the splits of one tile of C add their
-// parts in order 0, 1, ..., S-1, each after the one before it has stored; split z waits until its
-// tile's flag says z. The order is fixed, so the result is the same bits in every run. The flags
-// live in the module (zero when it loads) and the last split sets its tile's back to zero, so
-// every launch finds them zero with no memset. Waiting is safe because a GPU starts a grid's
-// blocks in order of their index, blockIdx.z the slowest: every block of split z-1 has started
-// before any of split z, and none of them waits on a later split.
-__device__ unsigned lb_mm_split_flags[LB_MM_SPLIT_TILES];
+// Split-K, reduced in parallel and in a fixed order. Each split stores its part of the tile (acc,
+// as the threads hold it: quad q of thread t at float4 q * THREADS + t) to its own slot of
+// lb_mm_split_parts, counts itself in, and waits until all S splits of its tile have; then split z
+// adds up slice z of the tile (QUADS / S of each thread's quads) from the S parts, in order 0, 1,
+// ..., S-1, so every run gives the same bits. The S slices are added by S blocks at once, each
+// reading 64 KiB with every load in flight; one block adding the whole tile reads S times that,
+// and measured 14 of 32 us at 512^3 (S = 8) on an H100; the serial reduction before that, each
+// split adding to C after the one before it, 31 of 36 us.
+// Waiting for the other splits needs them all resident at once: the plan (matmul_grid) launches
+// at most two blocks per SM, which __launch_bounds__(THREADS, 2) makes room for. Should that fail
+// (another process's kernels holding SMs for long), a block that waits a second traps: a launch
+// error, not a hang. S is a power of two, so that a slice is a whole number of quads a thread. The
+// counters are zero when the module loads, and the split that counts last sets them back to zero.
+constexpr int QUADS = TM * TN / 4;         // float4s of acc per thread
+constexpr int PART = QUADS * THREADS;      // float4s of a tile's part
+__device__ float4 lb_mm_split_parts[LB_MM_SPLIT_PARTS * PART];
+__device__ unsigned lb_mm_split_counts[LB_MM_SPLIT_PARTS];  // two a tile, and a split tile has 2+ parts
 
 __device__ __forceinline__ unsigned load_acquire(const unsigned* p) {
   unsigned v;
   asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
   return v;
 }
-__device__ __forceinline__ void store_release(unsigned* p, unsigned v) {
-  asm volatile("st.release.gpu.global.u32 [%0], %1;\n" ::"l"(p), "r"(v) : "memory");
+__device__ __forceinline__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// Quad q of thread t's results: its row and first column in the block's tile (as block_gemm lays
+// them out: rows wr + i*LANES_M, columns wc + j*4*LANES_N, for q = i * TN/4 + j).
+__device__ __forceinline__ int quad_row(int t, int q) {
+  return ((t / 32) / (BN / WN)) * WM + (t % 32) / LANES_N + (q / (TN / 4)) * LANES_M;
+}
+__device__ __forceinline__ int quad_col(int t, int q) {
+  return ((t / 32) % (BN / WN)) * WN + (t % 32) % LANES_N * 4 + (q % (TN / 4)) * 4 * LANES_N;
+}
+
+// C's slice s of the tile = the sum of the S parts' slice s. A thread adds its own quads of the
+// slice, QUADS / S of them: all QUADS loads are issued before the first add.
+__device__ __forceinline__ void add_slice(const float4* parts, int splits, int s, float* C, int M, int N, int row0,
+                                          int col0, bool vec_c) {
+  const int t = threadIdx.x, per_thread = QUADS / splits, log2_splits = __ffs(splits) - 1;
+  const float4* first = parts + s * per_thread * THREADS + t;
+  float4 v[QUADS];  // load l: quad l / S of the slice, from part l % S
+#pragma unroll
+  for (int l = 0; l < QUADS; ++l)  // L2: other SMs wrote the parts, and this SM's L1 may be stale
+    v[l] = __ldcg(first + (l >> log2_splits) * THREADS + (long long)(l & (splits - 1)) * PART);
+  float4 sum;
+#pragma unroll
+  for (int l = 0; l < QUADS; ++l) {
+    const int z = l & (splits - 1);
+    if (z == 0) sum = v[l];
+    else sum.x += v[l].x, sum.y += v[l].y, sum.z += v[l].z, sum.w += v[l].w;
+    if (z != splits - 1) continue;
+    const int q = s * per_thread + (l >> log2_splits);
+    const int row = row0 + quad_row(t, q), col = col0 + quad_col(t, q);
+    if (row >= M) continue;
+    float* crow = C + (long long)row * N;
+    if (vec_c && col < N) {
+      *reinterpret_cast<float4*>(crow + col) = sum;
+    } else {
+      const float quad[4] = {sum.x, sum.y, sum.z, sum.w};
+#pragma unroll
+      for (int k = 0; k < 4; ++k)
+        if (col + k < N) crow[col + k] = quad[k];
+    }
+  }
 }
 
 __device__ __forceinline__ void tile_product(const float* __restrict__ A, const float* __restrict__ B,
@@ -260,22 +270,38 @@ __device__ __forceinline__ void tile_product(const float* __restrict__ A, const 
   for (int i = 0; i < TM; ++i)
 #pragma unroll
     for (int j = 0; j < TN; ++j) acc[i][j] = 0.0f;
-  block_gemm(A, B, M, N, K, row0, col0, kt_begin, kt_end, vec, smem, acc);
+  if (vec)
+    block_gemm<true>(A, B, M, N, K, row0, col0, kt_begin, kt_end, smem, acc);
+  else
+    block_gemm<false>(A, B, M, N, K, row0, col0, kt_begin, kt_end, smem, acc);
   if (splits == 1) return store_tile(C, M, N, row0, col0, vec, acc);
 
-  if (gridDim.x * gridDim.y > LB_MM_SPLIT_TILES) __trap();  // more tiles than flags: the plan never does this
-  unsigned* const flag = &lb_mm_split_flags[tile];
-  if (z > 0) {
-    if (threadIdx.x == 0)
-      while (load_acquire(flag) != unsigned(z)) {
-      }
-    __syncthreads();  // the whole block waits for thread 0's acquire
-    add_tile_of_c(C, M, N, row0, col0, vec, acc);
+  // Splits the plan (matmul_grid) never makes: not a power of two, more than QUADS, more parts
+  // than slots, more blocks than two an SM.
+  unsigned sms;
+  asm("mov.u32 %0, %%nsmid;" : "=r"(sms));
+  const unsigned blocks = gridDim.x * gridDim.y * splits;
+  if ((splits & (splits - 1)) != 0 || splits > QUADS || blocks > LB_MM_SPLIT_PARTS || blocks > 2 * sms) __trap();
+  const float4* parts = lb_mm_split_parts + (long long)tile * splits * PART;
+  float4* const mine = lb_mm_split_parts + ((long long)tile * splits + z) * PART + threadIdx.x;
+#pragma unroll
+  for (int q = 0; q < QUADS; ++q) {
+    const float* v = &acc[q / (TN / 4)][4 * (q % (TN / 4))];
+    __stcg(mine + q * THREADS, make_float4(v[0], v[1], v[2], v[3]));
   }
-  store_tile(C, M, N, row0, col0, vec, acc);
-  __threadfence();
-  __syncthreads();  // every thread's part of the tile is stored before the flag moves on
-  if (threadIdx.x == 0) store_release(flag, z + 1 == splits ? 0u : unsigned(z + 1));
+  __threadfence();  // the part is visible GPU-wide before the count says so
+  __syncthreads();
+  unsigned* const stored = &lb_mm_split_counts[2 * tile];  // the tile's parts stored
+  unsigned* const seen = stored + 1;                        // its splits that have seen them all
+  if (threadIdx.x == 0) {
+    atomicAdd(stored, 1u);
+    const unsigned long long since = global_ns();
+    while (load_acquire(stored) < unsigned(splits))
+      if (global_ns() - since > 1000000000ull) __trap();  // a second: the splits are not all resident
+    if (atomicAdd(seen, 1u) == unsigned(splits - 1)) *stored = 0, *seen = 0;  // nobody waits any more
+  }
+  __syncthreads();  // the whole block reads after thread 0's acquire
+  add_slice(parts, splits, z, C, M, N, row0, col0, vec && (reinterpret_cast<unsigned long long>(C) & 15) == 0);
 }
 
 }  // namespace lb_matmul
