@@ -155,37 +155,43 @@ __device__ __forceinline__ void block_gemm(const float* __restrict__ A, const fl
   }
 }
 
-// f(i, j, crow, col) for each of this thread's quads of results, acc[i][4j .. 4j+3], whose row of C
-// is inside the matrix: crow is that row, col the quad's first column.
-template <class F>
-__device__ __forceinline__ void for_each_quad(float* C, int M, int N, int row0, int col0, F f) {
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int wr = (warp / (BN / WN)) * WM + lane / LANES_N;
-  const int wc = (warp % (BN / WN)) * WN + (lane % LANES_N) * 4;
+constexpr int QUADS = TM * TN / 4;  // float4s of acc per thread
+
+__device__ __forceinline__ float4 quad_of(const float (&acc)[TM][TN], int q) {
+  const float* v = &acc[q / (TN / 4)][4 * (q % (TN / 4))];
+  return make_float4(v[0], v[1], v[2], v[3]);
+}
+
+// Quad q of thread t's results: its row and first column in the block's tile (as block_gemm lays
+// them out: rows wr + i*LANES_M, columns wc + j*4*LANES_N, for q = i * TN/4 + j).
+__device__ __forceinline__ int quad_row(int t, int q) {
+  return ((t / 32) / (BN / WN)) * WM + (t % 32) / LANES_N + (q / (TN / 4)) * LANES_M;
+}
+__device__ __forceinline__ int quad_col(int t, int q) {
+  return ((t / 32) % (BN / WN)) * WN + (t % 32) % LANES_N * 4 + (q % (TN / 4)) * 4 * LANES_N;
+}
+
+// Four results into C at (row, col .. col+3), those inside the matrix. Where N % 4 == 0 and C is
+// 16-byte aligned (vec_c), a quad inside the matrix is one 16-byte store. Every store to C is this.
+__device__ __forceinline__ void store_quad(float* C, int M, int N, int row, int col, bool vec_c, const float4& v) {
+  if (row >= M) return;
+  float* crow = C + (long long)row * N;
+  if (vec_c && col < N) {
+    *reinterpret_cast<float4*>(crow + col) = v;
+  } else {
+    const float quad[4] = {v.x, v.y, v.z, v.w};
 #pragma unroll
-  for (int i = 0; i < TM; ++i) {
-    const int row = row0 + wr + i * LANES_M;
-    if (row >= M) break;  // rows grow with i
-#pragma unroll
-    for (int j = 0; j < TN / 4; ++j) f(i, j, C + (long long)row * N, col0 + wc + j * 4 * LANES_N);
+    for (int q = 0; q < 4; ++q)
+      if (col + q < N) crow[col + q] = quad[q];
   }
 }
 
-// acc into the block's tile of C. Where N % 4 == 0 and C is 16-byte aligned, a quad inside the
-// matrix is one 16-byte store.
-__device__ __forceinline__ void store_tile(float* C, int M, int N, int row0, int col0, bool vec,
+// acc into the block's tile of C.
+__device__ __forceinline__ void store_tile(float* C, int M, int N, int row0, int col0, bool vec_c,
                                            const float (&acc)[TM][TN]) {
-  const bool vec_c = vec && (reinterpret_cast<unsigned long long>(C) & 15) == 0;
-  for_each_quad(C, M, N, row0, col0, [&](int i, int j, float* crow, int col) {
-    const float* v = &acc[i][4 * j];
-    if (vec_c && col < N) {
-      *reinterpret_cast<float4*>(crow + col) = make_float4(v[0], v[1], v[2], v[3]);
-    } else {
 #pragma unroll
-      for (int q = 0; q < 4; ++q)
-        if (col + q < N) crow[col + q] = v[q];
-    }
-  });
+  for (int q = 0; q < QUADS; ++q)
+    store_quad(C, M, N, row0 + quad_row(threadIdx.x, q), col0 + quad_col(threadIdx.x, q), vec_c, quad_of(acc, q));
 }
 
 // Split-K, reduced in parallel and in a fixed order. Each split stores its part of the tile (acc,
@@ -201,8 +207,7 @@ __device__ __forceinline__ void store_tile(float* C, int M, int N, int row0, int
 // (another process's kernels holding SMs for long), a block that waits a second traps: a launch
 // error, not a hang. S is a power of two, so that a slice is a whole number of quads a thread. The
 // counters are zero when the module loads, and the split that counts last sets them back to zero.
-constexpr int QUADS = TM * TN / 4;         // float4s of acc per thread
-constexpr int PART = QUADS * THREADS;      // float4s of a tile's part
+constexpr int PART = QUADS * THREADS;  // float4s of a tile's part
 __device__ float4 lb_mm_split_parts[LB_MM_SPLIT_PARTS * PART];
 __device__ unsigned lb_mm_split_counts[LB_MM_SPLIT_PARTS];  // two a tile, and a split tile has 2+ parts
 
@@ -215,15 +220,6 @@ __device__ __forceinline__ unsigned long long global_ns() {
   unsigned long long t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return t;
-}
-
-// Quad q of thread t's results: its row and first column in the block's tile (as block_gemm lays
-// them out: rows wr + i*LANES_M, columns wc + j*4*LANES_N, for q = i * TN/4 + j).
-__device__ __forceinline__ int quad_row(int t, int q) {
-  return ((t / 32) / (BN / WN)) * WM + (t % 32) / LANES_N + (q / (TN / 4)) * LANES_M;
-}
-__device__ __forceinline__ int quad_col(int t, int q) {
-  return ((t / 32) % (BN / WN)) * WN + (t % 32) % LANES_N * 4 + (q % (TN / 4)) * 4 * LANES_N;
 }
 
 // C's slice s of the tile = the sum of the S parts' slice s. A thread adds its own quads of the
@@ -244,17 +240,7 @@ __device__ __forceinline__ void add_slice(const float4* parts, int splits, int s
     else sum.x += v[l].x, sum.y += v[l].y, sum.z += v[l].z, sum.w += v[l].w;
     if (z != splits - 1) continue;
     const int q = s * per_thread + (l >> log2_splits);
-    const int row = row0 + quad_row(t, q), col = col0 + quad_col(t, q);
-    if (row >= M) continue;
-    float* crow = C + (long long)row * N;
-    if (vec_c && col < N) {
-      *reinterpret_cast<float4*>(crow + col) = sum;
-    } else {
-      const float quad[4] = {sum.x, sum.y, sum.z, sum.w};
-#pragma unroll
-      for (int k = 0; k < 4; ++k)
-        if (col + k < N) crow[col + k] = quad[k];
-    }
+    store_quad(C, M, N, row0 + quad_row(t, q), col0 + quad_col(t, q), vec_c, sum);
   }
 }
 
@@ -274,7 +260,8 @@ __device__ __forceinline__ void tile_product(const float* __restrict__ A, const 
     block_gemm<true>(A, B, M, N, K, row0, col0, kt_begin, kt_end, smem, acc);
   else
     block_gemm<false>(A, B, M, N, K, row0, col0, kt_begin, kt_end, smem, acc);
-  if (splits == 1) return store_tile(C, M, N, row0, col0, vec, acc);
+  const bool vec_c = vec && (reinterpret_cast<unsigned long long>(C) & 15) == 0;
+  if (splits == 1) return store_tile(C, M, N, row0, col0, vec_c, acc);
 
   // Splits the plan (matmul_grid) never makes: not a power of two, more than QUADS, more parts
   // than slots, more blocks than two an SM.
@@ -285,10 +272,7 @@ __device__ __forceinline__ void tile_product(const float* __restrict__ A, const 
   const float4* parts = lb_mm_split_parts + (long long)tile * splits * PART;
   float4* const mine = lb_mm_split_parts + ((long long)tile * splits + z) * PART + threadIdx.x;
 #pragma unroll
-  for (int q = 0; q < QUADS; ++q) {
-    const float* v = &acc[q / (TN / 4)][4 * (q % (TN / 4))];
-    __stcg(mine + q * THREADS, make_float4(v[0], v[1], v[2], v[3]));
-  }
+  for (int q = 0; q < QUADS; ++q) __stcg(mine + q * THREADS, quad_of(acc, q));
   __threadfence();  // the part is visible GPU-wide before the count says so
   __syncthreads();
   unsigned* const stored = &lb_mm_split_counts[2 * tile];  // the tile's parts stored
@@ -301,7 +285,7 @@ __device__ __forceinline__ void tile_product(const float* __restrict__ A, const 
     if (atomicAdd(seen, 1u) == unsigned(splits - 1)) *stored = 0, *seen = 0;  // nobody waits any more
   }
   __syncthreads();  // the whole block reads after thread 0's acquire
-  add_slice(parts, splits, z, C, M, N, row0, col0, vec && (reinterpret_cast<unsigned long long>(C) & 15) == 0);
+  add_slice(parts, splits, z, C, M, N, row0, col0, vec_c);
 }
 
 }  // namespace lb_matmul
