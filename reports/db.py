@@ -834,9 +834,6 @@ def _trend_figure(workload: str, data: dict[str, Any], out: Path):
     layers = palette.order(data["layers"])
     devices = list(data["devices"])
     labels = _device_labels(data["devices"])
-    times = [p.when for lines in data["sizes"].values() for pts in lines.values() for p in pts]
-    span = max(times) - min(times)
-    day_format = "%Y-%m-%d" if span > timedelta(days=4) else "%m-%d\n%H:%M"
     styles = {d: DEVICE_STYLES[i % len(DEVICE_STYLES)] for i, d in enumerate(devices)}
     # the panels, and a last column for the legend (matplotlib 3.6 has no legend "outside" a figure)
     entries = len(layers) + len(devices) + 2  # the legend's lines, its two-line title included
@@ -867,8 +864,10 @@ def _trend_figure(workload: str, data: dict[str, Any], out: Path):
             tops = [p.value * (1 + (p.noise or 0.0)) for pts in lines.values() for p in pts]
             ax.set_ylim(0, min(max(tops), 2 * max(values)) * 1.08)
         ax.set_title(f"{workload} {fmt.size_label(size)}", fontsize=10.5)
-        ax.xaxis.set_major_locator(mdates.AutoDateLocator(minticks=2, maxticks=5))
-        ax.xaxis.set_major_formatter(mdates.DateFormatter(day_format, tz=timezone.utc))
+        # a narrow panel: at most 4 ticks, each only the part that changes (the rest once, at the end)
+        locator = mdates.AutoDateLocator(tz=timezone.utc, minticks=2, maxticks=4)
+        ax.xaxis.set_major_locator(locator)
+        ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator, tz=timezone.utc))
     for ax in flat[::cols]:
         ax.set_ylabel(unit + ("" if rate else " (lower is better)"))
     handles = [Line2D([], [], color=palette.style(l, layers)[0], marker=palette.style(l, layers)[1], ls="-", lw=1.5,
