@@ -103,6 +103,7 @@ json measurement_json(const MeasurementSettings& m) {
             {"noise_target", m.rule.target_rel_noise},
             {"min_samples", m.rule.min_samples},
             {"min_time_s", m.rule.min_time_s},
+            {"enough_samples", m.rule.enough_samples},
             {"max_time_s", m.rule.max_time_s},
             {"stops_early_above_target", m.rule.stop_early_above_target},
             {"sm_clock", nullptr}};

@@ -61,7 +61,9 @@ std::string to_string(Stop stop) {
 }
 
 Stop check_stop(const SampleSeries& series, double wall_s, const StoppingRule& rule) {
-  if (series.count() >= rule.min_samples && series.measured_s() >= rule.min_time_s) {
+  const bool long_enough = series.measured_s() >= rule.min_time_s ||
+                           (rule.enough_samples > 0 && series.count() >= rule.enough_samples);
+  if (series.count() >= rule.min_samples && long_enough) {
     if (series.rel_stddev() <= rule.target_rel_noise) return Stop::kNoiseReached;
     if (rule.stop_early_above_target) {
       if (series.noise_settled()) return Stop::kNoiseSettled;

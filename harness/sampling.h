@@ -1,4 +1,5 @@
-// When to stop taking samples. Once there are enough samples and enough measured time, sampling
+// When to stop taking samples. Once there are enough samples and enough measured time (or, for short
+// kernels, many samples), sampling
 // stops when their relative standard deviation (the noise) falls under a target (nvbench's rule),
 // or early when more samples would not bring it under: the noise has settled above the target
 // (nvbench's convergence test), or is out of its reach (even its 99% lower confidence bound is
@@ -15,6 +16,11 @@ struct StoppingRule {
   double target_rel_noise = 0.005;  // relative standard deviation of the samples (0.5%)
   std::size_t min_samples = 10;
   double min_time_s = 0.1;  // measured (summed sample) time before the noise may stop sampling
+  // ...or this many samples, where that comes first: a 7 us kernel would need 14 000 samples for
+  // 0.1 s, each with its L2 flush, when 2000 already put the mean's standard error under a
+  // twentieth of the noise. 0: min_time_s alone (run --thorough). Kernels of 50 us and more
+  // reach min_time_s first, so their sampling is the same either way.
+  std::size_t enough_samples = 2000;
   double max_time_s = 3.0;  // wall-clock cap on one case's sampling, flushes included
   bool stop_early_above_target = true;  // the settled and out-of-reach stops; off: sample to the cap
 };

@@ -243,6 +243,8 @@ def _measurement_rows(r: Results) -> list[tuple[str, str]]:
             rule += f", with at least {m['min_samples']} samples"
         if m.get("min_time_s") is not None:
             rule += f" and {m['min_time_s']:g} s measured"
+            if m.get("enough_samples"):
+                rule += f" (or {m['enough_samples']} samples, where that comes first)"
         if m.get("stops_early_above_target"):
             rule += ", or once more samples could not bring it under (settled, or out of reach)"
         if m.get("max_time_s") is not None:

@@ -46,6 +46,19 @@ TEST(StoppingRule, QuietStreamAlsoWaitsForTheMinimumTime) {
   EXPECT_EQ(series.count(), 100u);  // 100 x 1 ms = the minimum measured time
 }
 
+// A 7 us kernel would need 14 286 samples for 0.1 s: 2000 stand in for the minimum time; under
+// --thorough (enough_samples 0) it waits for the time. A 1 ms kernel reaches the time first.
+TEST(StoppingRule, ShortKernelStopsAtEnoughSamplesUnlessThorough) {
+  StoppingRule rule;
+  EXPECT_EQ(run_rule(rule, [] { return 0.007; }).second.count(), rule.enough_samples);
+  rule.enough_samples = 0;  // --thorough
+  const auto [stop, series] = run_rule(rule, [] { return 0.007; });
+  EXPECT_EQ(stop, Stop::kNoiseReached);
+  EXPECT_NEAR(double(series.count()), 0.1 / 0.007e-3, 1.0);
+  rule = StoppingRule{};
+  EXPECT_EQ(run_rule(rule, [] { return 1.0; }).second.count(), 100u);  // 0.1 s before 2000 samples
+}
+
 // Alternating 1 - d, 1 + d: a noise of d (a hair over it with few samples), exactly, every time.
 auto alternating(double d) {
   return [d, i = 0]() mutable { return 1.0 + (i++ % 2 ? d : -d); };
