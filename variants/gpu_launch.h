@@ -33,9 +33,9 @@ struct MatmulGrid {
 // where a block alone on its SM computes at kLoneBlockTflops, two sharing one at kPairedBlockTflops
 // each, and the splits' parts are stored and added up (each split adds 1/S of its tile, so that
 // cost hardly grows with S). S is a power of two (the kernel's slices need it), and the splits all
-// fit on the GPU at once (two blocks an SM: they wait for each other). Only a C of fewer tiles than one wave (two blocks per SM) is split:
-// that is where the model was fit, and where the SMs idle without it; and never into more parts
-// than the kernel's workspace holds (LB_MM_SPLIT_PARTS).
+// fit on the GPU at once (two blocks an SM: they wait for each other). Only a C of fewer tiles than
+// one wave (two blocks per SM) is split: that is where the model was fit, and where the SMs idle
+// without it; and never into more parts than the kernel's workspace holds (LB_MM_SPLIT_PARTS).
 inline MatmulGrid matmul_grid(long long m, long long n, long long k, int sm_count) {
   constexpr double kLoneBlockTflops = 0.207, kPairedBlockTflops = 0.15, kSplitAddUs = 3.5;
   constexpr int kMaxSplits = 16, kSliceK = 16;

@@ -171,7 +171,8 @@ def test_launch_shapes_follow_gpu_launch_h():
     assert lb_shared.flat_blocks(1000003) == (1000003 // 4 + 3 + 255) // 256
     assert lb_shared.grid_stride_blocks(1 << 26, 132) == 132 * 4
     assert lb_shared.grid_stride_blocks(100, 132) == 1
-    assert lb_shared.matmul_grid(129, 257, 64, 132) == (3, 2, 1)  # tiles of 128 along N, then along M
+    assert lb_shared.matmul_grid(129, 257, 16, 132) == (3, 2, 1)  # tiles of 128 along N, then along M
+    assert lb_shared.matmul_grid(129, 257, 64, 132) == (3, 2, 4)  # 6 tiles: K's 4 slices split
     assert lb_shared.matmul_grid(4096, 4096, 4096, 132) == (32, 32, 1)  # a wave of tiles or more: no split
     x, y, splits = lb_shared.matmul_grid(512, 512, 512, 132)  # 16 tiles for 132 SMs: K is split
     assert (x, y) == (4, 4) and 1 < splits <= 16
