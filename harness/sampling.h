@@ -1,9 +1,8 @@
 // When to stop taking samples. Once there are enough samples and enough measured time (or, for short
-// kernels, many samples), sampling
-// stops when their relative standard deviation (the noise) falls under a target (nvbench's rule),
-// or early when more samples would not bring it under: the noise has settled above the target
-// (nvbench's convergence test), or is out of its reach (even its 99% lower confidence bound is
-// above it). Otherwise it stops at a wall-clock cap.
+// kernels, many samples), sampling stops when their relative standard deviation (the noise) falls
+// under a target (nvbench's rule), or early when more samples would not bring it under: the noise
+// has settled above the target (nvbench's convergence test), or is out of its reach (even its 99%
+// lower confidence bound is above it). Otherwise it stops at a wall-clock cap.
 #pragma once
 #include <cstddef>
 #include <deque>

@@ -95,7 +95,7 @@ int main() {
     for (int splits = 1; splits <= 16 && splits <= slices; splits *= 2) {  // powers of two: the kernel's slices need them
       if (splits > 1 && chosen.x * chosen.y >= 2u * sms) break;  // a wave of tiles or more: never split
       // More parts than the workspace holds, or more blocks than fit at once: the kernel traps.
-      if (splits > 1 && chosen.x * chosen.y * splits > std::min(2u * sms, unsigned(LB_MM_SPLIT_PARTS))) break;
+      if (splits > 1 && chosen.x * chosen.y * splits > lb::matmul_split_blocks_max(sms)) break;
       CHECK(cudaMemset(c, 0xff, got.size() * 4));  // NaN: a tile left unwritten shows
       const dim3 grid(chosen.x, chosen.y, splits);
       const double ms = median_ms([&] { matmul_tiled<<<grid, LB_MM_THREADS>>>(a, b, c, M, N, K); });

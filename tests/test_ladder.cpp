@@ -157,7 +157,7 @@ TEST(DefaultKernelLaunch, MatmulGridSplitsKOnlyForASmallC) {
     if (1LL * g.x * g.y >= 2 * 132) EXPECT_EQ(g.z, 1u);       // a wave of tiles or more
     for (const int sms : {132, 16}) {  // the splits of a tile wait for each other: all fit at once
       const MatmulGrid on = matmul_grid(m, n, k, sms);
-      if (on.z > 1) EXPECT_LE(on.x * on.y * on.z, std::min(2u * sms, unsigned(LB_MM_SPLIT_PARTS))) << sms << " SMs";
+      if (on.z > 1) EXPECT_LE(on.x * on.y * on.z, matmul_split_blocks_max(sms)) << sms << " SMs";
     }
   }
   EXPECT_GT(matmul_grid(512, 512, 512, 132).z, 1u);  // 16 tiles for 132 SMs

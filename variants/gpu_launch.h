@@ -27,6 +27,13 @@ struct MatmulGrid {
   unsigned x = 1, y = 1, z = 1;
 };
 
+// The most blocks a launch that splits K may have: a tile's splits wait for each other, so all of
+// them must be on the GPU at once (two blocks an SM, which the kernel's __launch_bounds__ makes room
+// for), and each needs a part of the kernel's workspace (LB_MM_SPLIT_PARTS).
+inline long long matmul_split_blocks_max(int sm_count) {
+  return std::min<long long>(2LL * sm_count, LB_MM_SPLIT_PARTS);
+}
+
 // The splits of K are the choice with the least estimated time, a model of the kernel on an H100
 // (docs/results/h100/p15/split-k-sweep.csv; docs/workloads.md#matmul-split-k says how it was fit):
 //   t(S) = waves * (2 * BM * BN * K/S flops) / rate  +  (S > 1) * kSplitAddUs,
@@ -45,8 +52,7 @@ inline MatmulGrid matmul_grid(long long m, long long n, long long k, int sm_coun
   if (tiles >= 2LL * sm_count) return grid;
   double best_us = 0;
   for (int splits = 1; splits <= kMaxSplits && splits <= std::max(1LL, slices); splits *= 2) {
-    // All of a tile's splits wait for each other: no more blocks than fit at once (two an SM).
-    if (splits > 1 && tiles * splits > std::min<long long>(2LL * sm_count, LB_MM_SPLIT_PARTS)) break;
+    if (splits > 1 && tiles * splits > matmul_split_blocks_max(sm_count)) break;
     const double flops = 2.0 * LB_MM_BM * LB_MM_BN * double((slices + splits - 1) / splits) * kSliceK;
     const long long blocks = tiles * splits;
     const double compute_us = blocks <= sm_count

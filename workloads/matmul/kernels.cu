@@ -270,10 +270,9 @@ __device__ __forceinline__ void tile_product(const float* __restrict__ A, const 
   asm("mov.u32 %0, %%nsmid;" : "=r"(sms));
   const unsigned blocks = gridDim.x * gridDim.y * splits;
   if ((splits & (splits - 1)) != 0 || splits > QUADS || blocks > LB_MM_SPLIT_PARTS || blocks > 2 * sms) __trap();
-  const float4* parts = lb_mm_split_parts + (long long)tile * splits * PART;
-  float4* const mine = lb_mm_split_parts + ((long long)tile * splits + z) * PART + threadIdx.x;
+  float4* const parts = lb_mm_split_parts + (long long)tile * splits * PART;  // the tile's S parts
 #pragma unroll
-  for (int q = 0; q < QUADS; ++q) __stcg(mine + q * THREADS, quad_of(acc, q));
+  for (int q = 0; q < QUADS; ++q) __stcg(parts + z * PART + q * THREADS + threadIdx.x, quad_of(acc, q));
   __threadfence();  // the part is visible GPU-wide before the count says so
   __syncthreads();
   unsigned* const stored = &lb_mm_split_counts[2 * tile];  // the tile's parts stored
