@@ -102,6 +102,7 @@ struct RunArgs {
   StoppingRule rule;
   bool to_cap = false;
   bool thorough = false;
+  std::optional<double> max_time_s;  // --max-time; unset: the rule's cap, or --thorough's
   bool check = false;
   bool verbose = false;  // the summary lists every one-time cost
   LayerConfig layers;
@@ -205,7 +206,8 @@ MeasureOptions measure_options(const RunArgs& args) {
   options.rule = args.rule;
   options.rule.target_rel_noise = args.noise_percent / 100.0;
   options.rule.stop_early_above_target = !args.to_cap;
-  if (args.thorough) options.rule.enough_samples = 0;
+  if (args.thorough) options.rule = thorough(options.rule);
+  if (args.max_time_s) options.rule.max_time_s = *args.max_time_s;
   options.cold = args.mode == "cold";
   options.check_only = args.check;
   return options;
@@ -413,6 +415,13 @@ const CLI::Validator kSeed(
     "0..2^64-1");
 
 // The measurement options `run` and `ladder` share.
+// 1, 0.5, 3: a default as --help shows it.
+std::string shortest(double value) {
+  std::ostringstream text;
+  text << value;
+  return text.str();
+}
+
 void add_measurement_options(CLI::App* sub, RunArgs& args, bool& no_kernel_cache) {
   sub->add_option("--seed", args.seed, "Seed for the random inputs (default: a fresh one, recorded in the JSON)")
       ->check(kSeed);
@@ -427,15 +436,18 @@ void add_measurement_options(CLI::App* sub, RunArgs& args, bool& no_kernel_cache
       ->capture_default_str()
       ->check(kAboveZero);
   sub->add_option("--min-time", args.rule.min_time_s,
-                  "...and this much measured time (s), or 2000 samples where they come first (short kernels)")
+                  "...and this much measured time (s), or " + std::to_string(StoppingRule{}.enough_samples) +
+                      " samples where they come first (short kernels)")
       ->capture_default_str()
       ->check(kAboveZero);
-  sub->add_option("--max-time", args.rule.max_time_s, "Stop sampling a case after this wall-clock time even if noisy (s)")
-      ->capture_default_str()
+  sub->add_option("--max-time", args.max_time_s,
+                  "Stop sampling a case after this wall-clock time even if noisy (s) [default: " +
+                      shortest(StoppingRule{}.max_time_s) + ", " + shortest(thorough(StoppingRule{}).max_time_s) +
+                      " with --thorough]")
       ->check(kAboveZero);
   sub->add_flag("--thorough", args.thorough,
-                "Sample every case for --min-time of measured time, however many samples that takes (the\n"
-                "sampling before 2000 samples could stand in for it: a minute more on a default suite)");
+                "Sample every case for --min-time of measured time however many samples that takes, with a\n"
+                "longer --max-time: the sampling before the default suite was made to fit in a minute");
   sub->add_flag("--to-cap", args.to_cap,
                 "Sample a case whose noise stays above --noise until --max-time, instead of stopping once\n"
                 "its noise has settled above the target or is out of its reach");

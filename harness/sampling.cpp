@@ -48,6 +48,12 @@ double SampleSeries::noise_lower_bound() const {
   return rel_stddev() * std::sqrt(k / chi2_upper);
 }
 
+StoppingRule thorough(StoppingRule rule) {
+  rule.enough_samples = 0;
+  rule.max_time_s = 3.0;
+  return rule;
+}
+
 std::string to_string(Stop stop) {
   switch (stop) {
     case Stop::kContinue: return "sampling";

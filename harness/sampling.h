@@ -16,13 +16,20 @@ struct StoppingRule {
   std::size_t min_samples = 10;
   double min_time_s = 0.1;  // measured (summed sample) time before the noise may stop sampling
   // ...or this many samples, where that comes first: a 7 us kernel would need 14 000 samples for
-  // 0.1 s, each with its L2 flush, when 2000 already put the mean's standard error under a
-  // twentieth of the noise. 0: min_time_s alone (run --thorough). Kernels of 50 us and more
+  // 0.1 s, each with its L2 flush, when 400 already put the mean's standard error at a twentieth
+  // of the noise (1/sqrt(400)). 0: min_time_s alone (run --thorough). Kernels of 250 us and more
   // reach min_time_s first, so their sampling is the same either way.
-  std::size_t enough_samples = 2000;
-  double max_time_s = 3.0;  // wall-clock cap on one case's sampling, flushes included
+  std::size_t enough_samples = 400;
+  // Wall-clock cap on one case's sampling, flushes included. It stops only cases whose noise stays
+  // above the target (CPU layers, seconds-long samples); a GPU case of 2^24 elements and more
+  // reaches the target in about 0.1 s. run --thorough: 3 s.
+  double max_time_s = 1.0;
   bool stop_early_above_target = true;  // the settled and out-of-reach stops; off: sample to the cap
 };
+
+// run --thorough: min_time_s alone (no enough_samples), and a 3 s cap: the sampling of every case
+// before the default suite was made to fit in a minute.
+StoppingRule thorough(StoppingRule rule);
 
 // Running mean and variance of the kept samples (Welford), in milliseconds, and the noise after
 // each of the latest samples.

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "common/gpu.h"
+#include "harness/sampling.h"
 
 namespace {
 
@@ -183,6 +184,28 @@ TEST_F(Cli, CpuRunWritesTheJsonContract) {
 
 // --benchmark_filter selects cases as Google Benchmark's filter does (a regex search of the name), and
 // only those cases run: the others are neither prepared nor recorded, and the run names no more.
+// The stopping rule the JSON records is the one the flags asked for: --thorough's longer cap and
+// no sample count standing in for --min-time, and an explicit --max-time over either default.
+TEST_F(Cli, ThoroughAndMaxTimeReachTheRecordedRule) {
+  const auto rule_of = [&](const std::string& flags) {
+    const fs::path out = dir_ / "rule.json";
+    const Outcome o = run("run --layer cpu --workload vector_add --size 1000 --min-time 0.01 " + flags + " --out " +
+                          out.string());
+    EXPECT_EQ(o.code, 0) << o.err;
+    return nlohmann::json::parse(slurp(out)).at("context").at("measurement");
+  };
+  const lb::StoppingRule quick;
+  nlohmann::json m = rule_of("");
+  EXPECT_EQ(m.at("enough_samples"), quick.enough_samples);
+  EXPECT_DOUBLE_EQ(m.at("max_time_s").get<double>(), quick.max_time_s);
+  m = rule_of("--thorough");
+  EXPECT_EQ(m.at("enough_samples"), 0);
+  EXPECT_DOUBLE_EQ(m.at("max_time_s").get<double>(), 3.0);
+  m = rule_of("--thorough --max-time 0.2");
+  EXPECT_EQ(m.at("enough_samples"), 0);
+  EXPECT_DOUBLE_EQ(m.at("max_time_s").get<double>(), 0.2);
+}
+
 TEST_F(Cli, BenchmarkFilterSelectsTheCasesItFinds) {
   const fs::path out = dir_ / "r.json";
   const Outcome o =

@@ -46,17 +46,29 @@ TEST(StoppingRule, QuietStreamAlsoWaitsForTheMinimumTime) {
   EXPECT_EQ(series.count(), 100u);  // 100 x 1 ms = the minimum measured time
 }
 
-// A 7 us kernel would need 14 286 samples for 0.1 s: 2000 stand in for the minimum time; under
-// --thorough (enough_samples 0) it waits for the time. A 1 ms kernel reaches the time first.
+// A 7 us kernel would need 14 286 samples for 0.1 s: 400 stand in for the minimum time; under
+// --thorough it waits for the time. A 1 ms kernel reaches the time first.
 TEST(StoppingRule, ShortKernelStopsAtEnoughSamplesUnlessThorough) {
   StoppingRule rule;
   EXPECT_EQ(run_rule(rule, [] { return 0.007; }).second.count(), rule.enough_samples);
-  rule.enough_samples = 0;  // --thorough
+  rule = thorough(rule);
   const auto [stop, series] = run_rule(rule, [] { return 0.007; });
   EXPECT_EQ(stop, Stop::kNoiseReached);
   EXPECT_NEAR(double(series.count()), 0.1 / 0.007e-3, 1.0);
   rule = StoppingRule{};
-  EXPECT_EQ(run_rule(rule, [] { return 1.0; }).second.count(), 100u);  // 0.1 s before 2000 samples
+  EXPECT_EQ(run_rule(rule, [] { return 1.0; }).second.count(), 100u);  // 0.1 s before 400 samples
+}
+
+// --thorough is the sampling before the one-minute suite: no sample count stands in for the time,
+// and a noisy case is sampled for 3 s, not 1.
+TEST(StoppingRule, ThoroughRestoresTheTimeRuleAndTheLongerCap) {
+  const StoppingRule quick, slow = thorough(quick);
+  EXPECT_GT(quick.enough_samples, 0u);
+  EXPECT_EQ(slow.enough_samples, 0u);
+  EXPECT_DOUBLE_EQ(quick.max_time_s, 1.0);
+  EXPECT_DOUBLE_EQ(slow.max_time_s, 3.0);
+  EXPECT_DOUBLE_EQ(slow.min_time_s, quick.min_time_s);
+  EXPECT_DOUBLE_EQ(slow.target_rel_noise, quick.target_rel_noise);
 }
 
 // Alternating 1 - d, 1 + d: a noise of d (a hair over it with few samples), exactly, every time.

@@ -127,6 +127,9 @@ class Workload {
   std::int64_t output_elements(const Shape& s) const { return descriptor_.output.elements(s); }
   std::vector<std::int64_t> input_elements(const Shape& s) const;
 
+  // The default suite's sizes: small (launch-bound), middle and large (bandwidth- or compute-bound),
+  // with every layer in about a minute on one H100 (docs/methodology.md#the-default-suite). Larger
+  // ones (2^28, 16384^2) are a --sizes away.
   virtual std::vector<Shape> default_sizes() const = 0;
   virtual double bytes_moved(const Shape& s) const = 0;  // fewest bytes through device memory
   virtual double flops(const Shape& s) const = 0;

@@ -20,7 +20,7 @@ class Launch : public Workload {
                   // No kernel_args: launch_probe(out, value) takes the launch's index, which no
                   // binding from a size or a problem gives.
                   .output = {"out", {}}}) {}
-  std::vector<Shape> default_sizes() const override { return {{1, 1000, 1}}; }
+  std::vector<Shape> default_sizes() const override { return {{1, 100, 1}}; }
   std::vector<Shape> edge_sizes() const override { return {{1, 1, 1}, {1, 2, 1}, {1, 17, 1}}; }
   double bytes_moved(const Shape&) const override { return 0.0; }
   double flops(const Shape&) const override { return 0.0; }

@@ -30,7 +30,7 @@ class Reduce final : public Workload {
                   .ladder_default_size = "2^28",
                   .vendor = {"CUB", "cub::DeviceReduce::Sum"}}) {}
   std::vector<Shape> default_sizes() const override {
-    return {{1, 1 << 20, 1}, {1, 1 << 24, 1}, {1, 1 << 28, 1}};
+    return {{1, 1 << 20, 1}, {1, 1 << 24, 1}, {1, 1 << 26, 1}};
   }
   double bytes_moved(const Shape& s) const override { return 4.0 * s.n; }
   double flops(const Shape& s) const override { return static_cast<double>(s.n); }

@@ -36,7 +36,7 @@ class Saxpy final : public Workload {
                                   {"n", ArgKind::kSize, 0, Dim::kN, "long long"}},
                   .vendor = {"cuBLAS", "cublasSaxpy_64"}}) {}
   std::vector<Shape> default_sizes() const override {
-    return {{1, 1 << 20, 1}, {1, 1 << 24, 1}, {1, 1 << 28, 1}};
+    return {{1, 1 << 20, 1}, {1, 1 << 24, 1}, {1, 1 << 26, 1}};
   }
   double bytes_moved(const Shape& s) const override { return 12.0 * s.n; }
   double flops(const Shape& s) const override { return 2.0 * s.n; }

@@ -31,7 +31,7 @@ class VectorAdd final : public Workload {
                                   {"n", ArgKind::kSize, 0, Dim::kN, "long long"}},
                   .vendor = {"CUB", "cub::DeviceTransform::Transform"}}) {}
   std::vector<Shape> default_sizes() const override {
-    return {{1, 1 << 20, 1}, {1, 1 << 24, 1}, {1, 1 << 28, 1}};
+    return {{1, 1 << 20, 1}, {1, 1 << 24, 1}, {1, 1 << 26, 1}};
   }
   double bytes_moved(const Shape& s) const override { return 12.0 * s.n; }
   double flops(const Shape& s) const override { return static_cast<double>(s.n); }
