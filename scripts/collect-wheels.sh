@@ -14,9 +14,11 @@
 #     (Debian 12 here: GLIBC_2.34, GLIBCXX_3.4.29, so glibc 2.34+ and GCC 11+'s libstdc++);
 #   - pycuda's pure-Python dependencies (pytools and what pytools 2026 needs) and cuda-cccl
 #     (the cuda-compute layer), each named with --no-deps so nothing else slips in. cuda-cccl is
-#     1.0.2, as in variants/python/requirements.txt: it compiles Python operators with numba-cuda,
-#     which the GPU machine has; from 1.2 on it needs numba-cuda-mlir, a 68 MiB wheel, more than a
-#     device run can carry beside the working tree (64 MiB in all).
+#     1.1.1, as in variants/python/requirements.txt: it has serialize/deserialize (the layer's disk
+#     cache of built algorithms) and compiles Python operators with numba-cuda, which the GPU
+#     machine has (its extras ask numba<0.66, which --no-deps leaves aside: numba 0.68 works with
+#     it); from 1.2 on it needs numba-cuda-mlir, a 68 MiB wheel, more than a device run can carry
+#     beside the working tree (64 MiB in all).
 # What the GPU machine already has (cuda-bindings, cuda-core, cuda-pathfinder, cupy, numba,
 # numba-cuda, typing-extensions, markupsafe, ...) is not collected.
 set -euo pipefail
@@ -53,7 +55,7 @@ FROM_REGISTRY=(
   platformdirs==4.14.7                # pycuda: platformdirs>=2.2.0; pytools: >=2.2
   siphash24==1.9                      # pytools 2026: siphash24>=1.6 (binary)
   mako==1.4.3                         # pycuda: mako (needs MarkupSafe>=2.0: the GPU machine has it)
-  cuda-cccl==1.0.2                    # cuda-compute (requirements.txt); needs numpy, cuda-pathfinder,
+  cuda-cccl==1.1.1                    # cuda-compute (requirements.txt); needs numpy, cuda-pathfinder,
                                       # cuda-core, typing_extensions, and for Python operators
                                       # numba>=0.60 and numba-cuda: all there but numpy (carried)
 )

@@ -15,7 +15,7 @@ say() { echo "install-python-deps: $*" >&2; }
 python="${LAYERBENCH_PYTHON:-}"
 [ -z "$python" ] && [ -x .venv/bin/python3 ] && python=.venv/bin/python3
 [ -z "$python" ] && python=python3
-"$python" -c 'import pybind11, numpy, cupy, cuda.bindings, cuda.core, cuda.pathfinder, numba.cuda, pycuda, cuda.compute, Cython' 2>/dev/null && exit 0
+"$python" -c 'import pybind11, numpy, cupy, cuda.bindings, cuda.core, cuda.pathfinder, numba.cuda, pycuda, cuda.compute, Cython; from cuda.compute import serialize' 2>/dev/null && exit 0
 if [ "$python" = .venv/bin/python3 ]; then
   pip=(.venv/bin/python3 -m pip install -q --disable-pip-version-check)
   if ! "${pip[@]}" -r variants/python/requirements.txt; then

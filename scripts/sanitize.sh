@@ -55,7 +55,7 @@ sets=(
   "launch|-w launch_async,launch_sync -s 7|yes"
   "matmul|-w matmul -s 1,17x33x65,130x257x70,128x1x300,256x256x1024|yes"
   "transpose|-w transpose -s 1,1x4097,4097x1,33x65,257x255|yes"
-  "rungs-matmul|--rung matmul/all -l runtime -s 1,17x33x65,130x257x70|no"
+  "rungs-matmul|--rung matmul/all -l runtime -s 1,17x33x65,130x257x70,384x768x1024|no"
   "rungs-reduce|--rung reduce/all -l runtime -s 1,33,1000003|no"
 )
 # Every workload the binary registers is in a set: a new workload that is not fails here, before

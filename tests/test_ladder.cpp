@@ -3,12 +3,14 @@
 // duplicates refused), the launch arithmetic shared by the layers, the plan's rung cases, every
 // rung file compiled by NVRTC alone, the command line's bad input. GPU (skipped without one):
 // every rung through the runtime and the driver layer against the reference on the edge sizes,
-// through the harness's own verified run, and `layerbench ladder` end to end.
+// through the harness's own verified run (a rung that splits K also where it splits, and to the
+// same bits twice), and `layerbench ladder` end to end.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -132,12 +134,110 @@ TEST(LadderRegistry, DuplicateNumberOrNameIsRefused) {
 // --- launch arithmetic shared by the layers ----------------------------------------------------
 
 TEST(LadderLaunch, MatmulGridCoversC) {
-  const RungGrid grid = matmul_rung_grid({.block_x = 256, .block_y = 1, .tile_m = 128, .tile_n = 64}, 1000, 999);
+  const RungGrid grid =
+      matmul_rung_grid({.block_x = 256, .block_y = 1, .tile_m = 128, .tile_n = 64}, 1000, 999, 1001, 132);
   EXPECT_EQ(grid.x, 16u);  // ceil(999 / 64) columns
   EXPECT_EQ(grid.y, 8u);   // ceil(1000 / 128) rows
-  const RungGrid one = matmul_rung_grid({.tile_m = 32, .tile_n = 32}, 1, 1);
+  EXPECT_EQ(grid.z, 1u);   // no split_k: K is not split
+  const RungGrid one = matmul_rung_grid({.tile_m = 32, .tile_n = 32}, 1, 1, 1, 132);
   EXPECT_EQ(one.x, 1u);
   EXPECT_EQ(one.y, 1u);
+  EXPECT_EQ(one.z, 1u);
+}
+
+// The matmul rungs that split K (MatmulLaunch::split_k: rung 10), with the constants their kernel
+// registered.
+std::vector<const Rung*> split_k_rungs() {
+  std::vector<const Rung*> rungs;
+  for (const Rung* r : ladder_rungs("matmul"))
+    if (r->launch_as<MatmulLaunch>().split_k) rungs.push_back(r);
+  return rungs;
+}
+
+// Only a rung that splits K gets a grid z other than 1, whatever the size.
+TEST(LadderLaunch, OnlySplitKRungsSplitK) {
+  for (const Rung* r : ladder_rungs("matmul")) {
+    const MatmulLaunch& l = r->launch_as<MatmulLaunch>();
+    if (l.split_k) continue;
+    for (const auto& [m, n, k] : std::vector<std::array<long long, 3>>{{1, 1, 1}, {512, 512, 512}, {1024, 1024, 1024}})
+      EXPECT_EQ(matmul_rung_grid(l, m, n, k, 132).z, 1u) << r->id() << " at " << m << "x" << n << "x" << k;
+  }
+  EXPECT_FALSE(split_k_rungs().empty()) << "no matmul rung splits K (rung 10)";
+}
+
+// matmul_rung_splits on rung 10's shape (128x256 tiles, K slices of 32), with the numbers its
+// kernel registered: the most splits that fit one wave (tiles x S <= SMs), capped by K's slices,
+// max_splits and the workspace.
+TEST(LadderLaunch, MatmulRungSplitsFillTheSmsOnce) {
+  const MatmulLaunch l{.block_x = 256, .block_y = 1, .tile_m = 128, .tile_n = 256, .split_k = true,
+                       .slice_k = 32, .max_splits = 16, .split_parts = 160};
+  const auto splits = [&](long long m, long long n, long long k, int sms = 132) {
+    return matmul_rung_splits(l, m, n, k, sms);
+  };
+  EXPECT_EQ(splits(1024, 1024, 1024), 4u);  // 32 tiles: 4 x 32 = 128 blocks, one wave of 8 slices each
+  EXPECT_EQ(splits(512, 512, 512), 16u);    // 8 tiles: 16 x 8 = 128 blocks, one slice each
+  EXPECT_EQ(splits(4096, 4096, 4096), 1u);  // 512 tiles: the SMs are busy already
+  EXPECT_EQ(splits(2048, 2048, 2048), 1u);  // 128 tiles: S = 2 would be two waves of half of K
+  EXPECT_EQ(splits(4096, 4096, 1024), 1u);
+  EXPECT_EQ(splits(128, 4096, 4096), 8u);   // 16 tiles: 8 x 16 = 128 blocks
+  // K of fewer slices than the SMs would want: one split per slice at most.
+  EXPECT_EQ(splits(1, 1, 1), 1u);           // one slice: nothing to split
+  EXPECT_EQ(splits(1, 1, 32), 1u);
+  EXPECT_EQ(splits(1, 1, 33), 2u);          // two slices
+  EXPECT_EQ(splits(512, 512, 64), 2u);      // 8 tiles would take 16, K has 2 slices
+  EXPECT_EQ(splits(17, 33, 65), 2u);        // 3 slices: the power of two under 3
+  EXPECT_EQ(splits(128, 1, 300), 8u);       // 10 slices: 8 splits of 2 (the last 3 have none)
+  EXPECT_EQ(splits(1000, 999, 1001), 4u);   // 32 tiles, as 1024^3
+  EXPECT_EQ(splits(384, 768, 1024), 8u);    // 9 tiles: 72 blocks (16 splits: 144, past one wave)
+  // The workspace: tiles x S never past split_parts, however many SMs there are.
+  EXPECT_EQ(splits(1024, 1024, 1024, 1000), 4u);  // 32 x 8 = 256 > 160 parts
+  EXPECT_EQ(splits(2048, 2048, 2048, 1000), 1u);  // 128 x 2 = 256 > 160
+  EXPECT_EQ(splits(512, 512, 1 << 20, 1000), 16u);  // 8 x 16 = 128: max_splits
+  // No SM count, or a rung that does not split K: 1.
+  EXPECT_EQ(splits(512, 512, 512, 0), 1u);
+  MatmulLaunch plain = l;
+  plain.split_k = false;
+  EXPECT_EQ(matmul_rung_splits(plain, 512, 512, 512, 132), 1u);
+  // One wave, with a workspace that is no limit: never a second wave (2048^3: 128 tiles, S = 2
+  // would be 256 blocks; 1024^3: S = 8 would be 2 waves of 4 slices, no better than 1 of 8).
+  MatmulLaunch roomy = l;
+  roomy.split_parts = 1u << 20;
+  EXPECT_EQ(matmul_rung_splits(roomy, 2048, 2048, 2048, 132), 1u);
+  EXPECT_EQ(matmul_rung_splits(roomy, 1024, 1024, 1024, 132), 4u);
+  EXPECT_EQ(matmul_rung_splits(roomy, 128, 256 * 9, 4096, 132), 8u);  // 9 tiles: 72 blocks (16: 144)
+  EXPECT_EQ(matmul_rung_splits(roomy, 128, 256 * 17, 4096, 16), 1u);  // more tiles than SMs
+  EXPECT_EQ(matmul_rung_splits(roomy, 128, 256 * 15, 4096, 16), 1u);  // more than half a wave
+  EXPECT_EQ(matmul_rung_splits(roomy, 128, 256 * 4, 4096, 16), 4u);   // 4 tiles: 16 blocks
+  EXPECT_EQ(matmul_rung_splits(roomy, 0, 0, 4096, 132), 1u);          // no tile at all
+  // The grid carries it along z.
+  const RungGrid grid = matmul_rung_grid(l, 1024, 1024, 1024, 132);
+  EXPECT_EQ(grid.x, 4u);
+  EXPECT_EQ(grid.y, 8u);
+  EXPECT_EQ(grid.z, 4u);
+
+  // Every split-K rung as registered, over sizes and SM counts: a power of two within every cap,
+  // 1 where C alone fills the SMs.
+  for (const Rung* r : split_k_rungs()) {
+    const MatmulLaunch& rl = r->launch_as<MatmulLaunch>();
+    EXPECT_GT(rl.slice_k, 0u) << r->id();
+    EXPECT_GE(rl.max_splits, 2u) << r->id();
+    EXPECT_GE(rl.split_parts, 2u) << r->id();
+    for (const int sms : {16, 108, 132, 148, 1000})
+      for (const auto& [m, n, k] : std::vector<std::array<long long, 3>>{
+               {1, 1, 1}, {17, 33, 65}, {128, 1, 300}, {512, 512, 512}, {1024, 1024, 1024}, {1000, 999, 1001},
+               {2048, 2048, 2048}, {4096, 4096, 4096}, {128, 4096, 4096}, {1, 1, 1 << 20}}) {
+        SCOPED_TRACE(r->id() + " " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
+                     " on " + std::to_string(sms) + " SMs");
+        const RungGrid g = matmul_rung_grid(rl, m, n, k, sms);
+        const long long tiles = 1LL * g.x * g.y, slices = std::max(1LL, (k + rl.slice_k - 1) / rl.slice_k);
+        EXPECT_GE(g.z, 1u);
+        EXPECT_EQ(g.z & (g.z - 1), 0u);
+        EXPECT_LE(g.z, rl.max_splits);
+        EXPECT_LE(g.z, slices);
+        if (g.z > 1) EXPECT_LE(tiles * g.z, std::min<long long>(rl.split_parts, sms));  // one wave
+        if (2 * tiles > sms) EXPECT_EQ(g.z, 1u);
+      }
+  }
 }
 
 // The default kernel's grid: tiles of C, and K split only for a C of fewer tiles than one wave
@@ -483,10 +583,48 @@ TEST_P(ReduceRungTest, CountsEveryElement) {
     }
 }
 
+// A rung that splits K: right where it does split (on this GPU's SM count), on the 16-byte and the
+// 4-byte path, with splits that have no slice of K; the same bits on a second launch (the parts
+// are added in a fixed order, whichever split arrives last), which also finds a ticket counter not
+// set back to zero by the launch before.
+class SplitKRungTest : public RungTest {};
+TEST_P(SplitKRungTest, RightAndTheSameBitsEveryRun) {
+  const MatmulLaunch& l = rung_->launch_as<MatmulLaunch>();
+  bool split = false;
+  // On 132 SMs: S = 16, 8, 4, 8 (3 splits with no slice), 2; the first two on the 16-byte path.
+  for (const Shape& shape :
+       std::vector<Shape>{{512, 512, 512}, {384, 768, 1024}, {1000, 999, 1001}, {128, 1, 300}, {17, 33, 65}}) {
+    const unsigned splits = matmul_rung_splits(l, shape.m, shape.n, shape.k, sm_count());
+    split |= splits > 1;
+    const std::uint64_t seed = std::random_device{}();
+    SCOPED_TRACE(workload_->size_label(shape) + " S " + std::to_string(splits) + " seed " + std::to_string(seed));
+    const HostProblem p = workload_->make_problem(shape, seed);
+    auto v = rig_->make(*workload_, shape, rung_);
+    const Verdict first = rig_->check(*v, *workload_, p);
+    ASSERT_TRUE(first.passed) << first.detail;
+    const std::vector<float> bits(rig_->result().begin(), rig_->result().end());
+    const Verdict second = rig_->check(*v, *workload_, p);
+    ASSERT_TRUE(second.passed) << second.detail;
+    ASSERT_EQ(rig_->result().size(), bits.size());
+    EXPECT_EQ(std::memcmp(rig_->result().data(), bits.data(), bits.size() * sizeof(float)), 0)
+        << "another sum on the second launch";
+  }
+  EXPECT_TRUE(split) << "no size split K on " << sm_count() << " SMs";
+}
+
+std::vector<RungParam> split_k_rung_params() {
+  std::vector<RungParam> params;
+  for (const Rung* r : split_k_rungs())
+    for (const char* layer : {"runtime", "driver"}) params.push_back({r->id(), layer});
+  return params;
+}
+
 INSTANTIATE_TEST_SUITE_P(Rungs, RungTest, ::testing::ValuesIn(rung_params()), rung_param_name);
 INSTANTIATE_TEST_SUITE_P(Rungs, ReduceRungTest, ::testing::ValuesIn(rung_params("reduce")), rung_param_name);
+INSTANTIATE_TEST_SUITE_P(Rungs, SplitKRungTest, ::testing::ValuesIn(split_k_rung_params()), rung_param_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(RungTest);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(ReduceRungTest);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(SplitKRungTest);
 
 }  // namespace
 }  // namespace lb

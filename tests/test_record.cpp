@@ -109,7 +109,8 @@ TEST(Record, TheContextHasEveryFieldTheReportsReadUnderItsDocumentedName) {
                                                     {"when": "end", "us_per_kernel": 1.5}])"));
   EXPECT_EQ(j.at("measurement"),
             json({{"mode", "timed"}, {"gpu_cache_mode", "hot"}, {"cpu_cache_mode", "hot"}, {"noise_target", 0.01},
-                  {"min_samples", 7}, {"min_time_s", 0.1}, {"enough_samples", 2000}, {"max_time_s", 3.0}, {"stops_early_above_target", true},
+                  {"min_samples", 7}, {"min_time_s", 0.1}, {"enough_samples", 400}, {"max_time_s", 1.0},
+                  {"stops_early_above_target", true},
                   {"l2_flush_bytes", 104857600},
                   {"sm_clock", {{"source", "NVML, read after each sample"}, {"default_mhz", 1980.0},
                                 {"throttle_below_mhz", 1485.0}}}}));

@@ -10,12 +10,35 @@
 
 namespace lb {
 
-// A matmul rung's grid: one block per tile_m x tile_n tile of C, columns along x, rows along y.
+// How many splits of K a matmul rung's grid has along z: 1 unless the rung splits K
+// (MatmulLaunch::split_k, rung 10). Such a rung runs one block per SM (its registers fill the
+// register file), and the point of splitting is that no SM idles for want of a block: S is the
+// largest power of two with tiles x S <= SMs, one wave of blocks, each with 1/S of K's slices
+// (1024^3, 32 tiles of 128x256 on 132 SMs: S = 4, 128 blocks of 8 slices; 512^3, 8 tiles: S = 16).
+// Not more: past one wave, doubling S halves each block's work but about doubles the waves, and
+// every split costs a partial tile stored and added (1024^3 with S = 8: 256 blocks, 2 waves of 4
+// slices, no better than 1 wave of 8; 2048^3, 128 tiles: S = 2 would be 2 waves of half of K). So a
+// C with more than half a wave of tiles (2048^3, 4096^3: 512 tiles) is not split: S = 1. S is also
+// at most max_splits, at most K's slices (every split has one), and tiles x S at most split_parts,
+// the kernel's workspace (the kernel traps a launch that needs more). No SM count: no split.
+inline unsigned matmul_rung_splits(const MatmulLaunch& l, long long m, long long n, long long k, int sm_count) {
+  const long long tiles = ((n + l.tile_n - 1) / l.tile_n) * ((m + l.tile_m - 1) / l.tile_m);
+  if (!l.split_k || sm_count <= 0 || tiles < 1) return 1;
+  const long long slices = (k + std::max(1u, l.slice_k) - 1) / std::max(1u, l.slice_k);
+  const long long most = std::min({1LL * sm_count, 1LL * l.split_parts, tiles * std::min(1LL * l.max_splits, slices)});
+  long long splits = 1;
+  while (tiles * splits * 2 <= most) splits *= 2;
+  return static_cast<unsigned>(splits);
+}
+
+// A matmul rung's grid: one block per tile_m x tile_n tile of C, columns along x, rows along y, and
+// the splits of K along z (matmul_rung_splits: 1 for a rung that does not split K).
 struct RungGrid {
-  unsigned x = 1, y = 1;
+  unsigned x = 1, y = 1, z = 1;
 };
-inline RungGrid matmul_rung_grid(const MatmulLaunch& l, long long m, long long n) {
-  return {static_cast<unsigned>((n + l.tile_n - 1) / l.tile_n), static_cast<unsigned>((m + l.tile_m - 1) / l.tile_m)};
+inline RungGrid matmul_rung_grid(const MatmulLaunch& l, long long m, long long n, long long k, int sm_count) {
+  return {static_cast<unsigned>((n + l.tile_n - 1) / l.tile_n), static_cast<unsigned>((m + l.tile_m - 1) / l.tile_m),
+          matmul_rung_splits(l, m, n, k, sm_count)};
 }
 
 // Blocks of a reduce rung's pass over n elements: one per block x items_per_thread elements, at

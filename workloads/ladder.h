@@ -22,12 +22,19 @@
 namespace lb {
 
 // A matmul rung: C = A*B (row-major, A MxK, B KxN), kernel(A, B, C, M, N, K). Grid:
-// (ceil(N / tile_n), ceil(M / tile_m)) blocks of (block_x, block_y) threads, smem_bytes of dynamic
-// shared memory (over 48 KiB allowed: the launcher raises the kernel's limit).
+// (ceil(N / tile_n), ceil(M / tile_m), splits) blocks of (block_x, block_y) threads, smem_bytes of
+// dynamic shared memory (over 48 KiB allowed: the launcher raises the kernel's limit). splits is 1
+// unless split_k is set: then the kernel splits K over gridDim.z blocks per tile of C, and
+// variants/ladder_launch.h's matmul_rung_splits chooses how many from the numbers below, which the
+// rung's registration takes from its kernel's own constants (one definition for both sides): K's
+// slices of slice_k, at most max_splits, and tiles x splits at most split_parts, the partial tiles
+// the kernel's workspace holds.
 struct MatmulLaunch {
   unsigned block_x = 1, block_y = 1;
   unsigned tile_m = 1, tile_n = 1;
   unsigned smem_bytes = 0;
+  bool split_k = false;
+  unsigned slice_k = 1, max_splits = 1, split_parts = 0;
 };
 
 // A reduce rung: kernel(x, n, partials) writes the sum of block b's share of x[0, n) to

@@ -1,49 +1,61 @@
-"""What the cuda-compute layer's variants share. cuda.compute (package cuda-cccl, pinned at 1.0.2)
+"""What the cuda-compute layer's variants share. cuda.compute (package cuda-cccl, pinned at 1.1.1)
 is CUB's device-wide algorithms called from Python: no kernel text and no grid, but an algorithm
 (transform, reduce, scan, sort, ...) and an operator written in Python. So unlike the other Python
 layers it does not run our kernel text: each workload here is CUB's own kernel, as `thrust`'s is
 from C++.
 
 The build. make_<algorithm>(d_in=..., d_out=..., op=...) compiles the operator (a Python function)
-with numba-cuda (numba.cuda.compile(..., output="ltoir"): libNVVM, for the current device's compute
-capability), has NVRTC compile CUB's algorithm for the current device around it, links the two with
-nvJitLink and loads the CUBIN (cuLibraryLoadData): one to one and a half seconds an algorithm.
-cuda.compute keeps what it built for the rest of the process, keyed by the arrays' dtypes, the
-operator (its bytecode, constants and closure, not its address) and the device's compute
-capability, so the next case of a workload finds it; nothing is kept on disk (cuda-cccl 1.0.2 has
-no disk cache), so every process builds again. Every variant builds in allocate() and says what it
-cost; run() only calls the built algorithm. `import cuda.compute` imports numba and numba.cuda
-(cuda/compute/op.py imports its JIT module at once), so their import is in the harness's
-"import cuda.compute, once per process" line; the first Numba compile in the process also sets
-numba-cuda up, inside the first build with a Python operator.
+with numba-cuda (numba.cuda.compile(..., output="ltoir"): libNVVM, for the compute capability
+cuda.compute passes it, the current device's), has NVRTC compile CUB's algorithm for that device
+around it, links the two with nvJitLink and loads the CUBIN (cuLibraryLoadData): one to three
+seconds an algorithm. build() keeps each algorithm for the rest of the process (the next case of a
+workload finds it), and saves it in the run's kernel cache folder (cuda.compute.serialize;
+_cuda_compute_cache.py) so that a later process loads it (cuda.compute.deserialize and the CUBIN's
+load, milliseconds) instead of building it: the key is cuda-cccl's version, the device's compute
+capability, the algorithm, the arrays' dtypes and the operator (an OpKind's name, or a hash of the
+Python function's bytecode, constants and closure), with the compilers' versions. Every variant
+builds in allocate() and says how it got the algorithm and what that cost; run() only calls it.
+`import cuda.compute` imports numba and numba.cuda (cuda/compute/op.py imports its JIT module at
+once), so their import is in the harness's "import cuda.compute, once per process" line; the first
+Numba compile in the process also sets numba-cuda up, inside the first build with a Python operator.
 
 The stream. cuda.compute takes any object with __cuda_stream__; CuPy's ExternalStream is one, so
 one wrapper of the harness's stream serves CuPy's copies and every algorithm call. It must never be
 missing: cuda.compute passes no stream on as NULL, the legacy default stream.
 The context. cuda.compute's C library launches in the context current on the calling thread (the
 harness's primary context), through a CUDA runtime linked statically into libcccl.c.parallel.so;
-numba-cuda's device query at an operator's compile (numba.cuda.cudadrv.devices.get_context) takes
-the same current context, which must be the device's primary one (as for the numba layers).
+cuda.compute asks cuda.core's Device() (the current context's device) for the compute capability
+and hands it to numba-cuda, which so compiles the operator without a device query of its own;
+deserialize checks a saved blob against the same current device.
 The arrays are CuPy's (cuda.compute takes anything with __cuda_array_interface__); CuPy's
 OutOfMemoryError is a MemoryError, which the harness skips."""
 import re
+import sys
 import time
 
+import _cuda_compute_cache as disk_cache
+import cuda.cccl
 import cuda.compute
 import cupy as cp
 import lb_cupy
 import lb_shared
 import lb_variant
 import numpy as np
+from cuda.core import Device
 
 if not cuda.compute._BINDINGS_AVAILABLE:  # `import cuda.compute` only warns when its C library cannot load
     raise ImportError("cuda.compute's C library did not load (it needs libcuda.so.1, the NVIDIA driver)")
-from cuda.compute import OpKind, make_reduce_into  # noqa: E402
+if not hasattr(cuda.compute, "serialize"):  # cuda-cccl before 1.1: an older install than the pin
+    raise ImportError(f"cuda-cccl {cuda.cccl.__version__} has no serialize/deserialize: the cuda-compute layer needs "
+                      "1.1.1 (variants/python/requirements.txt)")
+from cuda.compute import OpKind, deserialize, make_reduce_into, serialize  # noqa: E402
 from cuda.compute.op import make_op_adapter  # noqa: E402
 
 upload, download = lb_cupy.to_device, lb_cupy.to_host  # host <-> device on the harness's stream, then wait
 
-_built = set()  # (algorithm, operator) pairs cuda.compute has built in this process (it keeps them)
+# cache key -> algorithm, for the rest of the process: cuda.compute keeps what it built itself, but
+# not what was deserialized, which a second make_<algorithm> call would build again.
+_algorithms = {}
 
 
 def stream(handle: int) -> cp.cuda.ExternalStream:
@@ -65,18 +77,64 @@ def wrap_op(op):
     return make_op_adapter(op)
 
 
-def build(make, op_name: str, cost, **arguments):
-    """make(**arguments): cuda.compute's make_<algorithm>, which builds (or finds) the algorithm
-    for these dtypes and this operator. The first build in the process compiles; later cases of the
-    workload find it in cuda.compute's in-process cache."""
-    key = (make.__name__, op_name)
-    how = "in-process cache" if key in _built else "built"
-    steps = "NVRTC + nvJitLink" if op_name.startswith("OpKind") else "Numba op + NVRTC + nvJitLink"
+def build(make, op_name: str, setup: lb_variant.Setup, **arguments):
+    """make(**arguments): cuda.compute's make_<algorithm>, which builds the algorithm for these
+    dtypes and this operator; or the same algorithm from this process (in-process cache) or from
+    the run's kernel cache folder (disk cache hit), both keyed by what makes it. The cost line
+    says which, with its time."""
     t0 = time.perf_counter()
-    algorithm = make(**arguments)
-    cost(f"cuda.compute build {make.__name__.removeprefix('make_')} {op_name} ({steps}, {how})",
-         (time.perf_counter() - t0) * 1e3)
-    _built.add(key)
+    name = make.__name__.removeprefix("make_")
+    major, minor = Device().compute_capability  # the device cuda.compute builds for: the current context's
+    sm = major * 10 + minor
+    parts = key_parts(name, sm, arguments)
+    key = disk_cache.cache_key(parts)
+    if key in _algorithms:
+        algorithm, how = _algorithms[key], "in-process cache"
+    else:
+        session_cache = setup.session.kernel_cache if setup.session is not None else None
+        algorithm, how = disk_cache.load_or_build(session_cache, name, sm, parts, lambda: make(**arguments),
+                                                  serialize, _deserialize)
+        _algorithms[key] = algorithm
+    if how == "disk cache hit":
+        steps = "deserialize + CUBIN load"
+    else:
+        steps = "NVRTC + nvJitLink" if op_name.startswith("OpKind") else "Numba op + NVRTC + nvJitLink"
+    setup.cost(f"cuda.compute build {name} {op_name} ({steps}, {how})", (time.perf_counter() - t0) * 1e3)
+    return algorithm
+
+
+def key_parts(name: str, sm: int, arguments: dict) -> dict:
+    """What makes a built algorithm, for the disk cache's key: cuda-cccl's version (a blob of
+    another is refused anyway), the target, the algorithm, each array's dtype (not its size or
+    address: one build serves every size), the operator's identity, and the compilers that made
+    it (a newer NVRTC or numba-cuda builds anew rather than reuse the old one's CUBIN)."""
+    parts = {"cuda-cccl": cuda.cccl.__version__, "sm": sm, "algorithm": name, "compilers": _compilers()}
+    for argument, value in arguments.items():
+        parts[f"argument {argument}"] = disk_cache.op_identity(value) if argument == "op" else str(value.dtype)
+    if parts["argument op"].startswith("python"):  # compiled by numba-cuda, from this Python's bytecode
+        import numba_cuda  # already imported: cuda.compute imports numba.cuda
+
+        parts["jit"] = f"numba-cuda {numba_cuda.__version__}, Python {sys.version_info[0]}.{sys.version_info[1]}"
+    return parts
+
+
+def _compilers() -> str:
+    """NVRTC's and nvJitLink's versions (cuda.compute loaded both at its import)."""
+    from cuda.bindings import nvjitlink, nvrtc
+
+    status, major, minor = nvrtc.nvrtcVersion()
+    if status != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+        raise RuntimeError(f"nvrtcVersion failed: {status.name}")
+    return "NVRTC %d.%d, nvJitLink %d.%d" % (major, minor, *nvjitlink.version())
+
+
+def _deserialize(blob: bytes):
+    """A saved algorithm, ready: cuda.compute.deserialize checks the blob (magic, its cuda-cccl
+    version, that its CUBIN suits this device) and defers the CUBIN's load to the first call, the
+    case's first run; so it is loaded here, in allocate(), where a build loads it too."""
+    algorithm = deserialize(blob)
+    for result in algorithm.build_results.values():  # one: built for this device only
+        result.load()
     return algorithm
 
 
@@ -108,9 +166,9 @@ class Launch:
         self.zero, self.out = empty(1), empty(1)
         self.op = wrap_op(OpKind.PLUS)
         # One initial value per launch, made here: run() only passes them. h_init must be an
-        # ndarray (cuda.compute 1.0.2 takes no NumPy scalar); its bytes are copied into the launch.
+        # ndarray (cuda.compute 1.1.1 takes no NumPy scalar); its bytes are copied into the launch.
         self.values = [np.full(1, i, dtype=np.float32) for i in range(1, self.n + 1)]
-        self.reducer = build(make_reduce_into, "OpKind.PLUS", setup.cost, d_in=self.zero, d_out=self.out, op=self.op,
+        self.reducer = build(make_reduce_into, "OpKind.PLUS", setup, d_in=self.zero, d_out=self.out, op=self.op,
                              h_init=self.values[0])
         self.temp = temp_storage(self.reducer, setup.cost, d_in=self.zero, d_out=self.out, num_items=1, op=self.op,
                                  h_init=self.values[0], stream=self.stream)

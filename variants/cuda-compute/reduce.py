@@ -20,7 +20,7 @@ class Variant:
         self.x, self.sum = empty(self.n), empty(1)
         self.h_init = np.zeros(1, dtype=np.float32)
         self.op = wrap_op(OpKind.PLUS)
-        self.reducer = build(make_reduce_into, "OpKind.PLUS", setup.cost, d_in=self.x, d_out=self.sum, op=self.op,
+        self.reducer = build(make_reduce_into, "OpKind.PLUS", setup, d_in=self.x, d_out=self.sum, op=self.op,
                              h_init=self.h_init)
         self.temp = temp_storage(self.reducer, setup.cost, d_in=self.x, d_out=self.sum, num_items=self.n, op=self.op,
                                  h_init=self.h_init, stream=self.stream)

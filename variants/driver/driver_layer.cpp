@@ -106,8 +106,8 @@ void allow_rung_smem(CUfunction kernel, unsigned smem_bytes) {
 }
 
 void launch(CUfunction kernel, const RungLaunch& l, void** args, CUstream stream) {
-  LB_CU_CHECK(cu().cuLaunchKernel(kernel, l.grid_x, l.grid_y, 1, l.block_x, l.block_y, 1, l.smem_bytes, stream, args,
-                                  /*extra*/ nullptr));
+  LB_CU_CHECK(cu().cuLaunchKernel(kernel, l.grid_x, l.grid_y, l.grid_z, l.block_x, l.block_y, 1, l.smem_bytes, stream,
+                                  args, /*extra*/ nullptr));
 }
 
 LB_REGISTER_LAYER(Layer{

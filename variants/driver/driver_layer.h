@@ -58,10 +58,12 @@ void launch(CUfunction kernel, unsigned grid_x, unsigned grid_y, unsigned block,
 // ...with matmul's 3-D grid: its tiles, and the splits of K along z.
 void launch(CUfunction kernel, const MatmulGrid& grid, unsigned block, void** args, CUstream stream);
 
-// A ladder rung's launch: a 2-D grid, a 2-D block and dynamic shared memory; over 48 KiB of it
-// needs the kernel's limit raised once before (allow_rung_smem: cuFuncSetAttribute).
+// A ladder rung's launch: a 2-D grid (3-D for a matmul rung that splits K along z), a 2-D block
+// and dynamic shared memory; over 48 KiB of it needs the kernel's limit raised once before
+// (allow_rung_smem: cuFuncSetAttribute).
 struct RungLaunch {
   unsigned grid_x = 1, grid_y = 1, block_x = 1, block_y = 1, smem_bytes = 0;
+  unsigned grid_z = 1;  // a matmul rung's splits of K (last: the five above keep their places)
 };
 void allow_rung_smem(CUfunction kernel, unsigned smem_bytes);
 void launch(CUfunction kernel, const RungLaunch& shape, void** args, CUstream stream);

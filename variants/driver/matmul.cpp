@@ -1,7 +1,7 @@
 // matmul through the driver API: the grid (tiles, and splits of K along z) is three numbers of
 // cuLaunchKernel's six. A ladder rung
-// (Setup::rung) is its own file compiled by NVRTC, launched with the rung's grid, block and shared
-// memory: the same text and shape as the runtime layer's rung.
+// (Setup::rung) is its own file compiled by NVRTC, launched with the rung's grid (splits of K
+// included), block and shared memory: the same text and shape as the runtime layer's rung.
 #include <optional>
 
 #include "variants/driver/driver_layer.h"
@@ -14,8 +14,9 @@ class Matmul final : public Variant {
     m_ = int(s.m), n_ = int(s.n), k_ = int(s.k);
     if (setup.rung) {
       const MatmulLaunch& l = setup.rung->launch_as<MatmulLaunch>();
-      const RungGrid grid = matmul_rung_grid(l, s.m, s.n);
-      rung_ = RungLaunch{grid.x, grid.y, l.block_x, l.block_y, l.smem_bytes};
+      const RungGrid grid = matmul_rung_grid(l, s.m, s.n, s.k, setup.session_as<Session>().sm_count());
+      rung_ = RungLaunch{.grid_x = grid.x, .grid_y = grid.y, .block_x = l.block_x, .block_y = l.block_y,
+                         .smem_bytes = l.smem_bytes, .grid_z = grid.z};
       kernel_ = load_rung_kernel(setup);
     } else {
       kernel_ = load_kernel(setup, "matmul", "matmul_tiled");

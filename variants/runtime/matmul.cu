@@ -1,6 +1,6 @@
 // matmul through the CUDA runtime API: a grid of 128x128 output tiles, K split along z for a small C
 // (matmul_grid); or a ladder rung's kernel with the rung's own grid, block and shared memory
-// (Setup::rung).
+// (Setup::rung; K split along z where the rung does that: matmul_rung_grid).
 #include "variants/runtime/runtime_layer.h"
 #include "workloads/matmul/kernels.cu"
 
@@ -12,7 +12,10 @@ class Matmul final : public Variant {
     shape_ = s;
     grid_ = matmul_grid(s.m, s.n, s.k, sm_count());
     rung_ = setup.rung;
-    if (rung_) allow_rung_smem(rung_->runtime_kernel, rung_->smem_bytes());
+    if (rung_) {
+      allow_rung_smem(rung_->runtime_kernel, rung_->smem_bytes());
+      rung_grid_ = matmul_rung_grid(rung_->launch_as<MatmulLaunch>(), s.m, s.n, s.k, sm_count());
+    }
     a_ = DeviceBuffer<float>(s.m * s.k);
     b_ = DeviceBuffer<float>(s.k * s.n);
     c_ = DeviceBuffer<float>(s.m * s.n);
@@ -33,17 +36,18 @@ class Matmul final : public Variant {
  private:
   void run_rung(cudaStream_t stream) {
     const MatmulLaunch& l = rung_->launch_as<MatmulLaunch>();
-    const RungGrid grid = matmul_rung_grid(l, shape_.m, shape_.n);
     const float *a = a_.get(), *b = b_.get();
     float* c = c_.get();
     int m = int(shape_.m), n = int(shape_.n), k = int(shape_.k);
     void* args[] = {&a, &b, &c, &m, &n, &k};
-    launch_rung(rung_->runtime_kernel, dim3(grid.x, grid.y), dim3(l.block_x, l.block_y), l.smem_bytes, args, stream);
+    launch_rung(rung_->runtime_kernel, dim3(rung_grid_.x, rung_grid_.y, rung_grid_.z), dim3(l.block_x, l.block_y),
+                l.smem_bytes, args, stream);
   }
 
   Shape shape_;
   MatmulGrid grid_;
   const Rung* rung_ = nullptr;
+  RungGrid rung_grid_;  // the rung's grid, splits of K along z included (matmul_rung_grid)
   DeviceBuffer<float> a_, b_, c_;
 };
 }  // namespace
