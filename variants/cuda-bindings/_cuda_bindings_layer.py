@@ -33,7 +33,7 @@ def nvrtc_version() -> str:
 
 def compile_cubin(workload: str, sm: int) -> bytes:
     """Our kernel text to CUBIN for sm_<sm>, with NVRTC through cuda.bindings.nvrtc (no GPU needed)."""
-    name = f"workloads/{workload}/kernels.cu".encode()
+    name = lb_shared.program_name("cuda-bindings", workload).encode()  # its own: see there
     program = check(nvrtc.nvrtcCreateProgram(lb_shared.kernel_source(workload).encode(), name, 0, [], []),
                     "nvrtcCreateProgram")
     try:

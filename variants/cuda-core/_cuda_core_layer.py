@@ -28,14 +28,14 @@ def stream(handle: int) -> Stream:
 
 
 def program_options(workload: str, sm: int) -> dict:
-    """What Program is given: the name NVRTC's log shows, the target, the C++ standard, and the
-    folder our kernel text's #include is relative to."""
-    return dict(name=f"workloads/{workload}/kernels.cu", arch=f"sm_{sm}", std="c++17", include_path=[lb_shared.INCLUDE_DIR])
+    """What Program is given: the name NVRTC's log shows (this layer's own: lb_shared.program_name),
+    the target, the C++ standard, and the folder our kernel text's #include is relative to."""
+    return dict(name=lb_shared.program_name("cuda-core", workload), arch=f"sm_{sm}", std="c++17", include_path=[lb_shared.INCLUDE_DIR])
 
 
 def compile_cubin(workload: str, sm: int) -> bytes:
     """Our kernel text to CUBIN for sm_<sm> with Program (NVRTC underneath; no GPU needed). A compile
-    error raises with NVRTC's log, which names workloads/<workload>/kernels.cu and the line."""
+    error raises with NVRTC's log, which names cuda-core/workloads/<workload>/kernels.cu and the line."""
     program = Program(lb_shared.kernel_source(workload), "c++", ProgramOptions(**program_options(workload, sm)))
     return program.compile("cubin").code
 
