@@ -8,9 +8,9 @@
 // How it was chosen, on an H100 (4096^3, % of cuBLAS SGEMM in the same run): rung 8's 128x128
 // tile with 3 stages of 16: 80.9%; this tile with 4 stages of 16: 81.4%; 128x128 with 2 stages of
 // 32: 83.7%; 256x128 with 2 of 32: 84.6%; this one: 85.3% (2048^3: 81.4%, 4096x4096x1024: 84.0%).
-// What holds it under cuBLAS is not yet profiled; the suspects are the non-FMA instructions left
-// in the inner loop and the barrier each slice ends with (one block per SM: no other block runs
-// while its warps wait there).
+// What holds it under cuBLAS, by ncu: the same instructions issue less often (dispatch stalls:
+// register-bank conflicts ptxas leaves), not the non-FMA instructions or the barrier each slice
+// ends with (docs/ladders.md, "What stands between the top rung and 90% of cuBLAS").
 // Everything else — A kept row-major with padded rows, the edge handling, the swizzle — is rung
 // 8's; see there (its padding argument was made for rows of 20 floats; these rows are 36).
 // Follows: NVIDIA CUTLASS's multistage SIMT GEMM (github.com/NVIDIA/cutlass); Simon Boehm's
