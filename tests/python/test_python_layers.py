@@ -39,7 +39,7 @@ def test_a_compile_error_names_the_file():
     original = lb_shared.kernel_source
     layer.lb_shared.kernel_source = lambda workload: "extern \"C\" __global__ void broken( {"
     try:
-        with pytest.raises(RuntimeError, match=r"NVRTC could not compile workloads/vector_add/kernels\.cu"):
+        with pytest.raises(RuntimeError, match=r"NVRTC could not compile cuda-bindings/workloads/vector_add/kernels\.cu"):
             layer.compile_cubin("vector_add", 90)
     finally:
         layer.lb_shared.kernel_source = original
