@@ -363,19 +363,10 @@ def test_on_the_cpu_a_second_process_loads_what_the_first_built(tmp_path):
     assert {p: p.stat().st_mtime_ns for p in folder.iterdir()} == before
 
 
-def _gpu_present() -> bool:
-    import ctypes
-
-    try:
-        driver = ctypes.CDLL("libcuda.so.1")
-        count = ctypes.c_int()
-        return driver.cuInit(0) == 0 and driver.cuDeviceGetCount(ctypes.byref(count)) == 0 and count.value > 0
-    except (OSError, AttributeError):
-        return False
-
-
 def test_on_the_gpu_a_second_process_loads_what_the_first_built_and_it_computes_right(tmp_path):
     _needs_cuda_compute_with_serialize()
+    from test_cuda_compute_layer import _gpu_present  # one probe of the driver for both files
+
     if not _gpu_present():
         pytest.skip("needs an NVIDIA GPU and driver: a loaded algorithm runs CUB on the device")
     folder = tmp_path / "kernels"
