@@ -62,8 +62,8 @@ void launch(CUfunction kernel, const MatmulGrid& grid, unsigned block, void** ar
 // and dynamic shared memory; over 48 KiB of it needs the kernel's limit raised once before
 // (allow_rung_smem: cuFuncSetAttribute).
 struct RungLaunch {
-  unsigned grid_x = 1, grid_y = 1, block_x = 1, block_y = 1, smem_bytes = 0;
-  unsigned grid_z = 1;  // a matmul rung's splits of K (last: the five above keep their places)
+  unsigned grid_x = 1, grid_y = 1, grid_z = 1;  // z: a matmul rung's splits of K
+  unsigned block_x = 1, block_y = 1, smem_bytes = 0;
 };
 void allow_rung_smem(CUfunction kernel, unsigned smem_bytes);
 void launch(CUfunction kernel, const RungLaunch& shape, void** args, CUstream stream);

@@ -15,8 +15,8 @@ class Matmul final : public Variant {
     if (setup.rung) {
       const MatmulLaunch& l = setup.rung->launch_as<MatmulLaunch>();
       const RungGrid grid = matmul_rung_grid(l, s.m, s.n, s.k, setup.session_as<Session>().sm_count());
-      rung_ = RungLaunch{.grid_x = grid.x, .grid_y = grid.y, .block_x = l.block_x, .block_y = l.block_y,
-                         .smem_bytes = l.smem_bytes, .grid_z = grid.z};
+      rung_ = RungLaunch{.grid_x = grid.x, .grid_y = grid.y, .grid_z = grid.z, .block_x = l.block_x,
+                         .block_y = l.block_y, .smem_bytes = l.smem_bytes};
       kernel_ = load_rung_kernel(setup);
     } else {
       kernel_ = load_kernel(setup, "matmul", "matmul_tiled");

@@ -45,7 +45,7 @@ class Reduce final : public Variant {
       CUdeviceptr out = pass.out < 0 ? sum_.get() : scratch_[pass.out].get();
       long long n = pass.n;
       void* args[] = {&in, &n, &out};
-      launch(partial_, RungLaunch{pass.blocks, 1, l.block, 1, l.smem_bytes}, args, stream);
+      launch(partial_, RungLaunch{.grid_x = pass.blocks, .block_x = l.block, .smem_bytes = l.smem_bytes}, args, stream);
     }
   }
 
