@@ -164,6 +164,33 @@ std::vector<BoundArgument> bind_arguments(const Fields& f, const std::vector<std
   return bound;
 }
 
+struct RunnerEntry {
+  const char* name;
+  LabRunner runner;
+  const char* extension;  // of the student's file
+};
+constexpr RunnerEntry kRunners[] = {
+    {"nvrtc", LabRunner::kNvrtc, ".cu"},         {"numba", LabRunner::kNumba, ".py"},
+    {"pycuda", LabRunner::kPycuda, ".cu"},       {"cuda-core", LabRunner::kCudaCore, ".cu"},
+    {"nvcc-host", LabRunner::kNvccHost, ".cu"},
+};
+
+// The spec's runner, or the one its student file implies when absent; its file must have the
+// runner's extension.
+LabRunner parse_runner(const Fields& f, const json& root, const std::string& student_file) {
+  std::string name = student_file.ends_with(".py") ? "numba" : "nvrtc";
+  if (root.contains("runner")) name = f.text("runner");
+  for (const RunnerEntry& e : kRunners) {
+    if (name != e.name) continue;
+    if (!student_file.ends_with(e.extension))
+      f.fail("student_file", "the " + name + " runner takes a " + e.extension + " file, got '" + student_file + "'");
+    return e.runner;
+  }
+  std::string names;
+  for (const RunnerEntry& e : kRunners) names += (names.empty() ? "" : ", ") + std::string(e.name);
+  f.fail("runner", "expected one of " + names + ", got '" + one_line(name) + "'");
+}
+
 // The layer whose kernel the student's is timed against: a GPU layer with a variant of the workload.
 const Layer* baseline_layer(const Fields& f, const std::string& name, const Workload& workload) {
   const Layer* layer = find_layer(name);
@@ -176,6 +203,12 @@ const Layer* baseline_layer(const Fields& f, const std::string& name, const Work
 }
 
 }  // namespace
+
+const char* to_string(LabRunner runner) {
+  for (const RunnerEntry& e : kRunners)
+    if (e.runner == runner) return e.name;
+  return "?";
+}
 
 LabSpec parse_lab_spec(const fs::path& lab_json) {
   std::ifstream in(lab_json);
@@ -201,6 +234,7 @@ LabSpec parse_lab_spec(const fs::path& lab_json) {
   spec.student_file = f.text("student_file");
   if (spec.student_file.find('/') != std::string::npos || spec.student_file.starts_with("."))
     f.fail("student_file", "expected a file name in the lab's folder");
+  spec.runner = parse_runner(f, root, spec.student_file);
   spec.kernel = f.text("kernel");
   spec.signature = f.text("signature");
   spec.arguments = f.strings("arguments", f.get("arguments"));
@@ -208,7 +242,12 @@ LabSpec parse_lab_spec(const fs::path& lab_json) {
   const std::string starts = f.text("output_starts");
   if (starts != "poison" && starts != "zero") f.fail("output_starts", "expected poison or zero");
   spec.output_starts_zero = starts == "zero";
-  spec.launch = parse_launch(f, f.get("launch"), *spec.workload);
+  // The nvcc-host runner's student launches their own kernels: a launch shape would say nothing.
+  if (spec.runner == LabRunner::kNvccHost) {
+    if (root.contains("launch")) f.fail("launch", "the nvcc-host runner's student launches their own kernels: no launch");
+  } else {
+    spec.launch = parse_launch(f, f.get("launch"), *spec.workload);
+  }
   spec.check_size_texts = f.strings("check_sizes", f.get("check_sizes"));
   spec.check_sizes = f.sizes("check_sizes", spec.check_size_texts, *spec.workload);
   spec.benchmark_sizes = f.sizes("benchmark_sizes", f.strings("benchmark_sizes", f.get("benchmark_sizes")),

@@ -41,6 +41,14 @@ struct Tier {
   int points = 0;
 };
 
+// Who compiles and launches the student's file (lab.json "runner"): NVRTC and the driver API
+// (CUDA C++ kernel text, labs 1-4), Numba (a Python file of @cuda.jit kernels), PyCUDA's
+// SourceModule or cuda.core's Program (CUDA C++ kernel text, launched from Python), or nvcc (a
+// CUDA C++ file whose host code is the lesson: it launches its own kernels, and has no launch
+// shape). lab_spec.cpp's runner table names each.
+enum class LabRunner { kNvrtc, kNumba, kPycuda, kCudaCore, kNvccHost };
+const char* to_string(LabRunner runner);
+
 struct LabSpec {
   std::filesystem::path dir;   // labs/<NN-name>
   std::string name;            // the folder's name, "01-vector-add"
@@ -48,6 +56,7 @@ struct LabSpec {
   int order = 0;
   const Workload* workload = nullptr;
   std::string student_file;    // the file the student edits, in `dir`
+  LabRunner runner = LabRunner::kNvrtc;  // "runner"; absent: numba for a .py file, else nvrtc
   std::string kernel;          // extern "C" __global__ name
   std::string signature;       // shown to students
   std::vector<std::string> arguments;  // kernel parameters, by their names in the workload's kernel_args
@@ -55,7 +64,7 @@ struct LabSpec {
   // (what it is bound to) and the C type it is passed as.
   std::vector<BoundArgument> bound_arguments;
   bool output_starts_zero = false;     // else poison (NaN), or y for saxpy
-  LaunchShape launch;
+  LaunchShape launch;          // kNvccHost: none (the student's host code launches)
   std::vector<std::string> check_size_texts;  // as written, for messages
   std::vector<Shape> check_sizes;
   std::vector<Shape> benchmark_sizes;

@@ -26,7 +26,7 @@ class CudaProgram final : public StudentProgram {
 
 }  // namespace
 
-bool is_python_lab(const LabSpec& spec) { return spec.student_file.ends_with(".py"); }
+bool is_python_lab(const LabSpec& spec) { return spec.runner == LabRunner::kNumba; }
 
 void precheck_student_file(const LabSpec& spec, const std::filesystem::path& file) {
   if (is_python_lab(spec)) return precheck_python_file(spec, file);
