@@ -22,6 +22,11 @@ is a query:
   A / B [OPTION...]                                    A and B any of the above that give one number
                                                        (a case's, a ceiling or a cost): A over B
   A - B                                                A minus B, in A's unit
+  grade FIELD [FILE]                                   a lab grade (`lab grade --json`): points,
+                                                       speed (ours / yours), ceiling (the fraction of
+                                                       the ceiling), or the first benchmark size's ms,
+                                                       ours_ms, gbps; FILE: the submission whose file
+                                                       name holds it (default: the file's only one)
 
   CASE is workload/layer/size as `run` takes them (matmul/runtime/4096, vector_add/cpu/2^28,
   launch_async/graph/1000; a rung: matmul/runtime:08/4096; one number is a square or a cube for a
@@ -329,10 +334,39 @@ AGGREGATES = {"min", "max", "range"}
 OPTIONS = {"bare", "%", "frac", "diff", "x"}
 
 
+# grade field -> (how to read it from a submission of `lab grade --json`, how to format it, unit)
+GRADE_FIELDS = {
+    "points": (lambda s: s["points"], lambda x: f"{x:g}", ""),
+    "speed": (lambda s: s["performance"]["speed_vs_runtime"], lambda x: f"{x:.2f}", ""),
+    "ceiling": (lambda s: s["performance"]["fraction_of_ceiling"], fmt_percent, ""),
+    "ms": (lambda s: s["performance"]["benchmarks"][0]["student"]["median_ms"], lambda x: sig(x, 4), "ms"),
+    "ours_ms": (lambda s: s["performance"]["benchmarks"][0]["runtime"]["median_ms"], lambda x: sig(x, 4), "ms"),
+    "gbps": (lambda s: s["performance"]["benchmarks"][0]["student"]["gbps"], fmt_gbps, "GB/s"),
+}
+
+
+def grade_value(data: dict, words: list[str]) -> Value:
+    if len(words) not in (2, 3) or words[1] not in GRADE_FIELDS:
+        raise FigureError(f"grade takes a field ({', '.join(GRADE_FIELDS)}) and optionally a file")
+    subs = [s for s in data.get("submissions", []) if len(words) == 2 or words[2] in s.get("file", "")]
+    if len(subs) != 1:
+        raise FigureError(f"{len(subs)} submissions match (one is needed): name the file")
+    read, fmt, unit = GRADE_FIELDS[words[1]]
+    try:
+        value = read(subs[0])
+    except (KeyError, IndexError, TypeError):
+        value = None
+    if value is None:
+        raise FigureError(f"{subs[0].get('file')}: no {words[1]} (outcome {subs[0].get('outcome')})")
+    return Value([value], fmt, unit)
+
+
 def number_value(data: dict, words: list[str]) -> tuple[Value, Value | None]:
     """A query that gives numbers: (its value, the value in parentheses or None)."""
     how = next((w for w in words if w in AGGREGATES), None)
     words = [w for w in words if w not in AGGREGATES]
+    if words[0] == "grade":
+        return grade_value(data, words), None
     if words[0] == "ceiling":
         if len(words) != 2:
             raise FigureError("ceiling takes one name: copy, sgemm or sgemm_tflops")

@@ -128,3 +128,40 @@ def test_commit_is_the_sources_short_commit(repo):
     path.write_text(json.dumps(data))
     figures._loaded.clear()
     assert figures.evaluate("gpu commit") == "0123456-dirty"
+
+
+@pytest.fixture()
+def grades(repo):
+    def submission(file, outcome, points, speed=None, fraction=None, ms=None, ours_ms=None):
+        bench = [{"size": "67108864", "student": {"median_ms": ms, "gbps": 2815.4}, "runtime": {"median_ms": ours_ms}}]
+        return {"file": file, "outcome": outcome, "points": points,
+                "performance": {"speed_vs_runtime": speed, "fraction_of_ceiling": fraction,
+                                "benchmarks": bench if ms else []}}
+    doc = {"lab": "01-vector-add", "submissions": [
+        submission("labs/solutions/01-vector-add/vector_add.cu", "graded", 100, 0.9712, 0.9414, 0.2861, 0.2779),
+        submission("planted/off_by_one.cu", "check failed", 42.9)]}
+    (repo / "docs" / "results" / "gpu" / "lab1.json").write_text(json.dumps(doc))
+    return repo
+
+
+@pytest.mark.parametrize("query, text", [
+    ("gpu/lab1.json grade points solutions", "100"),
+    ("gpu/lab1.json grade speed solutions", "0.97"),
+    ("gpu/lab1.json grade ceiling solutions", "94%"),
+    ("gpu/lab1.json grade ms solutions", "0.2861 ms"),
+    ("gpu/lab1.json grade ours_ms solutions", "0.2779 ms"),
+    ("gpu/lab1.json grade gbps solutions", "2815 GB/s"),
+    ("gpu/lab1.json grade points off_by_one", "42.9"),
+])
+def test_grade_queries(grades, query, text):
+    assert figures.evaluate(query) == text
+
+
+@pytest.mark.parametrize("query, error", [
+    ("gpu/lab1.json grade points", "2 submissions match"),
+    ("gpu/lab1.json grade watts solutions", "grade takes a field"),
+    ("gpu/lab1.json grade speed off_by_one", "no speed"),
+])
+def test_bad_grade_queries_say_why(grades, query, error):
+    with pytest.raises(figures.FigureError, match=error):
+        figures.evaluate(query)
