@@ -1,6 +1,9 @@
 """The Python labs (docs/labs.md, "Python labs"): the rules a student's file must follow, checked
 on its syntax tree before it is imported, and the runner that compiles its kernel with Numba and
-launches it for the harness (lab/python_student_embedded.cpp calls both).
+launches it for the harness (lab/python_student_embedded.cpp calls both). The runners of the labs
+whose student writes CUDA C++ kernel text launched from Python (PyCUDA, cuda.core) are in
+lb_lab_kernel_text.py; what every runner shares (the buffers and their guard zone, the argument
+binding, the grid, the timing's windows) is Program and Variant, here.
 
 The rules exist for the grader's integrity. A judge that imports a submission runs the student's
 host code in the grading process, where it can patch the checker, the timer or the reference.
@@ -307,7 +310,193 @@ def check_file(path: str, kernel: str, argument_count: int) -> dict:
     return check_source(source, str(path), kernel, argument_count)
 
 
-# --- the runner (Numba, on the GPU) ----------------------------------------------------------------
+# --- the runners: what every runner shares ---------------------------------------------------------
+
+class GpuError(Exception):
+    """A CUDA error from a runner's library (PyCUDA's, cuda.core's) while the student's kernel ran
+    or its memory was copied: most often the kernel faulted. The C++ side makes it a CudaError, so
+    that the check reports it as it reports the CUDA C++ labs' faults (Numba's own CUDA errors are
+    mapped by their names, variants/python/python_object.cpp)."""
+
+
+class Program:
+    """The student's file, compiled by one runner's library, once, before the first size: a
+    compile error is reported as one, and no compile lands in a timed run. What the runners share:
+    the lab's parameters, the one-time costs (reported to the first size's setup.cost), the grid,
+    and Variant (below), which allocates, uploads, launches and checks through what a runner's
+    subclass says about its library:
+
+      bind(stream_handle)                    the harness's stream, for the calls that follow
+      floats(count) -> memory                device memory for `count` floats
+      argument(memory, start, shape)         the kernel argument for the elements of `memory` from
+                                             `start` on, as an array of `shape` (or its address)
+      value(arg, number)                     a scalar or a size, as the kernel's parameter takes it
+      check_arguments(args)                  once per size, before any launch (optional)
+      to_device(host, memory, start)         host -> device, from element `start` on
+      to_host(memory, start, host)           device -> host
+      device_copy(dst, src, start, count)    src's elements [start, start + count) -> dst's first
+      zero(memory, count)                    the first `count` floats set to 0
+      launch(grid, args)                     one launch, the lab's block
+      sync()                                 waits for what the calls above enqueued
+
+    Copies and launches go on the harness's stream (or behind it, PyCUDA's); sync() makes upload
+    and download complete when they return, as the harness expects of any variant."""
+
+    def __init__(self, path: str, kernel: str, arguments, workload: lb_variant.Workload, block, grid: str,
+                 exact_buffers: bool = False, output_starts_zero: bool = False, sm_count: int = 1):
+        self.path, self.kernel_name, self.arguments = path, kernel, list(arguments)
+        self.exact_buffers = exact_buffers
+        self.output_starts_zero, self.sm_count = output_starts_zero, sm_count
+        self.workload, self.grid_rule = workload, grid
+        for argument in self.arguments:
+            workload.argument(argument)  # a parameter the descriptor does not know fails here, with its name
+        self.block = tuple(int(b) for b in block)
+        self.one_time_costs: list[tuple[str, float]] = []  # (what, ms): the compile, a module load
+
+    def make_variant(self) -> "Variant":
+        return Variant(self)
+
+    def report_costs(self, cost) -> None:
+        """The one-time costs, to the first size that asks (the compile is the check's, not a size's)."""
+        for what, ms in self.one_time_costs:
+            cost(what, ms)
+        self.one_time_costs = []
+
+    def grid_for(self, size: lb_variant.Size) -> tuple[int, ...]:
+        """The lab's grid rule (lab_spec.h's GridRule; lab_kernel.cpp's grid_for for the CUDA C++ labs)."""
+        bx = self.block[0]
+        by = self.block[1] if len(self.block) > 1 else 1
+
+        def blocks(items, per_block):
+            return max(1, (items + per_block - 1) // per_block)
+
+        if self.grid_rule == "cover_n":
+            return (blocks(size.n, bx),)
+        if self.grid_rule == "grid_stride":
+            return (min(blocks(size.n, bx), 4 * max(1, self.sm_count)),)
+        if self.grid_rule == "cover_mn":
+            return (blocks(size.n, bx), blocks(size.m, by))
+        raise RuntimeError(f"lab runner: unknown grid rule {self.grid_rule!r}")
+
+    def check_arguments(self, args) -> None:
+        pass
+
+
+class Variant:
+    """One size of the student's kernel, for any runner: the workload's inputs and its output, the
+    output followed by its guard zone in one allocation, each kernel parameter bound as the
+    workload's descriptor says, the lab's launch. Called by lab/python_student_embedded.cpp."""
+
+    run_waits = False
+
+    def __init__(self, program: Program):
+        self.program = program
+
+    def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
+        p = self.program
+        p.report_costs(setup.cost)
+        p.bind(setup.stream)
+        # The descriptor's buffers: its inputs in HostProblem.inputs order.
+        self.input_shapes = [buffer.shape(size) for buffer in p.workload.inputs]
+        self.inputs = [p.floats(buffer.elements(size)) for buffer in p.workload.inputs]
+        self.out_count = p.workload.output.elements(size)
+        # One allocation: the output, then GUARD_FLOATS floats of guard. The kernel gets the output
+        # alone; no runner checks indices on the GPU, so a store past its end lands in the guard,
+        # where first_write_past_end() finds it. With exact buffers (under compute-sanitizer) there
+        # is no guard: memcheck sees the store instead.
+        self.guard_floats = 0 if p.exact_buffers else GUARD_FLOATS
+        self.buffer = p.floats(self.out_count + self.guard_floats)
+        # Each of the lab's arguments as the descriptor's kernel parameter of that name says: an
+        # input buffer, the output, the scalar (alpha, set by upload()) or a dimension of the size.
+        self.args, self.input_at, self.alpha = [], {}, None
+        for at, name in enumerate(p.arguments):
+            arg = p.workload.argument(name)
+            if arg.kind == "input":
+                self.args.append(p.argument(self.inputs[arg.input], 0, self.input_shapes[arg.input]))
+                self.input_at[arg.input] = at  # re-pointed at pool windows for timing
+            elif arg.kind == "output":
+                self.args.append(p.argument(self.buffer, 0, p.workload.output.shape(size)))
+            elif arg.kind == "scalar":
+                self.args.append(p.value(arg, 0.0))
+                self.alpha = (at, arg)
+            elif arg.kind == "size":
+                self.args.append(p.value(arg, size.extent(arg.dim)))
+            else:
+                raise RuntimeError(f"lab runner: {name} is a kernel parameter of kind {arg.kind!r}")
+        p.check_arguments(self.args)
+        self.grid = p.grid_for(size)
+
+    def _set_alpha(self, alpha: float):
+        if self.alpha is not None:
+            at, arg = self.alpha
+            self.args[at] = self.program.value(arg, alpha)
+
+    def upload(self, problem, stream_handle):
+        import numpy as np
+
+        p = self.program
+        p.bind(stream_handle)
+        for memory, host in zip(self.inputs, problem.inputs):
+            p.to_device(host, memory, 0)
+        self._set_alpha(problem.alpha)
+        start = np.zeros(self.out_count, dtype=np.float32) if p.output_starts_zero else problem.output
+        p.to_device(start, self.buffer, 0)
+        if self.guard_floats:
+            p.to_device(np.full(GUARD_FLOATS, GUARD_BITS, dtype=np.uint32).view(np.float32), self.buffer,
+                        self.out_count)
+        p.sync()
+
+    def upload_pools(self, pool, stream_handle):
+        """For timing: the pool problem's inputs and output on the device (each longer than this
+        size's buffer); use_windows() then points the kernel at windows of them."""
+        p = self.program
+        p.bind(stream_handle)
+        self.input_pools = []
+        for host in pool.inputs:
+            self.input_pools.append(p.floats(host.size))
+            p.to_device(host, self.input_pools[-1], 0)
+        self.output_pool = p.floats(pool.output.size)
+        p.to_device(pool.output, self.output_pool, 0)
+        self._set_alpha(pool.alpha)  # the pool's problem, with its own scalar
+        p.sync()
+
+    def use_windows(self, input_offsets, output_offset, stream_handle):
+        """Before a timed sample: each input a window of its pool, the output's starting contents
+        copied from the output pool (device to device, on the harness's stream)."""
+        p = self.program
+        p.bind(stream_handle)
+        for i, at in self.input_at.items():
+            self.args[at] = p.argument(self.input_pools[i], int(input_offsets[i]), self.input_shapes[i])
+        p.device_copy(self.buffer, self.output_pool, int(output_offset), self.out_count)
+
+    def run(self, stream_handle):
+        p = self.program
+        p.bind(stream_handle)
+        if p.output_starts_zero:  # a kernel that adds into its output starts from zero every time
+            p.zero(self.buffer, self.out_count)
+        p.launch(self.grid, self.args)
+
+    def download(self, out, stream_handle):
+        p = self.program
+        p.bind(stream_handle)
+        p.to_host(self.buffer, 0, out)
+        p.sync()
+
+    def first_write_past_end(self, stream_handle) -> int:
+        import numpy as np
+
+        if not self.guard_floats:
+            return -1
+        p = self.program
+        p.bind(stream_handle)
+        guard = np.empty(self.guard_floats, dtype=np.float32)
+        p.to_host(self.buffer, self.out_count, guard)
+        p.sync()
+        changed = np.flatnonzero(guard.view(np.uint32) != GUARD_BITS)
+        return int(changed[0]) if changed.size else -1
+
+
+# --- the numba runner ------------------------------------------------------------------------------
 
 def _student_frame(exc: BaseException, filename: str):
     """The innermost traceback entry in the student's file, or None."""
@@ -338,10 +527,11 @@ def _simulated() -> bool:
     return bool(config.ENABLE_CUDASIM)
 
 
-class Program:
-    """The student's file, imported (kernels defined, nothing run) and its kernel compiled by Numba
-    for the lab's argument types, once, before any size is checked: a compile error is reported as
-    one, and no JIT lands in a timed run."""
+class NumbaProgram(Program):
+    """A file of @cuda.jit kernels: checked against the rules again, imported (kernels defined,
+    nothing run), and its kernel compiled by Numba for the lab's argument types. Memory is Numba's
+    device arrays (the kernel gets array views), the stream the harness's (cuda.external_stream),
+    each launch `kernel[grid, block, stream](...)`, as the numba layer does."""
 
     def __init__(self, path: str, kernel: str, arguments, workload: lb_variant.Workload, block, grid: str,
                  line_info: bool, exact_buffers: bool = False, output_starts_zero: bool = False, sm_count: int = 1):
@@ -352,13 +542,7 @@ class Program:
         import lb_numba  # noqa: F401  (silences Numba's low-occupancy warning, as for the numba layer)
         from numba import cuda
 
-        self.path, self.kernel_name, self.arguments = path, kernel, list(arguments)
-        self.exact_buffers = exact_buffers
-        self.output_starts_zero, self.sm_count = output_starts_zero, sm_count
-        self.workload, self.grid_rule = workload, grid
-        for argument in self.arguments:
-            workload.argument(argument)  # a parameter the descriptor does not know fails here, with its name
-        self.block = tuple(int(b) for b in block)
+        super().__init__(path, kernel, arguments, workload, block, grid, exact_buffers, output_starts_zero, sm_count)
         self.signature = signature_of(arguments)
         name = "lb_lab_student_" + "".join(ch if ch.isalnum() else "_" for ch in Path(path).stem)
         spec = importlib.util.spec_from_file_location(name, path)
@@ -376,7 +560,7 @@ class Program:
         self.module = module
         # Compiled for the lab's signature with the student's own @cuda.jit options: a dispatcher
         # given one signature is "specialized" (compiled now, and its launch skips typing the
-        # arguments: allocate() checks them once instead), as the numba layer's are.
+        # arguments: check_arguments() checks them once per size instead), as the numba layer's are.
         options = dict(keywords)
         options.pop("device", None)
         if line_info and not options.get("debug"):
@@ -391,171 +575,94 @@ class Program:
         except Exception as e:
             raise StudentError(f"{path}: Numba could not compile {kernel} for {self.signature}:\n"
                                f"{_numba_message(e)}") from None
-        self.compile_ms = (time.perf_counter() - t0) * 1e3
-        self.compile_reported = False
+        self.one_time_costs.append((f"numba.cuda.jit {kernel} (the student's kernel, compiled once per check)",
+                                    (time.perf_counter() - t0) * 1e3))
         self.dispatcher = compiled
+        self._handle, self._configured = None, {}
 
-    def make_variant(self) -> "Variant":
-        return Variant(self)
-
-
-class Variant:
-    """One size of the student's kernel: device arrays, the output followed by its guard zone, the
-    lab's launch on the harness's stream. Called by lab/python_student_embedded.cpp."""
-
-    run_waits = False
-
-    def __init__(self, program: Program):
-        self.program = program
-
-    def _stream(self, handle: int):
-        if handle != getattr(self, "_handle", None):
+    # -- the device, through Numba
+    def bind(self, handle: int):
+        if handle != self._handle:
             import lb_numba
 
-            self._handle, self._s = handle, lb_numba.stream(handle)
-        return self._s
+            self._handle, self._s, self._configured = handle, lb_numba.stream(handle), {}
 
-    def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
+    def floats(self, count: int):
         import lb_numba
+
+        return lb_numba.device_array(count)
+
+    def argument(self, memory, start: int, shape):
+        import math
+
+        return memory[start:start + math.prod(shape)].reshape(shape)
+
+    def value(self, arg, number):
         import numpy as np
+
+        return np.float32(number) if arg.kind == "scalar" else int(number)  # sizes: int64 in the signature
+
+    def check_arguments(self, args):
+        # The specialized dispatcher passes arguments as its signature says, unchecked: check once.
         from numba.cuda.core import sigutils
         from numba.cuda.typing.typeof import Purpose, typeof
 
-        p = self.program
-        if not p.compile_reported:
-            setup.cost(f"numba.cuda.jit {p.kernel_name} (the student's kernel, compiled once per check)", p.compile_ms)
-            p.compile_reported = True
-        self._stream(setup.stream)
-        self.zero_output = p.output_starts_zero
-        # The descriptor's buffers, as the kernel sees them: its inputs in HostProblem.inputs order.
-        self.input_shapes = [buffer.shape(size) for buffer in p.workload.inputs]
-        self.inputs = [lb_numba.device_array(buffer.elements(size)) for buffer in p.workload.inputs]
-        views = [a.reshape(s) for a, s in zip(self.inputs, self.input_shapes)]
-        out_shape = p.workload.output.shape(size)
-        self.out_count = p.workload.output.elements(size)
-        # One allocation: the output, then GUARD_FLOATS floats of guard. The kernel gets a view of
-        # the output alone; Numba does not check indices on the GPU, so a store past its end lands
-        # in the guard, where first_write_past_end() finds it. With exact buffers (under
-        # compute-sanitizer) there is no guard: memcheck sees the store instead.
-        self.guard_floats = 0 if p.exact_buffers else GUARD_FLOATS
-        self.buffer = lb_numba.device_array(self.out_count + self.guard_floats)
-        self.output = self.buffer[:self.out_count]
-        self.guard = self.buffer[self.out_count:]
-        out_view = self.output.reshape(out_shape)
-        # Each of the lab's arguments as the descriptor's kernel parameter of that name says: an
-        # input buffer, the output, the scalar (alpha, set by upload()) or a dimension of the size.
-        self.args, self.input_at, self.alpha_at = [], {}, -1
-        for at, name in enumerate(p.arguments):
-            arg = p.workload.argument(name)
-            if arg.kind == "input":
-                self.args.append(views[arg.input])
-                self.input_at[arg.input] = at  # re-pointed at pool windows for timing
-            elif arg.kind == "output":
-                self.args.append(out_view)
-            elif arg.kind == "scalar":
-                self.args.append(np.float32(0))
-                self.alpha_at = at
-            elif arg.kind == "size":
-                self.args.append(size.extent(arg.dim))
-            else:
-                raise RuntimeError(f"lab runner: {name} is a kernel parameter of kind {arg.kind!r}")
-        # The specialized dispatcher passes arguments as its signature says, unchecked: check once.
-        expected, _ = sigutils.normalize_signature(p.signature)
-        passed = tuple(expected) if _simulated() else tuple(typeof(arg, Purpose.argument) for arg in self.args)
+        expected, _ = sigutils.normalize_signature(self.signature)
+        passed = tuple(expected) if _simulated() else tuple(typeof(arg, Purpose.argument) for arg in args)
         if passed != tuple(expected):
             raise RuntimeError(f"lab runner: passes {passed}, the kernel is compiled for {tuple(expected)}")
-        self.grid = self._grid(size.m, size.n, p.sm_count)
-        self.configured = None
 
-    def _grid(self, m: int, n: int, sm_count: int):
-        p = self.program
-        bx = p.block[0]
-        by = p.block[1] if len(p.block) > 1 else 1
+    def to_device(self, host, memory, start: int):
+        memory[start:start + host.size].copy_to_device(host, stream=self._s)
 
-        def blocks(items, per_block):
-            return max(1, (items + per_block - 1) // per_block)
+    def to_host(self, memory, start: int, host):
+        memory[start:start + host.size].copy_to_host(host, stream=self._s)
 
-        if p.grid_rule == "cover_n":
-            return (blocks(n, bx),)
-        if p.grid_rule == "grid_stride":
-            return (min(blocks(n, bx), 4 * max(1, sm_count)),)
-        if p.grid_rule == "cover_mn":
-            return (blocks(n, bx), blocks(m, by))
-        raise RuntimeError(f"lab runner: unknown grid rule {p.grid_rule!r}")
+    def device_copy(self, dst, src, start: int, count: int):
+        dst[:count].copy_to_device(src[start:start + count], stream=self._s)
 
-    def upload(self, problem, stream_handle):
+    def zero(self, memory, count: int):
         import numpy as np
 
-        s = self._stream(stream_handle)
-        for device, host in zip(self.inputs, problem.inputs):
-            device.copy_to_device(host, stream=s)
-        if self.alpha_at >= 0:
-            self.args[self.alpha_at] = np.float32(problem.alpha)
-        self._zeros = np.zeros(self.out_count, dtype=np.float32) if self.zero_output else None
-        self.output.copy_to_device(self._zeros if self.zero_output else problem.output, stream=s)
-        if self.guard_floats:
-            self.guard.copy_to_device(np.full(GUARD_FLOATS, GUARD_BITS, dtype=np.uint32).view(np.float32), stream=s)
-        s.synchronize()
+        if getattr(self, "_zeros", None) is None or self._zeros.size != count:
+            self._zeros = np.zeros(count, dtype=np.float32)
+        memory[:count].copy_to_device(self._zeros, stream=self._s)
 
-    def upload_pools(self, pool, stream_handle):
-        """For timing: the pool problem's inputs and output on the device (each longer than this
-        size's buffer); use_windows() then points the kernel at windows of them."""
-        import lb_numba
-        import numpy as np
+    def launch(self, grid, args):
+        if grid not in self._configured:
+            self._configured[grid] = self.dispatcher[grid, self.block, self._s]
+        self._configured[grid](*args)
 
-        s = self._stream(stream_handle)
-        self.input_pools = []
-        for host in pool.inputs:
-            device = lb_numba.device_array(host.size)
-            device.copy_to_device(host, stream=s)
-            self.input_pools.append(device)
-        self.output_pool = lb_numba.device_array(pool.output.size)
-        self.output_pool.copy_to_device(pool.output, stream=s)
-        if self.alpha_at >= 0:  # the pool's problem, with its own scalar
-            self.args[self.alpha_at] = np.float32(pool.alpha)
-        s.synchronize()
+    def sync(self):
+        self._s.synchronize()
 
-    def use_windows(self, input_offsets, output_offset, stream_handle):
-        """Before a timed sample: each input a window of its pool, the output's starting contents
-        copied from the output pool (device to device, on the harness's stream)."""
-        import numpy as np
 
-        s = self._stream(stream_handle)
-        for i, at in self.input_at.items():
-            start, shape = int(input_offsets[i]), self.input_shapes[i]
-            self.args[at] = self.input_pools[i][start:start + int(np.prod(shape))].reshape(shape)
-        start = int(output_offset)
-        self.output.copy_to_device(self.output_pool[start:start + self.out_count], stream=s)
+# --- loading: one runner per lab.json "runner" ------------------------------------------------------
 
-    def run(self, stream_handle):
-        s = self._stream(stream_handle)
-        if self.zero_output:  # a kernel that adds into its output starts from zero every time
-            self.output.copy_to_device(self._zeros, stream=s)
-        if self.configured is None or self.configured[0] is not s:
-            self.configured = (s, self.program.dispatcher[self.grid, self.program.block, s])
-        self.configured[1](*self.args)
+# The Python runners by their lab.json names (lab_spec.cpp's runner table): the module and class of
+# each, imported only when a lab of that runner is loaded. The nvrtc and nvcc-host runners are C++'s.
+RUNNERS = {
+    "numba": ("lb_lab_python", "NumbaProgram"),
+    "pycuda": ("lb_lab_kernel_text", "PycudaProgram"),
+    "cuda-core": ("lb_lab_kernel_text", "CudaCoreProgram"),
+}
 
-    def download(self, out, stream_handle):
-        s = self._stream(stream_handle)
-        self.output.copy_to_host(out, stream=s)
-        s.synchronize()
 
-    def first_write_past_end(self, stream_handle) -> int:
-        import numpy as np
+def runner_class(runner: str) -> type:
+    import importlib
 
-        if not self.guard_floats:
-            return -1
-        s = self._stream(stream_handle)
-        guard = self.guard.copy_to_host(stream=s)
-        s.synchronize()
-        changed = np.flatnonzero(guard.view(np.uint32) != GUARD_BITS)
-        return int(changed[0]) if changed.size else -1
+    if runner not in RUNNERS:
+        raise RuntimeError(f"lab runner: no Python runner named {runner!r} (there are {', '.join(RUNNERS)})")
+    module, name = RUNNERS[runner]
+    return getattr(importlib.import_module(module), name)
 
 
 def load(path: str, kernel: str, arguments, workload: lb_variant.Workload, block, grid: str, line_info: bool,
-         exact_buffers: bool = False, output_starts_zero: bool = False, sm_count: int = 1) -> Program:
-    """The student's file, compiled for the lab (lab/python_student_embedded.cpp calls this): `workload`
-    is the lab's workload's descriptor, `output_starts_zero` the spec's output_starts ("zero"),
-    `sm_count` the device's (the grid-stride rule's grid)."""
-    return Program(path, kernel, arguments, workload, block, grid, line_info, exact_buffers, output_starts_zero,
-                   sm_count)
+         exact_buffers: bool = False, output_starts_zero: bool = False, sm_count: int = 1,
+         runner: str = "numba") -> Program:
+    """The student's file, compiled for the lab by `runner`, lab.json's "runner"
+    (lab/python_student_embedded.cpp calls this): `workload` is the lab's workload's descriptor,
+    `output_starts_zero` the spec's output_starts ("zero"), `sm_count` the device's (the
+    grid-stride rule's grid)."""
+    return runner_class(runner)(path, kernel, arguments, workload, block, grid, line_info, exact_buffers,
+                                output_starts_zero, sm_count)

@@ -24,7 +24,7 @@ void precheck_python_file(const LabSpec& spec, const std::filesystem::path& file
 std::unique_ptr<StudentProgram> load_python_program(const LabSpec& spec, const std::filesystem::path& file,
                                                     const TargetDevice& device, const StudentBuild& build) {
   require_readable(file);
-  return load_python_lab_kernels(spec, file, device.sm_count, build);
+  return load_python_lab_kernels(spec, file, device.sm_count, build, to_string(spec.runner));
 }
 
 }  // namespace lb::lab

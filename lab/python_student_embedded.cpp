@@ -3,9 +3,10 @@
 // exception mapping, lb_variant's Size/Setup/Problem, NumPy views, stream handles). A StudentError
 // from Python is the student's (StudentCompileError: the file breaks the rules, does not parse or
 // does not compile), mapped by this file's hook; any other Python exception is the runner's or the
-// GPU's (a CUDA error from Numba becomes a CudaError, so that the check reports it as it reports
-// the CUDA C++ labs' faults). The workload's buffers and kernel arguments reach the runner from
-// its descriptor (lb_variant.Workload), not from a table of workload names.
+// GPU's (a CUDA error from Numba, or lb_lab_python.GpuError, PyCUDA's and cuda.core's, becomes a
+// CudaError, so that the check reports it as it reports the CUDA C++ labs' faults). The workload's
+// buffers and kernel arguments reach the runner from its descriptor (lb_variant.Workload), not from
+// a table of workload names. Which runner (lab.json's "runner") is passed by its name.
 #include "lab/python_student_embedded.h"
 
 #ifdef LB_PYTHON_UNAVAILABLE
@@ -18,7 +19,7 @@ namespace lb::lab {
 }
 void check_python_lab_rules(const LabSpec&, const std::filesystem::path& file) { no_python(file); }
 std::unique_ptr<StudentProgram> load_python_lab_kernels(const LabSpec&, const std::filesystem::path& file, int,
-                                                        const StudentBuild&) {
+                                                        const StudentBuild&, const std::string&) {
   no_python(file);
 }
 
@@ -58,11 +59,12 @@ py::module_ lab_module(const fs::path& file) {
 }
 
 
-// The runner's own exception: lb_lab_python.StudentError -> StudentCompileError (its text is the
-// student's). The others go on to the shared mapping (python::throw_mapped).
+// The runner's own exceptions: lb_lab_python.StudentError -> StudentCompileError (its text is the
+// student's), GpuError -> CudaError. The others go on to the shared mapping (python::throw_mapped).
 python::ErrorHook student_errors(const fs::path& file) {
   return [file](const py::error_already_set& e) {
     if (e.matches(lab_module(file).attr("StudentError"))) throw StudentCompileError(py::str(e.value()).cast<std::string>());
+    if (e.matches(lab_module(file).attr("GpuError"))) throw CudaError(py::str(e.value()).cast<std::string>(), -1);
   };
 }
 
@@ -133,7 +135,7 @@ void check_python_lab_rules(const LabSpec& spec, const fs::path& file) {
 }
 
 std::unique_ptr<StudentProgram> load_python_lab_kernels(const LabSpec& spec, const fs::path& file, int sm_count,
-                                                        const StudentBuild& build) {
+                                                        const StudentBuild& build, const std::string& runner) {
   const py::module_ module = lab_module(file);
   py::list block;
   block.append(spec.launch.block_x);
@@ -146,7 +148,7 @@ std::unique_ptr<StudentProgram> load_python_lab_kernels(const LabSpec& spec, con
                                python::workload_object(spec.workload->descriptor()), block, grid,
                                py::arg("line_info") = build.line_info, py::arg("exact_buffers") = build.exact_buffers,
                                py::arg("output_starts_zero") = spec.output_starts_zero,
-                               py::arg("sm_count") = sm_count);
+                               py::arg("sm_count") = sm_count, py::arg("runner") = runner);
   });
   return std::make_unique<PythonProgram>(file, std::move(program));
 }

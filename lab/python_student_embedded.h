@@ -6,6 +6,7 @@
 #pragma once
 #include <filesystem>
 #include <memory>
+#include <string>
 
 #include "lab/student_program.h"
 
@@ -15,10 +16,14 @@ namespace lb::lab {
 // the file breaks (or its syntax error), or when no Python can be embedded here.
 void check_python_lab_rules(const LabSpec& spec, const std::filesystem::path& file);
 
-// lb_lab_python.load: checks the rules again, imports the file (its kernels get defined, nothing
-// else runs), compiles the spec's kernel with Numba for the lab's argument types on the current
-// (primary) context. StudentCompileError with Numba's message when it does not compile.
+// lb_lab_python.load with the spec's runner: Numba checks the rules again, imports the file (its
+// kernels get defined, nothing else runs) and compiles the spec's kernel for the lab's argument
+// types; PyCUDA (nvcc) or cuda.core (NVRTC) compiles the kernel text. On the current (primary)
+// context. StudentCompileError with the compiler's message when it does not compile. `runner` is
+// to_string(spec.runner), passed in: lab_spec.cpp's runner table is lb_lab's, which the Python
+// layers' library (where this file is built) does not link.
 std::unique_ptr<StudentProgram> load_python_lab_kernels(const LabSpec& spec, const std::filesystem::path& file,
-                                                        int sm_count, const StudentBuild& build);
+                                                        int sm_count, const StudentBuild& build,
+                                                        const std::string& runner);
 
 }  // namespace lb::lab

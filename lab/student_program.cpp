@@ -28,14 +28,27 @@ class CudaProgram final : public StudentProgram {
 
 bool is_python_lab(const LabSpec& spec) { return spec.runner == LabRunner::kNumba; }
 
+bool needs_embedded_python(const LabSpec& spec) {
+  switch (spec.runner) {
+    case LabRunner::kNumba:
+    case LabRunner::kPycuda:
+    case LabRunner::kCudaCore: return true;
+    case LabRunner::kNvrtc:
+    case LabRunner::kNvccHost: return false;
+  }
+  return false;
+}
+
 void precheck_student_file(const LabSpec& spec, const std::filesystem::path& file) {
   if (is_python_lab(spec)) return precheck_python_file(spec, file);
+  // CUDA C++ kernel text, whichever runner launches it (NVRTC here, PyCUDA's nvcc or cuda.core's
+  // NVRTC in the child): compiled alone for sm_90, so that compile errors show without a GPU.
   compile_student_kernel(spec, file, kHostCheckSm, /*use_cache=*/true);
 }
 
 std::unique_ptr<StudentProgram> load_student_program(const LabSpec& spec, const std::filesystem::path& file,
                                                      const TargetDevice& device, const StudentBuild& build) {
-  if (is_python_lab(spec)) return load_python_program(spec, file, device, build);
+  if (needs_embedded_python(spec)) return load_python_program(spec, file, device, build);
   const driver::CompiledProgram compiled = compile_student_kernel(spec, file, device.sm, /*use_cache=*/true, build);
   return std::make_unique<CudaProgram>(spec, compiled, device.sm_count, build.exact_buffers);
 }

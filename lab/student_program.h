@@ -1,5 +1,6 @@
 // The student's submission as the child process loads it: a CUDA C++ file compiled alone with
-// NVRTC (lab_kernel.h), or a Python file of Numba kernels (python_student.h). Either way it becomes
+// NVRTC (lab_kernel.h), or, through the embedded interpreter (python_student.h), a Python file of
+// Numba kernels or CUDA C++ kernel text that PyCUDA or cuda.core compiles. Either way it becomes
 // variants that the harness's verified_run and timing run like any layer's; the checking and the
 // timing stay the harness's code.
 #pragma once
@@ -63,8 +64,12 @@ struct StudentBuild {
   bool exact_buffers = false;
 };
 
-// True when the lab's student file is Python (Numba kernels), else CUDA C++.
+// True when the lab's student file is Python (Numba kernels, held to the Python lab's rules), else
+// CUDA C++ (which the parent compiles with NVRTC, whichever runner launches it).
 bool is_python_lab(const LabSpec& spec);
+// True when the child loads the submission through the embedded interpreter (lab/lb_lab_python.py):
+// the numba, pycuda and cuda-core runners. A build without an embeddable Python refuses these labs.
+bool needs_embedded_python(const LabSpec& spec);
 
 // In the parent, before any GPU is touched: the file compiles (CUDA C++: for sm_90) or follows the
 // Python lab's rules, so that errors are reported without a GPU. Throws StudentCompileError (what()

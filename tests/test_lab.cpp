@@ -259,7 +259,7 @@ TEST_F(Lab, SyntaxErrorNamesTheStudentsFileAndLine) {
 TEST(LabCompile, EverySkeletonSolutionAndPlantedFileCompiles) {
   constexpr bool no_cache = false;  // compile_student_kernel's use_cache: always NVRTC
   for (const LabSpec& spec : all_labs(kLabs)) {
-    if (is_python_lab(spec)) continue;  // tests/test_lab_python.cpp
+    if (is_python_lab(spec)) continue;  // Numba: tests/test_lab_python.cpp (PyCUDA's, cuda.core's: C++)
     EXPECT_NO_THROW(compile_student_kernel(spec, spec.dir / spec.student_file, kHostCheckSm, no_cache)) << spec.name;
     const fs::path solution = kLabs / "solutions" / spec.name / spec.student_file;
     if (fs::exists(solution)) EXPECT_NO_THROW(compile_student_kernel(spec, solution, kHostCheckSm, no_cache));
@@ -564,13 +564,13 @@ TEST_F(Lab, GradeWritesJsonCsvAndMarkdownForEverySubmission) {
 
 // --- on a GPU: solutions pass, skeletons and planted files fail with their expected cause ------
 
-// The labs this build can check: all of them, less the Python labs in a build without the embedded
-// interpreter (-DLAYERBENCH_PYTHON_LAYERS=OFF), which refuses those, saying so
-// (tests/test_lab_python.cpp).
+// The labs this build can check: all of them, less those the child runs through the embedded
+// interpreter (Numba, PyCUDA, cuda.core) in a build without it (-DLAYERBENCH_PYTHON_LAYERS=OFF),
+// which refuses those, saying so (tests/test_lab_python.cpp).
 std::vector<LabSpec> checkable_labs() {
   std::vector<LabSpec> labs = all_labs(kLabs);
   if (!lb::python_layers_built_without().empty())
-    std::erase_if(labs, [](const LabSpec& spec) { return is_python_lab(spec); });
+    std::erase_if(labs, [](const LabSpec& spec) { return needs_embedded_python(spec); });
   return labs;
 }
 

@@ -2,7 +2,10 @@
 // fails before any child starts), `lab start`, and on a GPU the solution, the skeleton and each
 // planted submission through `lab check`. Planted files (tests/labs/planted/05-*/*.py) start with
 // "# expect: <substring of the output>". The rules themselves, case by case, are pytest's
-// (tests/python/test_lab_python_rules.py).
+// (tests/python/test_lab_python_rules.py). And the labs whose CUDA C++ kernel text a Python layer
+// compiles and launches (06 PyCUDA, 07 cuda.core; their runners' own checks are
+// tests/python/test_lab_kernel_text.py): the parent's NVRTC compile, and on a GPU what is theirs
+// beyond the planted files that tests/test_lab.cpp runs for every lab.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,10 +14,13 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "common/gpu.h"
 #include "lab/lab_check.h"
 #include "lab/lab_spec.h"
+#include "lab/sanitize.h"
 #include "lab/student_program.h"
 #include "lab_test_support.h"
 #include "variants/python/python_layer.h"
@@ -166,6 +172,72 @@ TEST_F(PythonLab, ABuildWithoutPythonRefusesThePythonLabSayingWhy) {
   EXPECT_EQ(o.code, kExitFailed) << o.out << o.err;
   EXPECT_TRUE(has(o.out + o.err, "cannot check Python labs")) << o.out << o.err;
   EXPECT_TRUE(has(o.out + o.err, built_without)) << o.out << o.err;
+}
+
+// --- the kernel-text labs: CUDA C++ compiled and launched by a Python layer ----------------------
+
+// Each lab whose student file is CUDA C++ that a Python layer compiles and launches, and its runner.
+const std::vector<std::pair<std::string, LabRunner>> kKernelTextLabs = {
+    {"06-pycuda-vector-add", LabRunner::kPycuda}, {"07-cuda-core-saxpy", LabRunner::kCudaCore}};
+
+TEST(KernelTextLabSpec, ParseWithTheirRunnersAndNeedTheEmbeddedInterpreter) {
+  for (const auto& [name, runner] : kKernelTextLabs) {
+    const LabSpec spec = find_lab(kLabs, name);
+    EXPECT_EQ(spec.runner, runner) << name;
+    EXPECT_EQ(fs::path(spec.student_file).extension(), ".cu") << name;
+    EXPECT_FALSE(is_python_lab(spec)) << name;  // CUDA C++ text: no Python rules, NVRTC in the parent
+    EXPECT_TRUE(needs_embedded_python(spec)) << name;
+  }
+  EXPECT_TRUE(needs_embedded_python(find_lab(kLabs, kLab)));
+  EXPECT_FALSE(needs_embedded_python(find_lab(kLabs, "1")));
+}
+
+TEST(KernelTextLabSpec, PrecheckCompilesTheTextWithNvrtcWithoutAGpu) {
+  for (const auto& [name, runner] : kKernelTextLabs) {
+    const LabSpec spec = find_lab(kLabs, name);
+    EXPECT_NO_THROW(precheck_student_file(spec, spec.dir / spec.student_file)) << name;
+    EXPECT_NO_THROW(precheck_student_file(spec, kLabs / "solutions" / name / spec.student_file)) << name;
+    EXPECT_THROW(precheck_student_file(spec, "no_such_file.cu"), UsageError) << name;
+  }
+}
+
+TEST_F(PythonLab, KernelTextCompileErrorIsReportedBeforeAnyGpuWithFileAndLine) {
+  for (const auto& [name, runner] : kKernelTextLabs) {
+    const LabSpec spec = find_lab(kLabs, name);
+    write(dir_ / "broken.cu", "extern \"C\" __global__ void " + spec.kernel + "(float* p) {\n  p[0] = 1\n}\n");
+    const Outcome o = run("lab check " + name + " broken.cu");
+    EXPECT_EQ(o.code, kExitFailed) << name << "\n" << o.out << o.err;
+    EXPECT_TRUE(has(o.out, "broken.cu(3): error")) << name << "\n" << o.out;
+    EXPECT_TRUE(has(o.out, "does not compile")) << name << "\n" << o.out;
+    EXPECT_FALSE(has(o.out, "no usable GPU")) << o.out;  // the parent rejected it: no child ran
+  }
+}
+
+TEST_F(PythonLab, KernelTextStartCopiesTheSkeletonButNoSolution) {
+  for (const auto& [name, runner] : kKernelTextLabs) {
+    const LabSpec spec = find_lab(kLabs, name);
+    const Outcome o = run("lab start " + name + " " + name);
+    EXPECT_EQ(o.code, 0) << o.out << o.err;
+    EXPECT_EQ(slurp(dir_ / name / spec.student_file), slurp(spec.dir / spec.student_file)) << name;
+    EXPECT_NE(slurp(dir_ / name / spec.student_file), slurp(kLabs / "solutions" / name / spec.student_file)) << name;
+    EXPECT_TRUE(fs::exists(dir_ / name / "README.md")) << name;
+  }
+}
+
+// Under --sanitize the runners compile with -G (nvcc through PyCUDA, NVRTC through cuda.core) and
+// allocate exact buffers (PyCUDA's mem_alloc, cuda.core's memory pool): a correct kernel shows no
+// error. The planted files with expect-sanitize show that the errors are seen (tests/test_lab.cpp).
+TEST_F(PythonLab, KernelTextSolutionsAreCleanUnderTheSanitizerOnTheGpu) {
+  SKIP_WITHOUT_EMBEDDED_PYTHON();
+  if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "no GPU: " << why;
+  if (const ToolLookup tool = find_cuda_tool("compute-sanitizer"); !tool.found()) GTEST_SKIP() << tool.why_not;
+  for (const auto& [name, runner] : kKernelTextLabs) {
+    const LabSpec spec = find_lab(kLabs, name);
+    const fs::path solution = kLabs / "solutions" / name / spec.student_file;
+    const Outcome o = run("lab check --sanitize " + name + " " + solution.string());
+    EXPECT_EQ(o.code, kExitPassed) << name << "\n" << o.out << o.err;
+    EXPECT_TRUE(has(o.out, "compute-sanitizer memcheck: 0 errors")) << name << "\n" << o.out;
+  }
 }
 
 // --- on a GPU -----------------------------------------------------------------------------------

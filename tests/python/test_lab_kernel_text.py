@@ -1,0 +1,336 @@
+"""The Python runners of the kernel-text labs (lab/lb_lab_kernel_text.py: PyCUDA, lab 06; cuda.core,
+lab 07) and what every Python runner shares (lb_lab_python's Program and Variant), no GPU needed:
+
+- one runner per lab.json "runner" name, the registry matching lab_spec.cpp's runner table, and
+  importing the runners imports neither PyCUDA nor cuda.core;
+- the shared Variant, driven through a runner whose "device" is host memory (NumPy) and whose
+  "kernels" are NumPy functions of the grid: the lab's grid, the guard zone after the output, the
+  timing's windows (inputs re-pointed into pools, the output's starting contents copied back), the
+  zeroed output of a reduce, C-typed scalars, the one-time costs reported once;
+- PyCUDA's compile options (the #line that names the student's file, -G under the sanitizer) and
+  prepare() types, and lab 06's files through PyCUDA's compile() (nvcc; in a child with the CUDA
+  stub library, as tests/python/test_pycuda_layer.py does);
+- cuda.core's Program options and lab 07's files compiled by it (NVRTC, no GPU), a compile error
+  naming the student's file and line.
+
+What needs the GPU (the solutions pass, the planted files fail as they expect, through PyCUDA and
+cuda.core) is tests/test_lab.cpp's, which runs every lab."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path[:0] = [p for p in (str(ROOT / "lab"), str(ROOT / "variants" / "python")) if p not in sys.path]
+
+import lb_lab_kernel_text as K  # noqa: E402  (standard library only at its top)
+import lb_lab_python as L  # noqa: E402
+from lb_variant import Buffer, KernelArg, Problem, Setup, Size, Workload  # noqa: E402
+from test_pycuda_layer import child, needs_pycuda  # noqa: E402  (tests/python is on pytest's path)
+
+LABS = ROOT / "labs"
+PLANTED = ROOT / "tests" / "labs" / "planted"
+
+# The descriptors as python_student_embedded.cpp hands them over (workloads/<w>/<w>.cpp), C types included.
+VECTOR_ADD = Workload("vector_add", (Buffer("a", ("n",)), Buffer("b", ("n",))), Buffer("c", ("n",)),
+                      (KernelArg("a", "input", 0, type="const float*"), KernelArg("b", "input", 1, type="const float*"),
+                       KernelArg("c", "output", type="float*"), KernelArg("n", "size", dim="n", type="long long")))
+SAXPY = Workload("saxpy", (Buffer("x", ("n",)),), Buffer("y", ("n",)),
+                 (KernelArg("alpha", "scalar", type="float"), KernelArg("x", "input", 0, type="const float*"),
+                  KernelArg("y", "output", type="float*"), KernelArg("n", "size", dim="n", type="long long")))
+REDUCE = Workload("reduce", (Buffer("x", ("n",)),), Buffer("out", ()),
+                  (KernelArg("x", "input", 0, type="const float*"), KernelArg("n", "size", dim="n", type="long long"),
+                   KernelArg("out", "output", type="float*")))
+MATMUL = Workload("matmul", (Buffer("A", ("m", "k")), Buffer("B", ("k", "n"))), Buffer("C", ("m", "n")),
+                  (KernelArg("A", "input", 0, type="const float*"), KernelArg("B", "input", 1, type="const float*"),
+                   KernelArg("C", "output", type="float*"), KernelArg("M", "size", dim="m", type="int"),
+                   KernelArg("N", "size", dim="n", type="int"), KernelArg("K", "size", dim="k", type="int")))
+
+
+# --- the registry ---------------------------------------------------------------------------------
+
+def spec_runner_names() -> list[str]:
+    """The runner names of lab_spec.cpp's table ({"name", LabRunner::k..., ".ext"})."""
+    return re.findall(r'\{"([\w-]+)", LabRunner::', (ROOT / "lab" / "lab_spec.cpp").read_text())
+
+
+def test_every_python_runner_is_a_runner_of_the_spec_and_every_lab_has_its_runner():
+    names = spec_runner_names()
+    assert {"nvrtc", "numba", "pycuda", "cuda-core"} <= set(names)
+    assert set(L.RUNNERS) <= set(names)
+    for lab in sorted(p for p in LABS.glob("*/lab.json")):
+        runner = json.loads(lab.read_text()).get("runner")
+        if runner not in ("nvrtc", "nvcc-host", None):
+            assert runner in L.RUNNERS, f"{lab}: no Python runner named {runner!r}"
+
+
+def test_each_registered_runner_is_a_program_class():
+    for runner, (module, name) in L.RUNNERS.items():
+        cls = getattr(importlib.import_module(module), name)
+        assert issubclass(cls, L.Program), runner
+    with pytest.raises(RuntimeError, match="no Python runner named 'nvrtc'"):
+        L.runner_class("nvrtc")
+
+
+def test_importing_the_runners_imports_no_gpu_library():
+    done = subprocess.run([sys.executable, "-c", f"""
+import sys
+sys.path[:0] = [{str(ROOT / 'lab')!r}, {str(ROOT / 'variants' / 'python')!r}]
+import lb_lab_kernel_text
+print(sorted(m for m in ("pycuda", "cuda.core", "numba", "numpy") if m in sys.modules))
+"""], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+# --- the shared Variant, on a host-memory runner --------------------------------------------------
+
+class Pointer:
+    """What the host runner passes for a pointer parameter: an array and an element offset."""
+
+    def __init__(self, memory: np.ndarray, start: int):
+        self.memory, self.start = memory, start
+
+    def view(self, count: int) -> np.ndarray:
+        return self.memory[self.start:self.start + count]
+
+
+class HostProgram(L.Program):
+    """A runner whose device is NumPy: `kernel(grid, block, *args)` plays the student's kernel.
+    Launches are recorded, as is every scalar's type."""
+
+    def __init__(self, kernel, arguments, workload, block, grid, exact_buffers=False, output_starts_zero=False):
+        super().__init__("k.cu", "k", arguments, workload, block, grid, exact_buffers, output_starts_zero, sm_count=2)
+        self.kernel, self.launches, self.handles = kernel, [], set()
+        self.one_time_costs.append(("compile k.cu", 12.5))
+
+    def bind(self, handle):
+        self.handles.add(handle)
+
+    def floats(self, count):
+        return np.full(count, -1.0, dtype=np.float32)  # not zero: uninitialised device memory
+
+    def argument(self, memory, start, shape):
+        return Pointer(memory, start)
+
+    def value(self, arg, number):
+        return K.c_value(arg, number)
+
+    def to_device(self, host, memory, start):
+        memory[start:start + host.size] = host
+
+    def to_host(self, memory, start, host):
+        host[:] = memory[start:start + host.size]
+
+    def device_copy(self, dst, src, start, count):
+        dst[:count] = src[start:start + count]
+
+    def zero(self, memory, count):
+        memory[:count] = 0
+
+    def launch(self, grid, args):
+        self.launches.append(grid)
+        self.kernel(grid, self.block, *args)
+
+    def sync(self):
+        pass
+
+
+def threads(grid, block) -> np.ndarray:
+    return np.arange(int(np.prod(grid)) * int(np.prod(block)))
+
+
+def vector_add(bounds_check=True):
+    def kernel(grid, block, a, b, c, n):
+        i = threads(grid, block)
+        i = i[i < n] if bounds_check else i
+        c.memory[c.start + i] = a.memory[a.start + i % n] + b.memory[b.start + i % n]  # (reads kept in bounds)
+    return kernel
+
+
+def saxpy_grid_stride(grid, block, alpha, x, y, n):
+    assert type(alpha) is np.float32 and type(n) is np.int64  # the kernel's C types: 4 and 8 bytes
+    i = np.arange(n)
+    y.memory[y.start + i] = alpha * x.memory[x.start + i] + y.memory[y.start + i]
+
+
+def reduce_atomic(grid, block, x, n, out):
+    out.memory[out.start] += x.view(int(n)).sum()
+
+
+def run(program, size, problem):
+    costs = []
+    v = program.make_variant()
+    v.allocate(size, Setup(7, lambda what, ms: costs.append((what, ms))))
+    v.upload(problem, 7)
+    v.run(7)
+    out = np.empty(program.workload.output.elements(size), np.float32)
+    v.download(out, 7)
+    return v, out, costs
+
+
+def vector_add_problem(n, seed=1):
+    rng = np.random.default_rng(seed)
+    return Problem(1, n, 1, 0.0, [rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)],
+                   np.full(n, np.nan, np.float32))
+
+
+def test_the_labs_grid_the_output_and_an_intact_guard():
+    p = HostProgram(vector_add(), ["a", "b", "c", "n"], VECTOR_ADD, [256], "cover_n")
+    problem = vector_add_problem(257)
+    v, out, costs = run(p, Size(1, 257, 1), problem)
+    assert v.grid == (2,) and p.launches == [(2,)]
+    assert np.array_equal(out, problem.inputs[0] + problem.inputs[1])
+    assert v.first_write_past_end(7) == -1
+    assert costs == [("compile k.cu", 12.5)] and p.handles == {7}
+    _, _, again = run(p, Size(1, 257, 1), problem)
+    assert again == []  # the compile is the check's, reported to the first size only
+
+
+def test_a_store_past_the_end_lands_in_the_guard():
+    p = HostProgram(vector_add(bounds_check=False), ["a", "b", "c", "n"], VECTOR_ADD, [256], "cover_n")
+    v, out, _ = run(p, Size(1, 257, 1), vector_add_problem(257))
+    assert v.first_write_past_end(7) == 0  # 512 threads: c[257] onwards, the guard's first element
+    assert v.buffer.size == 257 + L.GUARD_FLOATS
+
+
+def test_exact_buffers_have_no_guard():
+    p = HostProgram(vector_add(), ["a", "b", "c", "n"], VECTOR_ADD, [256], "cover_n", exact_buffers=True)
+    v, _, _ = run(p, Size(1, 100, 1), vector_add_problem(100))
+    assert v.buffer.size == 100 and v.first_write_past_end(7) == -1
+
+
+def test_windows_repoint_the_inputs_and_restart_the_output():
+    """Timed samples read windows of pools longer than the size, with the pool's alpha, and start y
+    from a window of the output pool: the result must be the windows', not the first upload's."""
+    n, slack = 300, 256
+    p = HostProgram(saxpy_grid_stride, ["alpha", "x", "y", "n"], SAXPY, [256], "grid_stride")
+    rng = np.random.default_rng(3)
+    first = Problem(1, n, 1, 2.0, [rng.random(n, dtype=np.float32)], rng.random(n, dtype=np.float32))
+    v, _, _ = run(p, Size(1, n, 1), first)
+    assert v.grid == (2,)  # min(ceil(300 / 256), 4 x 2 SMs)
+    pools = Problem(1, n, 1, 3.0, [rng.random(n + slack, dtype=np.float32)], rng.random(n + slack, dtype=np.float32))
+    v.upload_pools(pools, 7)
+    for at_in, at_out in [(64, 128), (192, 0)]:
+        v.use_windows([at_in], at_out, 7)
+        v.run(7)
+        out = np.empty(n, np.float32)
+        v.download(out, 7)
+        want = np.float32(3.0) * pools.inputs[0][at_in:at_in + n] + pools.output[at_out:at_out + n]
+        assert np.allclose(out, want), (at_in, at_out)
+
+
+def test_a_reduce_output_is_zeroed_before_every_launch():
+    p = HostProgram(reduce_atomic, ["x", "n", "out"], REDUCE, [256], "cover_n", output_starts_zero=True)
+    x = np.arange(10, dtype=np.float32)
+    v, out, _ = run(p, Size(1, 10, 1), Problem(1, 10, 1, 0.0, [x], np.array([np.nan], np.float32)))
+    assert out[0] == 45
+    v.run(7)
+    v.run(7)
+    v.download(out, 7)
+    assert out[0] == 45  # not 135: each launch adds into zero
+
+
+def test_sizes_are_passed_as_their_c_types_and_matmul_gets_a_2d_grid():
+    seen = {}
+
+    def kernel(grid, block, A, B, C, M, N, K):
+        seen.update(grid=grid, types=[type(v) for v in (M, N, K)])
+
+    p = HostProgram(kernel, ["A", "B", "C", "M", "N", "K"], MATMUL, [16, 16], "cover_mn")
+    m, n, k = 33, 17, 5
+    run(p, Size(m, n, k), Problem(m, n, k, 0.0, [np.zeros(m * k, np.float32), np.zeros(k * n, np.float32)],
+                                  np.full(m * n, np.nan, np.float32)))
+    assert seen == {"grid": (2, 3), "types": [np.int32] * 3}  # int M, N, K: 4 bytes each
+
+
+def test_c_value_refuses_a_type_it_cannot_pass():
+    with pytest.raises(RuntimeError, match="cannot pass"):
+        K.c_value(KernelArg("h", "scalar", type="half"), 1.0)
+
+
+# --- PyCUDA ---------------------------------------------------------------------------------------
+
+def test_pycuda_options_name_the_students_file_and_keep_its_extern_c():
+    source = 'extern "C" __global__ void k() {}\n'
+    o = K.pycuda_compile_options("my dir/vector_add.cu", source, 90, line_info=False, exact_buffers=False)
+    assert o["source"] == '#line 1 "my dir/vector_add.cu"\n' + source
+    assert o["no_extern_c"] is True and o["arch"] == "sm_90" and o["options"] == ["--std=c++17"]
+    assert K.pycuda_compile_options('a"b.cu', source, 90, False, False)["source"].startswith('#line 1 "a\\"b.cu"')
+    assert K.pycuda_compile_options("v.cu", source, 90, True, False)["options"] == ["--std=c++17", "-lineinfo"]
+    assert K.pycuda_compile_options("v.cu", source, 90, True, True)["options"] == ["--std=c++17", "-G"]
+
+
+def test_pycuda_prepare_types_are_the_c_parameter_types():
+    assert K.prepare_types(VECTOR_ADD, ["a", "b", "c", "n"]) == ["P", "P", "P", np.int64]
+    assert K.prepare_types(SAXPY, ["alpha", "x", "y", "n"]) == [np.float32, "P", "P", np.int64]
+    assert K.prepare_types(MATMUL, ["A", "B", "C", "M", "N", "K"]) == ["P"] * 3 + [np.int32] * 3
+
+
+def lab_files(lab: str) -> list[Path]:
+    student = json.loads((LABS / lab / "lab.json").read_text())["student_file"]
+    return [LABS / lab / student, LABS / "solutions" / lab / student] + sorted((PLANTED / lab).glob("*.cu"))
+
+
+def test_lab_06_files_compile_with_pycuda_as_the_runner_compiles_them(tmp_path):
+    needs_pycuda()
+    broken = tmp_path / "broken.cu"
+    broken.write_text('extern "C" __global__ void lab_vector_add(float* c) {\n  c[0] = 1\n}\n')
+    files = [str(p) for p in lab_files("06-pycuda-vector-add")]
+    result = child(f"""
+        sys.path.insert(0, {str(ROOT / 'lab')!r})
+        import pycuda.compiler, pycuda.driver as drv, _pycuda_layer as layer
+        import lb_lab_kernel_text as K
+        out = {{}}
+        for path in {files!r} + [{str(broken)!r}]:
+            options = K.pycuda_compile_options(path, K.read_source(path), 90, line_info=True, exact_buffers=False)
+            try:
+                cubin = pycuda.compiler.compile(nvcc=layer.nvcc_path(), cache_dir=False, **options)
+                out[path] = [cubin[:4].hex(), b"lab_vector_add\\0" in cubin]
+            except drv.CompileError as e:
+                out[path] = K.nvcc_log(e)
+        print(json.dumps(out))
+    """)
+    for path in files:
+        assert result[path] == [b"\x7fELF".hex(), True], (path, result[path])
+    assert f"{broken}(3): error" in result[str(broken)], result[str(broken)]  # the #line: its file, its line
+
+
+# --- cuda.core ------------------------------------------------------------------------------------
+
+def needs_cuda_core():
+    if importlib.util.find_spec("cuda") is None or importlib.util.find_spec("cuda.core") is None:
+        pytest.skip("cuda-core is not installed (variants/python/requirements.txt)")
+
+
+def test_cuda_core_options():
+    assert K.cuda_core_options("saxpy.cu", 90, False, False) == dict(name="saxpy.cu", arch="sm_90", std="c++17")
+    assert K.cuda_core_options("saxpy.cu", 90, True, False)["lineinfo"] is True
+    debug = K.cuda_core_options("saxpy.cu", 90, True, True)
+    assert debug["debug"] is True and "lineinfo" not in debug
+
+
+@pytest.mark.parametrize("path", lab_files("07-cuda-core-saxpy"), ids=lambda p: p.name)
+def test_lab_07_files_compile_with_cuda_core_as_the_runner_compiles_them(path):
+    needs_cuda_core()
+    for line_info, exact in [(False, False), (True, True)]:
+        code = K.compile_cuda_core(str(path), K.read_source(str(path)), 90, line_info, exact)
+        assert code.code[:4] == b"\x7fELF" and b"lab_saxpy\0" in code.code
+
+
+def test_a_cuda_core_compile_error_names_the_file_and_line(tmp_path):
+    needs_cuda_core()
+    f = tmp_path / "saxpy.cu"
+    f.write_text('extern "C" __global__ void lab_saxpy(float* y) {\n  y[0] = 1\n}\n')
+    with pytest.raises(L.StudentError) as e:
+        K.compile_cuda_core(str(f), f.read_text(), 90)
+    message = str(e.value)
+    assert message.startswith(f"{f}: NVRTC (through cuda.core's Program) could not compile it:\n{f}(3): error"), message
+    assert "\x00" not in message and "NVRTC_ERROR" not in message
