@@ -508,7 +508,7 @@ int run_cli(int argc, char** argv) {
   }
 
   // Handed over whole to app/lab_command.cpp, --help included.
-  CLI::App* lab = app.add_subcommand("lab", "Coursework labs: list, start, check your kernel (see `layerbench lab --help`)");
+  CLI::App* lab = app.add_subcommand("lab", "Coursework labs: list, start, check, profile and grade your kernel, a class leaderboard (see `layerbench lab --help`)");
   lab->set_help_flag();
   lab->prefix_command();
 

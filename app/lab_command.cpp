@@ -11,6 +11,7 @@
 #include "lab/lab_check.h"
 #include "lab/lab_grade.h"
 #include "lab/lab_start.h"
+#include "lab/leaderboard.h"
 #include "lab/profile.h"
 
 namespace lb::lab {
@@ -88,13 +89,49 @@ int run_lab_cli(const std::vector<std::string>& args) {
   grade->add_option("--json", grade_options.json_path, "Write the grades as JSON to this file");
   grade->add_option("--csv", grade_options.csv_path, "Write one CSV row per submission to this file");
   grade->add_option("--markdown", grade_options.markdown_path, "Write the grades as a markdown report to this file");
+  AutograderRequest& autograder = grade_options.autograder;
+  grade->add_option("--format", autograder.format,
+                    "Write one grading system's results file for the one FILE: " + autograder_format_names() +
+                        " (needs --results)");
+  grade->add_option("--results", autograder.results_path,
+                    "Where --format's file goes (- for standard output): e.g. /autograder/results/results.json "
+                    "(Gradescope), /grade/results/results.json (PrairieLearn)");
+  grade->add_option("--visibility", autograder.visibility,
+                    "gradescope only: every test's visibility: visible (default), hidden, after_due_date, "
+                    "after_published");
+  grade->add_option("--visibility-of", autograder.visibility_of,
+                    "gradescope only: TEST=VISIBILITY for one test, TEST a check size as lab.json writes it (2^24) "
+                    "or performance; repeat for more")
+      ->allow_extra_args(false);  // one value a flag: FILES after it stay FILES
   grade->add_option("--seed", seed, "")->group("");
   grade->footer(
       "Points: the check's share for the sizes that passed; the performance points (the lab's tiers)\n"
       "only when every size passed: your speed is the geometric mean, over the lab's benchmark sizes,\n"
       "of (our time / your kernel's time), ours the lab's baseline layer (its lab.json's baseline_layer),\n"
       "both timed here, now, by the same harness.\n"
+      "--format writes what a grading system reads: one test per check size (its share of the check's\n"
+      "points) and one for performance (speed vs ours, tier, fraction of the GPU's ceiling, or why it\n"
+      "earned nothing); gradescope adds a leaderboard (speed vs ours, % of the ceiling). PrairieLearn and\n"
+      "GitHub Classroom results have no per-test visibility: --visibility with them is an error.\n"
+      "With no usable GPU (exit 3) no results file is written: the grading system reports a grader failure.\n"
       "Exit status: 0 every submission passed its check; 1 one did not; 2 bad input; 3 no usable GPU.");
+
+  std::vector<std::string> grade_files;
+  std::string board_path;
+  CLI::App* leaderboard = app.add_subcommand(
+      "leaderboard", "Rank a class's grades (files of `lab grade --json`) on one self-contained HTML page");
+  leaderboard->add_option("LAB", lab_name, "The lab: its folder name (01-vector-add) or number (1, 01)")->required();
+  leaderboard->add_option("GRADES", grade_files, "Grade files of this lab, written by `lab grade --json`")->required();
+  leaderboard->add_option("-o,--out", board_path, "Write the page (HTML) to this file; - for standard output")
+      ->required();
+  leaderboard->footer(
+      "Ranked by speed vs ours, then points, then name. Refused submissions (faster than the hardware\n"
+      "allows) and those that did not compile, failed the check or could not be timed are listed apart,\n"
+      "unranked. A submission (the same file, as lab grade named it) in several grade files: the latest\n"
+      "graded_at wins.\n"
+      "The page has no script and loads nothing: publish it as it is (docs/labs.md, \"A class leaderboard\").\n"
+      "Exit status: 0 written; 2 bad input (a grade file unreadable, not JSON, laid out otherwise or of\n"
+      "another lab; an unwritable output).");
 
   // Internal: the child that `check`, `grade` and `profile` start (lab_check.h).
   std::string lab_json, mode = "check";
@@ -118,8 +155,8 @@ int run_lab_cli(const std::vector<std::string>& args) {
     const auto known = app.get_subcommands([&](const CLI::App* sub) { return sub->get_name() == args[i]; });
     if (known.empty()) {
       std::fprintf(stderr,
-                   "layerbench lab: error: unknown lab command '%s' (commands: list, start, check, profile, grade; "
-                   "see layerbench lab --help)\n",
+                   "layerbench lab: error: unknown lab command '%s' (commands: list, start, check, profile, grade, "
+                   "leaderboard; see layerbench lab --help)\n",
                    one_line(args[i]).c_str());
       return kExitBadInput;
     }
@@ -165,8 +202,16 @@ int run_lab_cli(const std::vector<std::string>& args) {
       // An output on standard output ("-") has it to itself: the grade's lines go to standard error.
       const bool output_on_stdout = grade_options.json_path == kStandardOutput ||
                                     grade_options.csv_path == kStandardOutput ||
-                                    grade_options.markdown_path == kStandardOutput;
+                                    grade_options.markdown_path == kStandardOutput ||
+                                    grade_options.autograder.results_path == kStandardOutput;
       return grade_submissions(spec, {files.begin(), files.end()}, grade_options, output_on_stdout ? stderr : stdout);
+    }
+    if (app.got_subcommand(leaderboard)) {
+      const LabSpec spec = find_lab(labs_dir, lab_name);
+      write_leaderboard(spec.name, spec.baseline ? spec.baseline->name : "baseline",
+                        {grade_files.begin(), grade_files.end()}, board_path,
+                        board_path == kStandardOutput ? stderr : stdout);
+      return 0;
     }
     if (app.got_subcommand(run_child_command)) {
       const ChildMode child_mode =

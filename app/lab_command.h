@@ -1,7 +1,7 @@
-// `layerbench lab ...`: coursework labs (list, start, check, profile, grade, and the internal
+// `layerbench lab ...`: coursework labs (list, start, check, profile, grade, leaderboard, and the internal
 // run-child). app/cli.cpp hands over every word after `lab`; --help works at each level. The
 // command line only: what each command does is lab/'s (lab_start.h, lab_check.h, lab_grade.h,
-// profile.h).
+// profile.h, leaderboard.h).
 #pragma once
 #include <string>
 #include <vector>

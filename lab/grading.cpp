@@ -152,6 +152,12 @@ nlohmann::json grade_json(const LabSpec& spec, const Grade& g) {
       j["limit"] = {{"not_checked", b.limit.not_checked}};
     benchmarks.push_back(j);
   }
+  nlohmann::json by_size = nlohmann::json::array();
+  for (const SizeResult& r : g.sizes) {
+    nlohmann::json j = {{"size", r.size}, {"passed", r.passed}};
+    if (!r.feedback.empty()) j["feedback"] = r.feedback;
+    by_size.push_back(j);
+  }
   return {{"file", g.file},
           {"lab", spec.name},
           {"outcome", to_string(g.outcome)},
@@ -161,7 +167,8 @@ nlohmann::json grade_json(const LabSpec& spec, const Grade& g) {
            {{"sizes_passed", g.sizes_passed},
             {"sizes", g.sizes_total},
             {"points", g.check_points},
-            {"max_points", spec.check_points}}},
+            {"max_points", spec.check_points},
+            {"by_size", by_size}}},
           {"performance",
            {{"speed_vs_runtime", g.speed ? nlohmann::json(*g.speed) : nlohmann::json(nullptr)},
             {"fraction_of_ceiling", g.ceiling_fraction ? nlohmann::json(*g.ceiling_fraction) : nlohmann::json(nullptr)},

@@ -41,6 +41,15 @@ struct Ceiling {
   double value = 0;   // 0 when not measured
 };
 
+// One check size's outcome (lab_grade.cpp fills it from the check's report), for the grading
+// systems that list each size as a test (lab/autograder_results.h).
+struct SizeResult {
+  std::string size;      // as lab.json writes it: "2^24"
+  std::string label;     // as the check's lines name it: "n = 16777216 (2^24)"
+  bool passed = false;
+  std::string feedback;  // why not; empty when it passed
+};
+
 // kRefused: every check size passed, but the kernel's rate at a benchmark size was above what the
 // GPU allows (BenchmarkResult::limit): it skipped work, so its performance part earns nothing.
 enum class GradeOutcome { kGraded, kCheckFailed, kDidNotCompile, kCouldNotRun, kRefused };
@@ -61,6 +70,8 @@ struct Grade {
   std::string refusal;
   std::vector<BenchmarkResult> benchmarks;
   std::vector<std::string> feedback;       // what the student reads, one line each
+  std::vector<SizeResult> sizes;           // every check size, in lab.json's order (empty: not known)
+  std::string compiler_message;            // kDidNotCompile: the whole message (feedback keeps 3 lines)
   double points() const { return check_points + performance_points; }
 };
 

@@ -47,6 +47,30 @@ RateLimit limit_of(const LabSpec& spec, const std::string& label, const Reported
   return RateLimit::unchecked(figure, "not one of the lab's benchmark sizes");
 }
 
+// Every check size's outcome, for the grading systems' per-size tests: the first size the check
+// never reached fails with what stopped it, as the check's lines say.
+std::vector<SizeResult> size_results(const LabSpec& spec, const ChildReport& report) {
+  const std::string stopped = !report.compile_error.empty()    ? "the file did not compile"
+                              : !report.error.empty()          ? report.error
+                              : !report.protocol_error.empty() ? protocol_error_text(report.protocol_error)
+                                                               : report.why_stopped();
+  std::vector<SizeResult> sizes;
+  bool reached = true;
+  for (std::size_t i = 0; i < spec.check_sizes.size(); ++i) {
+    SizeResult r{spec.check_size_texts[i], check_size_label(spec, i)};
+    const auto found = report.by_size.find(r.size);
+    if (found != report.by_size.end() && report.compile_error.empty()) {
+      r.passed = found->second.passed;
+      if (!r.passed) r.feedback = found->second.feedback.empty() ? "wrong result" : found->second.feedback;
+    } else {
+      r.feedback = reached ? stopped : "not run";
+      reached = false;
+    }
+    sizes.push_back(std::move(r));
+  }
+  return sizes;
+}
+
 // `report` is the check's, `timed` the timing child's (empty when the check failed).
 Grade grade_of(const LabSpec& spec, const fs::path& file, const ChildReport& report, const ChildReport& timed,
                const Ceiling& ceiling) {
@@ -55,6 +79,8 @@ Grade grade_of(const LabSpec& spec, const fs::path& file, const ChildReport& rep
     g.file = file.string();
     g.outcome = GradeOutcome::kDidNotCompile;
     g.sizes_total = spec.check_sizes.size();
+    g.sizes = size_results(spec, report);
+    g.compiler_message = report.compile_error;
     std::istringstream lines(report.compile_error);
     for (std::string line; std::getline(lines, line) && g.feedback.size() < 3;)
       if (!line.empty()) g.feedback.push_back(line);
@@ -65,6 +91,9 @@ Grade grade_of(const LabSpec& spec, const fs::path& file, const ChildReport& rep
     g.file = file.string();
     g.outcome = GradeOutcome::kCouldNotRun;
     g.sizes_total = spec.check_sizes.size();
+    g.sizes = size_results(spec, report);
+    for (SizeResult& r : g.sizes)  // nothing the check said is trusted
+      if (r.passed) r = {r.size, r.label, false, protocol_error_text(report.protocol_error)};
     g.feedback.push_back(protocol_error_text(report.protocol_error));
     return g;
   }
@@ -91,6 +120,7 @@ Grade grade_of(const LabSpec& spec, const fs::path& file, const ChildReport& rep
   }
   Grade g = grade_submission(spec, file.string(), report.sizes_passed(), spec.check_sizes.size(),
                              std::move(benchmarks), ceiling);
+  g.sizes = size_results(spec, report);
   for (std::size_t i = 0; i < spec.check_sizes.size(); ++i) {
     const auto found = report.by_size.find(spec.check_size_texts[i]);
     if (found != report.by_size.end() && !found->second.passed) {
@@ -182,7 +212,8 @@ void check_output_paths(const std::vector<fs::path>& files, const GradeOptions& 
     return fs::equivalent(a, b, ec);  // links to one file; false (ec set) where either is missing
   };
   const std::vector<std::pair<const char*, const std::string*>> outputs = {
-      {"--json", &options.json_path}, {"--csv", &options.csv_path}, {"--markdown", &options.markdown_path}};
+      {"--json", &options.json_path}, {"--csv", &options.csv_path}, {"--markdown", &options.markdown_path},
+      {"--results", &options.autograder.results_path}};
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const auto& [flag, path] = outputs[i];
     if (path->empty()) continue;
@@ -201,11 +232,14 @@ void check_output_paths(const std::vector<fs::path>& files, const GradeOptions& 
 
 int grade_submissions(const LabSpec& spec, const std::vector<fs::path>& files, const GradeOptions& options,
                       std::FILE* out) {
+  AutograderOptions autograder = autograder_options(spec, options.autograder, files.size());
   for (const fs::path& file : files) require_student_file(file);
   check_output_paths(files, options);
-  for (const std::string* path : {&options.json_path, &options.csv_path, &options.markdown_path})
+  for (const std::string* path :
+       {&options.json_path, &options.csv_path, &options.markdown_path, &options.autograder.results_path})
     if (!path->empty()) check_writable(*path);
   const std::string started = utc_now();
+  const auto start = std::chrono::steady_clock::now();
   std::vector<Grade> grades;
   Reported environment;
   bool all_passed = true;
@@ -227,13 +261,19 @@ int grade_submissions(const LabSpec& spec, const std::vector<fs::path>& files, c
     all_passed = all_passed && status == kExitPassed;
     print_grade(spec, grades.back(), out);
     write_outputs(spec, grades, environment, started, options);
+    if (autograder.format) {
+      autograder.execution_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const json results = autograder_results(spec, grades.back(), ceiling_of(spec, timed.environment), autograder);
+      write_output(options.autograder.results_path, results.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
+    }
   }
   if (files.size() > 1) {
     std::fprintf(out, "\n%-40s %8s  %s\n", "submission", "points", "outcome");
     for (const Grade& g : grades)
       std::fprintf(out, "%-40s %8g  %s\n", g.file.c_str(), g.points(), to_string(g.outcome));
   }
-  for (const std::string* path : {&options.json_path, &options.csv_path, &options.markdown_path})
+  for (const std::string* path :
+       {&options.json_path, &options.csv_path, &options.markdown_path, &options.autograder.results_path})
     if (!path->empty()) std::fprintf(out, "wrote %s\n", path->c_str());
   return all_passed ? kExitPassed : kExitFailed;
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "lab/autograder_results.h"
 #include "lab/lab_check.h"
 
 namespace lb::lab {
@@ -14,10 +15,12 @@ namespace lb::lab {
 struct GradeOptions {
   CheckOptions check;
   std::string json_path, csv_path, markdown_path;  // empty: not written
+  AutograderRequest autograder;  // --format: one grading system's results file (one submission)
 };
 
 // Returns 0 when every submission passed its check, 1 when one did not, 3 when there is no usable
-// GPU; UsageError (2) for a missing file or an unwritable output, before anything runs.
+// GPU; UsageError (2) for a missing file, an unwritable output or a bad --format request, before
+// anything runs.
 int grade_submissions(const LabSpec& spec, const std::vector<std::filesystem::path>& files,
                       const GradeOptions& options, std::FILE* out);
 

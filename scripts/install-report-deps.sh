@@ -4,13 +4,14 @@
 #     environment in .venv (python3 -m venv) with reports/requirements.txt installed into it.
 #     `layerbench report|compare|csv` and the report tests use .venv/bin/python3 when it exists.
 #     When that cannot be done it says so in one line and goes on (exit status 0).
+#   - jsonschema (the lab autograder tests): into that .venv, or Debian's package for python3.
 #   - with --chromium only (scripts/test.sh passes it; running layerbench never needs a browser):
-#     Debian's chromium, for the one test that opens report.html in a headless browser
+#     Debian's chromium, for the tests that open report.html and a class leaderboard in a headless browser
 #     (reports/tests/test_chromium.py). When it cannot be installed (no apt, no root or sudo, no
 #     package registry) this prints one line and goes on; that test then skips and says why.
 # On a machine whose python3 already has matplotlib and pytest and that has no package registry
-# (the lent GPU machines), it changes nothing and succeeds (the apt attempt for chromium is capped
-# at 45 seconds; LAYERBENCH_SKIP_CHROMIUM=1 skips it).
+# (the lent GPU machines), it changes nothing and succeeds (the apt attempts for jsonschema and
+# chromium are capped at 45 seconds; LAYERBENCH_SKIP_CHROMIUM=1 skips chromium's).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 with_chromium=0
@@ -54,6 +55,17 @@ else
       say "pip could not install reports/requirements.txt into .venv (no package registry?); the report tool needs matplotlib and pytest"
     fi
   fi
+fi
+
+# 1b. jsonschema, for the lab autograder tests only (tests/lab_autograder: without it they skip,
+#     saying so): into .venv where the report tool uses it, else Debian's python3-jsonschema.
+if [ -x .venv/bin/python3 ]; then
+  .venv/bin/python3 -c 'import jsonschema' 2>/dev/null ||
+    .venv/bin/python3 -m pip install -q --disable-pip-version-check "$(grep -E '^jsonschema' reports/requirements.txt)" ||
+    say "pip could not install jsonschema into .venv; the lab autograder schema tests will skip"
+elif ! python3 -c 'import jsonschema' 2>/dev/null; then
+  apt_install python3-jsonschema ||
+    say "could not install Debian's python3-jsonschema; the lab autograder schema tests will skip"
 fi
 
 # 2. chromium (with --chromium: only the headless-browser test uses it; LAYERBENCH_SKIP_CHROMIUM=1 skips it)

@@ -12,7 +12,8 @@ root="$PWD"
 say() { echo "test: $*" >&2; }
 build="${LAYERBENCH_BUILD_DIR:-build}"
 scripts/build.sh
-# Chromium, for the one test that opens a report in a headless browser (reports/tests/test_chromium.py;
+# Chromium, for the tests that open a report or a leaderboard in a headless browser (reports/tests/test_chromium.py,
+# tests/python/test_lab_leaderboard_browser.py;
 # it skips, saying why, where Chromium cannot be installed). Running layerbench never needs it.
 scripts/install-report-deps.sh --chromium 2>&1 | sed 's/^/test: /' >&2
 # Slurm, munge and PostgreSQL, which the fleet and history tests start on localhost (tests/slurm,
