@@ -12,6 +12,7 @@
 #     driver's libcuda.so.1 at run time; stripped). Built on this machine, it needs the glibc and
 #     libstdc++ symbol versions this machine's compiler used: the script prints the newest of each
 #     (Debian 12 here: GLIBC_2.34, GLIBCXX_3.4.29, so glibc 2.34+ and GCC 11+'s libstdc++);
+#   - jsonschema and its dependencies, for the lab autograder's schema tests;
 #   - pycuda's pure-Python dependencies (pytools and what pytools 2026 needs) and cuda-cccl
 #     (the cuda-compute layer), each named with --no-deps so nothing else slips in. cuda-cccl is
 #     1.1.1, as in variants/python/requirements.txt: it has serialize/deserialize (the layer's disk
@@ -58,6 +59,9 @@ FROM_REGISTRY=(
   cuda-cccl==1.1.1                    # cuda-compute (requirements.txt); needs numpy, cuda-pathfinder,
                                       # cuda-core, typing_extensions, and for Python operators
                                       # numba>=0.60 and numba-cuda: all there but numpy (carried)
+  # The lab autograder tests (tests/lab_autograder) hold `lab grade --format`'s files to each
+  # grading system's schema on the GPU machine too: jsonschema and what it imports.
+  jsonschema==4.26.0 jsonschema-specifications==2025.9.1 referencing==0.37.0 rpds-py==2026.9.1 attrs==26.1.0
 )
 BUILD_TOOLS=(setuptools==84.2.1 "$NUMPY")  # PyCUDA's build: setuptools (bdist_wheel), NumPy headers
 
