@@ -115,7 +115,44 @@ json line_of(const Profiled& e) {
   return j;
 }
 
+json line_of(const StudentBuilt& e) { return {{"event", "built"}, {"what", e.what}, {"ms", e.ms}}; }
+const char* to_string(TripOf who) { return who == TripOf::kOurs ? "ours" : "student"; }
+json line_of(const TripMark& e) {
+  return {{"event", "trip"}, {"mark", e.end ? "end" : "start"}, {"benchmark", e.size}, {"who", to_string(e.who)},
+          {"sample", e.sample}};
+}
+const char* memory_text(bool pinned) { return pinned ? "pinned" : "pageable"; }
+json line_of(const HostBuffers& e) {
+  return {{"event", "host_buffers"}, {"benchmark", e.size}, {"a", memory_text(e.a_pinned)},
+          {"b", memory_text(e.b_pinned)}, {"c", memory_text(e.c_pinned)}};
+}
+
+// One of two words: `first` (true) or `second` (false); anything else names the field.
+bool one_of(const Fields& f, const char* key, const char* first, const char* second) {
+  const std::string word = f.text(key);
+  if (word != first && word != second) f.fail(key, std::string("is neither ") + first + " nor " + second);
+  return word == first;
+}
+
 ChildEvent event_named(const json& j, const std::string& event) {
+  if (event == "built") {
+    const Fields f(j, "built");
+    return StudentBuilt{f.text("what"), f.number("ms")};
+  }
+  if (event == "trip") {
+    const Fields f(j, "trip");
+    TripMark m;
+    m.end = one_of(f, "mark", "end", "start");
+    m.size = f.text("benchmark");
+    m.who = one_of(f, "who", "ours", "student") ? TripOf::kOurs : TripOf::kStudent;
+    m.sample = f.count("sample");
+    return m;
+  }
+  if (event == "host_buffers") {
+    const Fields f(j, "host_buffers");
+    return HostBuffers{f.text("benchmark"), one_of(f, "a", "pinned", "pageable"), one_of(f, "b", "pinned", "pageable"),
+                       one_of(f, "c", "pinned", "pageable")};
+  }
   if (event == "no_gpu") return NoGpu{Fields(j, "no_gpu").text("reason")};
   if (event == "compile_error") return CompileFailed{Fields(j, "compile_error").text("message")};
   if (event == "environment") {
@@ -125,7 +162,9 @@ ChildEvent event_named(const json& j, const std::string& event) {
     e.ceilings = f.object("ceilings");
     // The figures the grade reads from them (lab_grade.cpp): numbers where present.
     const Fields ceilings(e.ceilings, "environment", "ceilings.");
-    for (const char* key : {"copy_gbps", "sgemm_gflops"}) ceilings.number_or(key, 0);
+    for (const char* key : {"copy_gbps", "sgemm_gflops", "h2d_gbps", "d2h_gbps", "h2d_pageable_gbps",
+                            "d2h_pageable_gbps", "duplex_h2d_gbps", "duplex_d2h_gbps"})
+      ceilings.number_or(key, 0);
     if (f.has("peaks") && !j["peaks"].is_null()) {
       e.peaks = f.object("peaks");
       const Fields peaks(e.peaks, "environment", "peaks.");
@@ -180,6 +219,11 @@ ChildEvent parse_child_event(const std::string& line) {
   const json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) throw ChildProtocolError("a line that is not JSON: " + quoted(line));
   return child_event_from_json(j);
+}
+
+void write_child_event(std::FILE* out, const ChildEvent& event) {
+  std::fprintf(out, "%s\n", to_json(event).dump(-1, ' ', false, json::error_handler_t::replace).c_str());
+  std::fflush(out);
 }
 
 }  // namespace lb::lab

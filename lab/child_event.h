@@ -30,12 +30,27 @@
 // profile mode:
 //   Profiled            {"profiled": "2^26", "passed": true} (or false, with "feedback") after one
 //                       verified run at the first benchmark size (the launch a profiler records)
+// a lab graded end to end (runner nvcc-host, lab/transfer_lab.h), besides the lines above:
+//   StudentBuilt        {"event": "built", "what": "nvcc -O3 -arch=sm_90 transfer.cu", "ms": 1890.2}
+//                       the build of the student's file, once, before anything runs (a one-time
+//                       cost: shown, never graded)
+//   TripMark            {"event": "trip", "mark": "start", "benchmark": "67108864", "who": "student",
+//                        "sample": 0}   and then the same with "mark": "end": written (and flushed)
+//                       just before the timed trip of sample `sample` starts and just after it
+//                       has ended; "who" is "student" or "ours". The parent times each trip from
+//                       when the two lines reach it, on its own clock (lab/trip_clock.h): its
+//                       marks must come in order, start then end, samples 0, 1, 2, ... for each
+//                       benchmark and who, and a BenchmarkTimed line counts the same samples.
+//   HostBuffers         {"event": "host_buffers", "benchmark": "67108864", "a": "pinned",
+//                        "b": "pageable", "c": "pinned"}   what the student's lab_host_alloc gave at
+//                       that size (cudaPointerGetAttributes): page-locked or pageable host memory
 //
 // A line that is not JSON, not an object, none of these, an unknown "event", or one of these with a
 // field missing or of the wrong type is a ChildProtocolError: the parent reports it and fails the
 // check (or the grade's performance part); it never passes on a line it could not read.
 #pragma once
 #include <cstddef>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
@@ -103,8 +118,27 @@ struct Profiled {
   friend bool operator==(const Profiled&, const Profiled&) = default;
 };
 
+struct StudentBuilt {
+  std::string what;  // the compile, as the student would type it
+  double ms = 0;
+  friend bool operator==(const StudentBuilt&, const StudentBuilt&) = default;
+};
+enum class TripOf { kStudent, kOurs };
+struct TripMark {
+  std::string size;  // the benchmark's size label ("67108864")
+  TripOf who = TripOf::kStudent;
+  std::size_t sample = 0;
+  bool end = false;  // false: the trip is about to start; true: it has ended
+  friend bool operator==(const TripMark&, const TripMark&) = default;
+};
+struct HostBuffers {
+  std::string size;
+  bool a_pinned = false, b_pinned = false, c_pinned = false;
+  friend bool operator==(const HostBuffers&, const HostBuffers&) = default;
+};
+
 using ChildEvent = std::variant<NoGpu, CompileFailed, SizeChecked, CudaFailure, Failure, TimingEnvironment,
-                                BenchmarkTimed, BenchmarkFailed, Profiled>;
+                                BenchmarkTimed, BenchmarkFailed, Profiled, StudentBuilt, TripMark, HostBuffers>;
 using BenchmarkEvent = std::variant<BenchmarkTimed, BenchmarkFailed>;
 
 // A line the parent cannot read as a ChildEvent: what() says why, naming the field.
@@ -119,5 +153,8 @@ ChildEvent child_event_from_json(const nlohmann::json& line);
 // One line of the child's stdout (without its newline); ChildProtocolError when it is not JSON or
 // not an event.
 ChildEvent parse_child_event(const std::string& line);
+// Writes `event` to `out` as one line, flushed (text that is not UTF-8, a compiler's echo of the
+// student's file, with replacement characters rather than failing the line).
+void write_child_event(std::FILE* out, const ChildEvent& event);
 
 }  // namespace lb::lab

@@ -116,8 +116,12 @@ Grade grade_submission(const LabSpec& spec, std::string file, std::size_t passed
   if (fractions.size() == speeds.size()) g.ceiling_fraction = geometric_mean(fractions);
   g.tier = tier_for(spec, *g.speed);
   g.performance_points = g.tier ? g.tier->points : 0;
-  std::string line = "your kernel runs at " + format("%.2f", *g.speed) + " of the speed of ours (the " +
-                     (spec.baseline ? spec.baseline->name : std::string("baseline")) + " layer)";
+  // A lab graded end to end times the student's whole trip against ours (lab/transfer_ours.h).
+  const bool trip = graded_end_to_end(spec);
+  std::string line = trip ? "your trip runs at " + format("%.2f", *g.speed) +
+                                " of the speed of ours (lab/transfer_ours.cu, written with the runtime API)"
+                          : "your kernel runs at " + format("%.2f", *g.speed) + " of the speed of ours (the " +
+                                (spec.baseline ? spec.baseline->name : std::string("baseline")) + " layer)";
   if (g.ceiling_fraction)
     line += format(", %.0f%%", 100.0 * *g.ceiling_fraction) + " of the GPU's " + ceiling.what;
   g.feedback.push_back(line);
@@ -131,7 +135,8 @@ Grade grade_submission(const LabSpec& spec, std::string file, std::size_t passed
     g.feedback.push_back("below every tier: 0 of " + std::to_string(spec.performance_points) + " performance points");
   if (better)
     g.feedback.push_back("the next tier, " + tier_text(*better) + ", is worth " + std::to_string(better->points) +
-                         " (`layerbench lab profile` shows what limits your kernel)");
+                         (trip ? " (the line on what limits your trip says where its time goes)"
+                               : " (`layerbench lab profile` shows what limits your kernel)"));
   return g;
 }
 

@@ -20,6 +20,11 @@ void print_compile_error(std::FILE* out, const LabSpec& spec, const fs::path& fi
   std::istringstream lines(message);
   for (std::string line; std::getline(lines, line);)
     if (!line.empty()) std::fprintf(out, "  %s\n", line.c_str());
+  if (spec.runner == LabRunner::kNvccHost)
+    return (void)std::fprintf(out,
+                              "FAIL: %s breaks the lab's rules or does not build (its README.md says what the file "
+                              "may contain and call)\n",
+                              file.filename().c_str());
   if (python)
     return (void)std::fprintf(out,
                               "FAIL: %s breaks the Python lab's rules or does not compile (it may define @cuda.jit "
@@ -87,6 +92,9 @@ void fold(ChildReport& report, ChildEvent event) {
     void operator()(BenchmarkTimed& e) const { r.benchmarks.emplace_back(std::move(e)); }
     void operator()(BenchmarkFailed& e) const { r.benchmarks.emplace_back(std::move(e)); }
     void operator()(Profiled& e) const { r.profiled = std::move(e); }
+    void operator()(StudentBuilt& e) const { r.built = std::move(e); }
+    void operator()(TripMark&) const {}  // timed where it arrives (run_child_process)
+    void operator()(HostBuffers& e) const { r.host_buffers.push_back(std::move(e)); }
   };
   std::visit(Fold{report}, event);
 }
@@ -144,7 +152,9 @@ ChildReport run_child_process(const LabSpec& spec, const fs::path& file, ChildMo
     argv.push_back(word);
   if (options.line_info || options.sanitize) argv.push_back("--line-info");  // the sanitizer names file:line
   if (options.sanitize) argv.push_back("--exact-buffers");
-  report.child = run_with_time_limit(argv, time_limit_s);
+  // A trip graded end to end is timed by when its marks reach this process: stamped as they come.
+  const bool trips_timed_here = graded_end_to_end(spec) && mode == ChildMode::kTime;
+  report.child = run_with_time_limit(argv, time_limit_s, trips_timed_here ? ArrivalClock::kSpin : ArrivalClock::kSleep);
   report.time_limit_s = time_limit_s;
   if (options.sanitize) {
     std::ifstream log(sanitizer_log);
@@ -156,14 +166,21 @@ ChildReport run_child_process(const LabSpec& spec, const fs::path& file, ChildMo
   }
 
   std::istringstream lines(report.child.out);
-  for (std::string line; std::getline(lines, line);) {
+  std::size_t index = 0;
+  for (std::string line; std::getline(lines, line); ++index) {
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;  // a blank line says nothing
     try {
-      fold(report, parse_child_event(line));
+      ChildEvent event = parse_child_event(line);
+      // A trip's mark is timed by when it reached this process (lab/trip_clock.h).
+      if (const auto* mark = std::get_if<TripMark>(&event))
+        report.trips.mark(*mark, index < report.child.out_line_s.size() ? report.child.out_line_s[index]
+                                                                        : report.child.elapsed_s);
+      fold(report, std::move(event));
     } catch (const ChildProtocolError& e) {
       if (report.protocol_error.empty()) report.protocol_error = e.what();  // the first: what went wrong first
     }
   }
+  if (graded_end_to_end(spec)) time_trips_by_parent_clock(spec, report);
   return report;
 }
 
@@ -177,6 +194,8 @@ int print_check_report(const LabSpec& spec, const fs::path& file, const ChildRep
     return kExitFailed;
   }
   std::fprintf(out, "%s: %s\n", spec.name.c_str(), spec.title.c_str());
+  if (report.built)  // a one-time cost, never timed
+    std::fprintf(out, "  built in %.1f s: %s\n", report.built->ms / 1e3, report.built->what.c_str());
   std::vector<SizeOutcome> outcomes;
   std::size_t passed = 0;
   bool stopped = false;

@@ -2,7 +2,8 @@
 // process under a time limit, verified, and reported size by size.
 //
 // The parent (check_submission) never touches the GPU: it compiles the file on the host for
-// sm_90 (a Python lab: checks its rules) to report compile errors, then starts
+// sm_90 (a Python lab, or a host-code lab built by nvcc in the child: checks its rules) to report
+// compile errors, then starts
 // `<runner> lab run-child LAB_JSON FILE --seed S --mode M` and reads the child's lines: one
 // ChildEvent each (lab/child_event.h, where the messages and their JSON are), folded into a
 // ChildReport.
@@ -18,6 +19,7 @@
 
 #include "lab/child_event.h"
 #include "lab/lab_spec.h"
+#include "lab/trip_clock.h"
 #include "lab/watchdog.h"
 
 namespace lb::lab {
@@ -58,6 +60,11 @@ struct ChildReport {
   std::optional<TimingEnvironment> environment;  // grade: the GPU, its ceilings and peaks
   std::vector<BenchmarkEvent> benchmarks;        // grade: one per benchmark size reached
   std::optional<Profiled> profiled;              // profile: the profiled run
+  // A lab graded end to end (lab/transfer_lab.h): the build of the student's file, its trips as
+  // the parent timed them from their marks (lab/trip_clock.h), and what its host buffers were.
+  std::optional<StudentBuilt> built;
+  TripClock trips;
+  std::vector<HostBuffers> host_buffers;
   // The first line the child wrote that is no ChildEvent (ChildProtocolError's text, naming the
   // line or the field): the check fails with it, and a grade earns no performance points.
   std::string protocol_error;

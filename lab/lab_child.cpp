@@ -12,6 +12,7 @@
 #include "lab/lab_check.h"
 #include "lab/lab_kernel.h"
 #include "lab/rotating_inputs.h"
+#include "lab/transfer_lab.h"
 #include "workloads/problem.h"
 
 namespace lb::lab {
@@ -19,10 +20,7 @@ namespace {
 
 // One line to the parent (child_event.h). Text that is not UTF-8 (a compiler's echo of the
 // student's file) is written with replacement characters rather than failing the line.
-void emit(std::FILE* out, const ChildEvent& event) {
-  std::fprintf(out, "%s\n", to_json(event).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
-  std::fflush(out);
-}
+void emit(std::FILE* out, const ChildEvent& event) { write_child_event(out, event); }
 
 // The student's kernel as the harness's timing sees it: a case needs a Layer, and the student's is
 // a GPU kernel timed on the harness's stream (Layer::on_gpu). It is registered nowhere: no run,
@@ -149,6 +147,8 @@ int run_child(const LabSpec& spec, const std::filesystem::path& file, const Chil
     emit(out, NoGpu{why});
     return kExitCannotRun;
   }
+  // The student's host code, built with nvcc: its own runner (the checking and timing differ).
+  if (spec.runner == LabRunner::kNvccHost) return run_transfer_child(spec, file, request, out);
   CostLog costs;
   // The primary context, current on this thread: the student's module loads into the context the
   // harness's runtime calls use. Declared before the program, so released after its module.

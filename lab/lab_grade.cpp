@@ -6,6 +6,7 @@
 
 #include "common/output_file.h"
 #include "lab/grading.h"
+#include "lab/transfer_grading.h"
 
 namespace lb::lab {
 namespace {
@@ -23,6 +24,7 @@ double timing_time_limit(const LabSpec& spec) {
 using Reported = std::optional<TimingEnvironment>;
 
 Ceiling ceiling_of(const LabSpec& spec, const Reported& environment) {
+  if (graded_end_to_end(spec)) return link_ceiling(environment);  // the host link: lab/transfer_grading.h
   const json ceilings = environment && environment->ceilings.is_object() ? environment->ceilings : json::object();
   if (spec.workload->figure() == Figure::kCompute)
     return {"cuBLAS SGEMM", "GFLOP/s", ceilings.value("sgemm_gflops", 0.0)};
@@ -38,6 +40,7 @@ std::optional<Timing> timing(const std::optional<Figures>& f) {
 // (harness/device_peaks.h), from the peaks its environment line carries. The child times with the
 // L2 flushed (cold); a line that does not say so is held to the hot bound, the looser one.
 RateLimit limit_of(const LabSpec& spec, const std::string& label, const Reported& environment) {
+  if (graded_end_to_end(spec)) return link_limit(spec, label, environment);  // the host link's, not DRAM's
   const Figure figure = spec.workload->figure();
   const std::optional<DevicePeaks> peaks = peaks_from_json(environment ? environment->peaks : json());
   if (!peaks) return RateLimit::unchecked(figure, "the timing child reported no peaks of its GPU");
@@ -121,6 +124,7 @@ Grade grade_of(const LabSpec& spec, const fs::path& file, const ChildReport& rep
   Grade g = grade_submission(spec, file.string(), report.sizes_passed(), spec.check_sizes.size(),
                              std::move(benchmarks), ceiling);
   g.sizes = size_results(spec, report);
+  if (graded_end_to_end(spec)) add_limiter_feedback(spec, timed, g);  // what limits the trip
   for (std::size_t i = 0; i < spec.check_sizes.size(); ++i) {
     const auto found = report.by_size.find(spec.check_size_texts[i]);
     if (found != report.by_size.end() && !found->second.passed) {

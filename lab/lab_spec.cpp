@@ -204,6 +204,8 @@ const Layer* baseline_layer(const Fields& f, const std::string& name, const Work
 
 }  // namespace
 
+bool graded_end_to_end(const LabSpec& spec) { return spec.runner == LabRunner::kNvccHost; }
+
 const char* to_string(LabRunner runner) {
   for (const RunnerEntry& e : kRunners)
     if (e.runner == runner) return e.name;
@@ -245,6 +247,11 @@ LabSpec parse_lab_spec(const fs::path& lab_json) {
   // The nvcc-host runner's student launches their own kernels: a launch shape would say nothing.
   if (spec.runner == LabRunner::kNvccHost) {
     if (root.contains("launch")) f.fail("launch", "the nvcc-host runner's student launches their own kernels: no launch");
+    // Its trip is called as (a, b, c, n): two inputs, the output, the size (lab/trip.h).
+    const auto kind = [&](std::size_t i) { return spec.bound_arguments[i].arg.kind; };
+    if (spec.bound_arguments.size() != 4 || kind(0) != ArgKind::kInput || kind(1) != ArgKind::kInput ||
+        kind(2) != ArgKind::kOutput || kind(3) != ArgKind::kSize)
+      f.fail("arguments", "the nvcc-host runner calls its trip with two inputs, the output and the size (a, b, c, n)");
   } else {
     spec.launch = parse_launch(f, f.get("launch"), *spec.workload);
   }

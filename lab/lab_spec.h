@@ -76,6 +76,12 @@ struct LabSpec {
   const Layer* baseline = nullptr;
 };
 
+// What a grade times: the student's kernel alone (every runner but nvcc-host), or, for a lab whose
+// student writes the host code (nvcc-host), the whole trip from host memory to host memory, timed
+// by the parent's clock and read against the host link's bandwidth (lab/transfer_lab.h,
+// lab/trip_clock.h, lab/transfer_grading.h).
+bool graded_end_to_end(const LabSpec& spec);
+
 // Parses `lab_json` (its folder names the lab). Throws LabSpecError naming the file and the field.
 LabSpec parse_lab_spec(const std::filesystem::path& lab_json);
 

@@ -296,6 +296,11 @@ std::vector<std::string> ncu_prefix(const fs::path& ncu, const fs::path& log_fil
 }
 
 int profile_submission(const LabSpec& spec, const fs::path& file, const CheckOptions& options, std::FILE* out) {
+  // ncu profiles one kernel; such a lab grades the whole trip, copies and all.
+  if (graded_end_to_end(spec))
+    throw UsageError(spec.name + " is graded end to end, not by one kernel: profile the whole trip with Nsight Systems, "
+                     "whose timeline shows its copies, kernels and streams (nsys profile --trace=cuda layerbench lab "
+                     "check " + spec.name + " " + file.string() + ")");
   require_student_file(file);
   const ToolLookup ncu = find_cuda_tool("ncu");
   if (!ncu.found()) {

@@ -2,6 +2,7 @@
 
 #include "lab/lab_kernel.h"
 #include "lab/python_student.h"
+#include "lab/transfer_build.h"
 
 namespace lb::lab {
 namespace {
@@ -41,6 +42,8 @@ bool needs_embedded_python(const LabSpec& spec) {
 
 void precheck_student_file(const LabSpec& spec, const std::filesystem::path& file) {
   if (is_python_lab(spec)) return precheck_python_file(spec, file);
+  // Host code, built with nvcc in the child only: its rules on the text here, without a GPU.
+  if (spec.runner == LabRunner::kNvccHost) return check_student_source(file);
   // CUDA C++ kernel text, whichever runner launches it (NVRTC here, PyCUDA's nvcc or cuda.core's
   // NVRTC in the child): compiled alone for sm_90, so that compile errors show without a GPU.
   compile_student_kernel(spec, file, kHostCheckSm, /*use_cache=*/true);

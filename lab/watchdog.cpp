@@ -39,7 +39,7 @@ struct Pipe {
 
 }  // namespace
 
-ChildOutcome run_with_time_limit(const std::vector<std::string>& argv, double time_limit_s) {
+ChildOutcome run_with_time_limit(const std::vector<std::string>& argv, double time_limit_s, ArrivalClock clock) {
   if (argv.empty()) throw std::invalid_argument("run_with_time_limit: no command");
   Pipe out, err;
   posix_spawn_file_actions_t actions;
@@ -75,7 +75,8 @@ ChildOutcome run_with_time_limit(const std::vector<std::string>& argv, double ti
       outcome.timed_out = true;
       break;
     }
-    const int ready = poll(fds, 2, static_cast<int>(std::min<long long>(left.count(), 1000)));
+    const int wait_ms = clock == ArrivalClock::kSpin ? 0 : static_cast<int>(std::min<long long>(left.count(), 1000));
+    const int ready = poll(fds, 2, wait_ms);
     if (ready < 0 && errno != EINTR) fail("poll", errno);
     for (int i = 0; i < 2; ++i) {
       if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
@@ -83,6 +84,11 @@ ChildOutcome run_with_time_limit(const std::vector<std::string>& argv, double ti
       const ssize_t got = read(fds[i].fd, buffer, sizeof buffer);
       if (got > 0) {
         sinks[i]->append(buffer, static_cast<std::size_t>(got));
+        if (i == 0) {  // stdout: when each of its lines arrived, read right after poll woke us
+          const double at = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          for (ssize_t k = 0; k < got; ++k)
+            if (buffer[k] == '\n') outcome.out_line_s.push_back(at);
+        }
       } else if (got == 0 || errno != EINTR) {
         fds[i].fd = -1;  // closed: the child (and all it started) let go of it
         --open_count;

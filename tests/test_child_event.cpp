@@ -48,6 +48,10 @@ std::vector<ChildEvent> every_kind() {
       BenchmarkFailed{"67108864", "timed sample 12 was wrong"},
       Profiled{"67108864", true, ""},
       Profiled{"67108864", false, "element 3 is 0"},
+      StudentBuilt{"nvcc -O3 -arch=sm_90 -c transfer.cu", 1890.5},
+      TripMark{"67108864", TripOf::kStudent, 0, false},
+      TripMark{"67108864", TripOf::kOurs, 12, true},
+      HostBuffers{"67108864", true, false, true},
   };
 }
 
@@ -77,6 +81,11 @@ TEST(ChildEvent, LinesAreTheDocumentedOnes) {
   EXPECT_EQ(to_json(Failure{"x"}), json::parse(R"({"error": "x"})"));
   EXPECT_EQ(to_json(BenchmarkFailed{"2^26", "x"}), json::parse(R"({"benchmark": "2^26", "error": "x"})"));
   EXPECT_EQ(to_json(Profiled{"2^26", true, ""}), json::parse(R"({"profiled": "2^26", "passed": true})"));
+  EXPECT_EQ(to_json(TripMark{"2^26", TripOf::kOurs, 3, true}),
+            json::parse(R"({"event": "trip", "mark": "end", "benchmark": "2^26", "who": "ours", "sample": 3})"));
+  EXPECT_EQ(to_json(HostBuffers{"2^26", true, false, true}),
+            json::parse(R"({"event": "host_buffers", "benchmark": "2^26", "a": "pinned", "b": "pageable", "c": "pinned"})"));
+  EXPECT_EQ(to_json(StudentBuilt{"nvcc x.cu", 2.5}), json::parse(R"({"event": "built", "what": "nvcc x.cu", "ms": 2.5})"));
   const json timed = to_json(every_kind()[8]);
   EXPECT_TRUE(timed.contains("runtime") && !timed.contains("runtime_error")) << timed.dump();
   const json untimed = to_json(every_kind()[9]);
@@ -149,6 +158,20 @@ TEST(ChildEvent, LinesThatAreNoEventAreErrorsNamingWhy) {
       {R"({"benchmark": "2^26", "student": {"median_ms": 0.3, "samples": 3}, "runtime_error": "x", "samples_verified": 1.5})",
        "'samples_verified' is not a count"},
       {R"({"profiled": "2^26", "passed": 1})", "'passed' is not true or false"},
+      // a lab graded end to end: the build, the trips' marks, the host buffers
+      {R"({"event": "built", "what": "nvcc"})", "a built line whose 'ms' is missing"},
+      {R"({"event": "trip", "mark": "start", "benchmark": "2^26", "who": "student"})", "'sample' is missing"},
+      {R"({"event": "trip", "mark": "begin", "benchmark": "2^26", "who": "student", "sample": 0})",
+       "'mark' is neither end nor start"},
+      {R"({"event": "trip", "mark": "end", "benchmark": "2^26", "who": "teacher", "sample": 0})",
+       "'who' is neither ours nor student"},
+      {R"({"event": "trip", "mark": "end", "benchmark": "2^26", "who": "ours", "sample": -1})", "'sample' is not a count"},
+      {R"({"event": "trip", "mark": "end", "benchmark": 67108864, "who": "ours", "sample": 1})", "'benchmark' is not a string"},
+      {R"({"event": "host_buffers", "benchmark": "2^26", "a": "pinned", "b": "pinned"})", "'c' is missing"},
+      {R"({"event": "host_buffers", "benchmark": "2^26", "a": "pinned", "b": true, "c": "pinned"})", "'b' is not a string"},
+      {R"({"event": "host_buffers", "benchmark": "2^26", "a": "mapped", "b": "pinned", "c": "pinned"})",
+       "'a' is neither pinned nor pageable"},
+      {R"({"event": "environment", "gpu": "G", "ceilings": {"h2d_gbps": "fast"}})", "'ceilings.h2d_gbps' is not a number"},
   };
   for (const auto& [line, expected] : cases) {
     const std::string error = protocol_error_of(line);

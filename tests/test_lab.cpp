@@ -260,6 +260,7 @@ TEST(LabCompile, EverySkeletonSolutionAndPlantedFileCompiles) {
   constexpr bool no_cache = false;  // compile_student_kernel's use_cache: always NVRTC
   for (const LabSpec& spec : all_labs(kLabs)) {
     if (is_python_lab(spec)) continue;  // Numba: tests/test_lab_python.cpp (PyCUDA's, cuda.core's: C++)
+    if (spec.runner == LabRunner::kNvccHost) continue;  // host code, nvcc's: tests/test_lab_transfer.cpp
     EXPECT_NO_THROW(compile_student_kernel(spec, spec.dir / spec.student_file, kHostCheckSm, no_cache)) << spec.name;
     const fs::path solution = kLabs / "solutions" / spec.name / spec.student_file;
     if (fs::exists(solution)) EXPECT_NO_THROW(compile_student_kernel(spec, solution, kHostCheckSm, no_cache));
@@ -607,12 +608,13 @@ TEST_F(Lab, GradeTimesEverySolutionOnTheGpu) {
 //   expect: TEXT              `lab check` fails (exit 1) and says TEXT
 //   expect-check: pass        `lab check` passes
 //   expect-sanitize: TEXT     `lab check --sanitize` fails and says TEXT (compute-sanitizer's finding)
+//   expect-feedback: TEXT     `lab grade`'s feedback says TEXT (what limits a graded trip, lab 8)
 //   expect-grade: OUTCOME CHECK PERF_LO PERF_HI
 //                             `lab grade`: the outcome ("graded", "check-failed" for "check failed"),
 //                             the check's points, and the performance points within [PERF_LO, PERF_HI]
 //                             (a range: which tier a speed falls in is a measurement)
 struct PlantedExpectations {
-  std::string check_fails_with, sanitize_fails_with;
+  std::string check_fails_with, sanitize_fails_with, grade_says;
   bool check_passes = false;
   std::optional<std::string> grade_outcome;
   double check_points = 0, performance_lo = 0, performance_hi = 0;
@@ -628,6 +630,7 @@ PlantedExpectations planted_expectations(const fs::path& file) {
     if (rest.rfind("expect: ", 0) == 0) e.check_fails_with = value("expect: ");
     else if (rest.rfind("expect-check: pass", 0) == 0) e.check_passes = true;
     else if (rest.rfind("expect-sanitize: ", 0) == 0) e.sanitize_fails_with = value("expect-sanitize: ");
+    else if (rest.rfind("expect-feedback: ", 0) == 0) e.grade_says = value("expect-feedback: ");
     else if (rest.rfind("expect-grade: ", 0) == 0) {
       std::istringstream words(value("expect-grade: "));
       std::string outcome;
@@ -697,6 +700,8 @@ TEST_F(Lab, PlantedSubmissionsGetTheirGradeOnTheGpu) {
     const double performance = g["performance"]["points"].get<double>();
     EXPECT_GE(performance, e.performance_lo) << file << "\n" << g.dump(2);
     EXPECT_LE(performance, e.performance_hi) << file << "\n" << g.dump(2);
+    if (!e.grade_says.empty())
+      EXPECT_TRUE(has(g["feedback"].dump(), e.grade_says)) << file << " expects '" << e.grade_says << "'\n" << g.dump(2);
     std::printf("%s: %s\n", file.filename().c_str(), o.out.substr(o.out.find("GRADE")).c_str());
   }
 }

@@ -227,7 +227,7 @@ TEST_F(LabTools, SanitizeFindingsFollowTheCheckLinesAndFailTheCheck) {
                "#!/bin/sh\n"
                "while [ $# -gt 0 ]; do case \"$1\" in\n"
                "  --log-file) log=\"$2\"; shift 2;;\n"
-               "  --tool|--print-limit|--padding) shift 2;;\n"
+               "  --tool|--print-limit|--padding|--report-api-errors) shift 2;;\n"
                "  *) break;;\n"
                "esac; done\n"
                "cp " + (dir_ / "sample.log").string() + " \"$log\"\n"

@@ -1,0 +1,550 @@
+// Lab 8, the transfer lab (runner nvcc-host, labs/08-transfer): the rules on the student's text,
+// the symbol check through a real nvcc compile, the limiter and the tail feedback on synthetic
+// figures, the parent's clock (the watchdog's line arrival times, the trip marks, a grade timed by
+// a stand-in child that lies about its own times), the spec, list/start/profile and the rule
+// breakers refused without a GPU (CPU; the nvcc tests skip without nvcc); the solution graded, the
+// skeleton failed (GPU; skipped without one; the planted files are graded by test_lab's planted tests).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "common/gpu.h"
+#include "lab/lab_check.h"
+#include "lab/lab_grade.h"
+#include "lab/lab_spec.h"
+#include "lab/student_program.h"
+#include "lab/transfer_build.h"
+#include "lab/transfer_feedback.h"
+#include "lab/transfer_rules.h"
+#include "lab/trip_clock.h"
+#include "lab/watchdog.h"
+#include "lab_test_support.h"
+#include "workloads/problem.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace lb;
+using namespace lb::lab;
+using namespace lb::lab::testing;
+using nlohmann::json;
+
+const fs::path kLab = kLabs / "08-transfer";
+const fs::path kSolution = kLabs / "solutions" / "08-transfer" / "transfer.cu";
+const fs::path kPlanted = kRoot / "tests" / "labs" / "planted" / "08-transfer";
+
+std::string violations_text(const std::string& source) {
+  std::string text;
+  for (const RuleViolation& v : source_rule_violations(source)) text += std::to_string(v.line) + ": " + v.what + "\n";
+  return text;
+}
+
+// --- the rules on the text --------------------------------------------------------------------
+
+TEST(TransferRules, EachBannedConstructIsNamedWithItsLine) {
+  const std::vector<std::tuple<std::string, int, std::string>> cases = {
+      {"#include <cuda_runtime.h>\n#include <thread>\n", 2, "#include <thread>: only <cuda_runtime.h>"},
+      {"#include \"cuda_runtime.h\"\n", 1, "#include of anything but <header>"},
+      {"#define H <cstdio>\n#include H\n", 2, "#include of anything but <header>"},
+      {"\n#pragma omp parallel for\n", 2, "#pragma: pragmas are not allowed"},
+      {"_Pragma(\"omp parallel\")\n", 1, "_Pragma: pragmas are not allowed"},
+      {"#include_next <x.h>\n", 1, "#include_next is not allowed"},
+      {"void f() { asm(\"nop\"); }\n", 1, "asm: inline assembly is not allowed"},
+      {"void f() {\n  __asm__ __volatile__(\"nop\");\n}\n", 2, "__asm__: inline assembly"},
+      {"__attribute__((constructor)) void f() {}\n", 1, "__attribute__: attributes are not allowed"},
+      {"[[gnu::constructor]] void f() {}\n", 1, "[[...]] attributes are not allowed"},
+      {"[ [gnu::alias(\"g\")] ] void f();\n", 1, "[[...]] attributes are not allowed"},
+      {"__declspec(dllexport) void f() {}\n", 1, "__declspec: attributes"},
+      {"#define CAT(a, b) a##b\n", 1, "token pasting (##) is not allowed"},
+      {"void* f() { return __builtin_frame_address(0); }\n", 1, "__builtin_frame_address: compiler builtins"},
+      {"extern int runner_state;\n", 1, "extern is allowed only as extern \"C\""},
+      {"extern \"C++\" void f();\n", 1, "extern is allowed only as extern \"C\""},
+      {"int \\u0061sm;\n", 1, "universal character names"},
+      {"const char* s = R\"x(asm)x\";\n", 1, "raw string literals are not allowed"},
+      {"// what??/\nint x;\n", 1, "trigraphs"},
+  };
+  for (const auto& [source, line, expected] : cases) {
+    const std::vector<RuleViolation> found = source_rule_violations(source);
+    ASSERT_FALSE(found.empty()) << source;
+    EXPECT_EQ(found.front().line, line) << source << violations_text(source);
+    EXPECT_TRUE(has(found.front().what, expected)) << source << "\n  gave: " << found.front().what;
+  }
+}
+
+// What a compiler would read as the banned construct, however it is spelled.
+TEST(TransferRules, SpellingsThatHideAConstructAreCaught) {
+  EXPECT_TRUE(has(violations_text("void f() { as\\\nm(\"nop\"); }\n"), "1: asm: inline assembly")) << "line splice";
+  EXPECT_TRUE(has(violations_text("%:pragma omp parallel\n"), "#pragma")) << "digraph #";
+  EXPECT_TRUE(has(violations_text("#define C(a, b) a %:%: b\n"), "token pasting")) << "digraph ##";
+  EXPECT_TRUE(has(violations_text("<:<:gnu::constructor:>:> void f() {}\n"), "[[...]]")) << "digraph [[";
+  EXPECT_TRUE(has(violations_text("/* a comment */ #pragma once\n"), "#pragma")) << "after a comment";
+  EXPECT_TRUE(has(violations_text("  #  include <omp.h>\n"), "#include <omp.h>")) << "spaces";
+  EXPECT_TRUE(has(violations_text("#define A asm\n"), "asm: inline assembly")) << "in a macro";
+  EXPECT_TRUE(has(violations_text("#if 0\nasm(\"nop\");\n#endif\n"), "2: asm")) << "#if 0 hides nothing";
+  EXPECT_TRUE(has(violations_text("__attribute((constructor)) void f() {}\n"), "attributes")) << "__attribute";
+  EXPECT_TRUE(has(violations_text("extern\n\"C++\" void f();\n"), "extern is allowed only")) << "across lines";
+}
+
+TEST(TransferRules, CodeThatMerelyMentionsAConstructPasses) {
+  const std::string fine = R"(#include <cuda_runtime.h>
+#include <cstdint>
+// asm, __attribute__, #pragma and [[ in a comment are fine
+/* so is extern int x; in a block comment */
+const char* words = "asm __attribute__ #pragma [[x]] ## extern";
+const char quote = '"';
+const long long big = 1'000'000'000LL;
+extern "C" { int f(int* p, int* q) { return p[q[0]] + (int)big; } }
+extern "C" cudaError_t lab_setup(long long n);
+#define TWICE(x) ((x) + (x))
+#define NAME(x) #x
+#if defined(__CUDACC__)
+__global__ void k(float* a) { a[threadIdx.x] = TWICE(1.0f); }
+#endif
+)";
+  EXPECT_EQ(violations_text(fine), "");
+  for (const fs::path& file : {kLab / "transfer.cu", kSolution})
+    EXPECT_EQ(violations_text(slurp(file)), "") << file;
+}
+
+TEST(TransferRules, TheMessageNamesFileAndLineAndWhereTheRulesAre) {
+  const std::string message = source_rules_message("transfer.cu", source_rule_violations("int x;\nasm(\"nop\");\n"));
+  EXPECT_TRUE(has(message, "transfer.cu:2: asm: inline assembly is not allowed")) << message;
+  EXPECT_TRUE(has(message, "README.md")) << message;
+  EXPECT_EQ(source_rules_message("transfer.cu", {}), "");
+}
+
+// Every planted file is either refused by the rules with its expectation, or follows them.
+TEST(TransferRules, PlantedRuleBreakersAreRefusedTheOthersPass) {
+  int refused = 0;
+  for (const auto& entry : fs::directory_iterator(kPlanted)) {
+    const std::string text = slurp(entry.path());
+    const std::string found = violations_text(text);
+    const bool breaker = text.rfind("// expect: #include", 0) == 0 || has(text.substr(0, 80), "inline assembly") ||
+                         has(text.substr(0, 80), "attributes are not allowed");
+    EXPECT_EQ(!found.empty(), breaker) << entry.path() << "\n" << found;
+    refused += breaker;
+  }
+  EXPECT_GE(refused, 3);
+}
+
+// --- the symbol check -------------------------------------------------------------------------
+
+TEST(TransferSymbols, NvccGlueAndTheAllowedCallsPassEverythingElseIsNamed) {
+  const std::vector<std::string> undefined = {"cudaMallocHost",  "cudaMemcpyAsync", "__cudaRegisterFatBinary",
+                                              "__cudaLaunchKernel", "_Znam",        "__aarch64_ldadd4_acq_rel",
+                                              "system",          "pthread_create",  "_ZNSt6thread4joinEv",
+                                              "clock_gettime",   "cudaDeviceReset", "cudaSetDevice"};
+  const std::vector<std::string> forbidden = forbidden_symbols(undefined);
+  EXPECT_EQ(forbidden, (std::vector<std::string>{"system", "pthread_create", "_ZNSt6thread4joinEv", "clock_gettime",
+                                                 "cudaDeviceReset", "cudaSetDevice"}));
+  const std::string message = forbidden_symbols_message("transfer.cu", forbidden);
+  EXPECT_TRUE(has(message, "transfer.cu: calls system, which this lab does not allow")) << message;
+  EXPECT_TRUE(has(message, "calls std::thread::join()")) << message;  // demangled
+  EXPECT_TRUE(has(message, "cudaMemcpyAsync")) << message;           // what is allowed
+}
+
+// The nvcc this build would use, or why the test skips.
+std::string nvcc_missing() {
+  std::string why;
+  return find_nvcc(&why).empty() ? "no nvcc here: " + why : "";
+}
+
+class TransferBuild : public LabCliTest {
+ protected:
+  // Steps 1-3 of the build (rules, nvcc -c, the symbol check): "" when it passes, else the message.
+  std::string compile_check(const fs::path& file) const {
+    try {
+      compile_and_check_student_file(file, dir_ / "student.o", {.sm = 90});
+    } catch (const StudentCompileError& e) {
+      return e.what();
+    }
+    return "";
+  }
+};
+
+TEST_F(TransferBuild, TheSolutionSkeletonAndTheFilesWrongOnTheGpuCompileAndPassTheSymbolCheck) {
+  if (const std::string why = nvcc_missing(); !why.empty()) GTEST_SKIP() << why;
+  EXPECT_EQ(compile_check(kSolution), "");
+  EXPECT_EQ(compile_check(kLab / "transfer.cu"), "");
+  for (const char* name : {"pageable.cu", "no_overlap.cu", "too_few_chunks.cu", "short_download.cu",
+                           "drops_tail_chunk.cu", "writes_past_end.cu"})
+    EXPECT_EQ(compile_check(kPlanted / name), "") << name;
+  // What the solution's object calls, read from its ELF symbol table.
+  compile_check(kSolution);
+  const std::vector<std::string> undefined = undefined_symbols(dir_ / "student.o");
+  for (const char* name : {"cudaMallocHost", "cudaMemcpyAsync", "cudaStreamCreateWithFlags", "__cudaRegisterFatBinary"})
+    EXPECT_NE(std::find(undefined.begin(), undefined.end(), name), undefined.end()) << name;
+  EXPECT_TRUE(forbidden_symbols(undefined).empty());
+}
+
+TEST_F(TransferBuild, ForbiddenCallsAreRefusedNamingTheSymbol) {
+  if (const std::string why = nvcc_missing(); !why.empty()) GTEST_SKIP() << why;
+  const std::string system_call = compile_check(kPlanted / "calls_system.cu");
+  EXPECT_TRUE(has(system_call, "calls_system.cu: calls system, which this lab does not allow")) << system_call;
+  const std::string threads = compile_check(kPlanted / "host_threads.cu");
+  EXPECT_TRUE(has(threads, "calls pthread_create")) << threads;
+  EXPECT_TRUE(has(threads, "calls pthread_join")) << threads;
+  // The rules come first: a breaker of both is refused for its text, before nvcc runs.
+  const std::string includes = compile_check(kPlanted / "includes_thread.cu");
+  EXPECT_TRUE(has(includes, "includes_thread.cu:4: #include <thread>")) << includes;
+}
+
+TEST_F(TransferBuild, ACompileErrorNamesTheStudentsFileAndLine) {
+  if (const std::string why = nvcc_missing(); !why.empty()) GTEST_SKIP() << why;
+  write(dir_ / "broken.cu", "#include <cuda_runtime.h>\n\nextern \"C\" void* lab_host_alloc(size_t bytes) { return }\n");
+  const std::string message = compile_check(dir_ / "broken.cu");
+  EXPECT_TRUE(has(message, "broken.cu(3)")) << message;
+}
+
+TEST_F(TransferBuild, AMissingFunctionIsNamed) {
+  if (const std::string why = nvcc_missing(); !why.empty()) GTEST_SKIP() << why;
+  std::string text = slurp(kSolution);
+  text = text.substr(0, text.find("extern \"C\" cudaError_t lab_teardown"));
+  write(dir_ / "no_teardown.cu", text);
+  try {
+    build_student_trip(dir_ / "no_teardown.cu", {.sm = 90});
+    FAIL() << "built without lab_teardown";
+  } catch (const StudentCompileError& e) {
+    EXPECT_TRUE(has(e.what(), "defines no extern \"C\" lab_teardown")) << e.what();
+  }
+}
+
+// --- what limits a trip -----------------------------------------------------------------------
+
+TripFacts facts_at(double trip_ms) {
+  TripFacts f;
+  f.bytes = trip_bytes(*find_workload("vector_add"), {1, std::int64_t{1} << 26, 1});
+  f.trip_ms = trip_ms;
+  f.link = {.h2d_gbps = 50, .d2h_gbps = 50, .h2d_pageable_gbps = 12, .d2h_pageable_gbps = 14};
+  return f;
+}
+
+TEST(TransferLimiter, EachLimiterIsNamedWithItsFigures) {
+  const TripFacts f = facts_at(1);
+  EXPECT_EQ(f.bytes.upload, 536870912.0);
+  EXPECT_EQ(f.bytes.download, 268435456.0);
+  const double up = 536870912.0 / 50e6, down = 268435456.0 / 50e6;  // 10.74 ms, 5.37 ms
+  EXPECT_NEAR(serial_ms(f.bytes, f.link), up + down, 1e-9);
+  EXPECT_NEAR(bound_ms(f.bytes, f.link), up, 1e-9);
+
+  TripFacts pageable = facts_at(40);
+  pageable.a_pinned = pageable.b_pinned = false;
+  EXPECT_TRUE(has(limiter_line(pageable), "pageable copies: a and b are pageable (malloc)")) << limiter_line(pageable);
+  EXPECT_TRUE(has(limiter_line(pageable), "12.0 GB/s here against 50.0 GB/s pinned")) << limiter_line(pageable);
+  EXPECT_TRUE(has(limiter_line(pageable), "cudaMallocHost")) << limiter_line(pageable);
+  pageable.a_pinned = pageable.b_pinned = true;
+  pageable.c_pinned = false;
+  EXPECT_TRUE(has(limiter_line(pageable), "c is pageable (malloc)")) << limiter_line(pageable);
+  EXPECT_TRUE(has(limiter_line(pageable), "14.0 GB/s here")) << limiter_line(pageable);  // the download's
+
+  const std::string serial = limiter_line(facts_at(up + down));
+  EXPECT_TRUE(has(serial, "no overlap: your trip takes 16.1 ms")) << serial;
+  EXPECT_TRUE(has(serial, "up 10.7 ms, down 5.37 ms")) << serial;
+  EXPECT_TRUE(has(limiter_line(facts_at(up + 0.81 * down)), "no overlap")) << "0.8 of the way to serial, and beyond";
+  EXPECT_TRUE(has(limiter_line(facts_at(up + 0.79 * down)), "too few chunks")) << "short of 0.8 of the way";
+
+  // Two chunks: about up + down / 2.
+  const std::string two = limiter_line(facts_at(up + down / 2));
+  EXPECT_TRUE(has(two, "overlap, but too few chunks")) << two;
+  EXPECT_TRUE(has(two, "behaves like 2 chunks")) << two;
+
+  const std::string at_link = limiter_line(facts_at(1.05 * up));
+  EXPECT_TRUE(has(at_link, "at the link: your trip takes 11.3 ms, within 5%")) << at_link;
+  EXPECT_TRUE(has(limiter_line(facts_at(up + 0.24 * down)), "at the link")) << "a quarter of the way to serial";
+  EXPECT_TRUE(has(limiter_line(facts_at(up + 0.26 * down)), "too few chunks")) << "beyond a quarter";
+
+  EXPECT_TRUE(has(limiter_line(facts_at(2 * (up + down))), "slower than the copies alone")) << "beyond 1.5 x serial";
+  TripFacts unmeasured = facts_at(10);
+  unmeasured.link = {};
+  EXPECT_EQ(limiter_line(unmeasured), "");
+}
+
+// Both directions at once share the link: the bound is the shorter direction at its duplex rate
+// beside the longer one, which then finishes alone. The rates and trips measured on the lent H100
+// (lab grade 08 of the solution and two planted files, with the spinning parent clock).
+TEST(TransferLimiter, TheBoundCountsBothDirectionsSharingTheLink) {
+  TripFacts f = facts_at(1);
+  f.link = {.h2d_gbps = 55.0, .d2h_gbps = 55.0, .duplex_h2d_gbps = 42.7, .duplex_d2h_gbps = 51.7};
+  const double down_shared = 268435456.0 / 51.7e6;  // 5.19 ms, while 42.7 GB/s go up
+  const double rest_up = (536870912.0 - 42.7e6 * down_shared) / 55.0e6;
+  EXPECT_NEAR(bound_ms(f.bytes, f.link), down_shared + rest_up, 1e-9);
+  EXPECT_NEAR(bound_ms(f.bytes, f.link), 10.92, 0.01);
+  f.trip_ms = 11.06;  // the solution, and ours
+  EXPECT_TRUE(has(limiter_line(f), "at the link")) << limiter_line(f);
+  f.trip_ms = 13.25;  // tests/labs/planted/08-transfer/too_few_chunks.cu: 2 chunks
+  EXPECT_TRUE(has(limiter_line(f), "too few chunks")) << limiter_line(f);
+  EXPECT_TRUE(has(limiter_line(f), "behaves like 2 chunks")) << limiter_line(f);
+  f.trip_ms = 15.23;  // no_overlap.cu
+  EXPECT_TRUE(has(limiter_line(f), "no overlap")) << limiter_line(f);
+  // Without duplex rates, the longer direction alone.
+  f.link.duplex_h2d_gbps = 0;
+  EXPECT_NEAR(bound_ms(f.bytes, f.link), 536870912.0 / 55.0e6, 1e-9);
+}
+
+TEST(TransferLimiter, TheLinkTravelsInTheEnvironmentLine) {
+  const LinkBandwidth link{1, 2, 3, 4, 5, 6};
+  EXPECT_EQ(link_from_json(link_json(link)), link);
+  EXPECT_EQ(link_from_json(json::parse(R"({"copy_gbps": 3000})")), LinkBandwidth{});
+}
+
+// --- why c is wrong ---------------------------------------------------------------------------
+
+TEST(TransferFeedback, AnUnwrittenEndOfCAsksAboutTheLastChunk) {
+  const Workload& w = *find_workload("vector_add");
+  const HostProblem p = w.make_problem({1, 1000, 1}, 7);
+  HostBuffer c(1000);
+  for (std::size_t i = 0; i < c.size(); ++i) c[i] = p.inputs[0][i] + p.inputs[1][i];
+  EXPECT_EQ(explain_trip_result(w, p, c), "");
+  for (std::size_t i = 999; i < c.size(); ++i) c[i] = NAN;
+  const std::string tail = explain_trip_result(w, p, c);
+  EXPECT_TRUE(has(tail, "elements from 999 on were never written")) << tail;
+  EXPECT_TRUE(has(tail, "including the last, shorter chunk")) << tail;
+  fill_nan(c);
+  EXPECT_TRUE(has(explain_trip_result(w, p, c), "none of c was written")) << explain_trip_result(w, p, c);
+  for (std::size_t i = 0; i < c.size(); ++i) c[i] = p.inputs[0][i] + p.inputs[1][i];
+  c[500] = 42;
+  EXPECT_TRUE(has(explain_trip_result(w, p, c), "element 500")) << explain_trip_result(w, p, c);
+}
+
+// --- the parent's clock -----------------------------------------------------------------------
+
+TEST(TripClockTest, MarksInOrderGiveTheTripsTimes) {
+  TripClock clock;
+  clock.mark({"67108864", TripOf::kStudent, 0, false}, 1.000);
+  clock.mark({"67108864", TripOf::kOurs, 0, false}, 1.001);  // another series, apart
+  clock.mark({"67108864", TripOf::kStudent, 0, true}, 1.010);
+  clock.mark({"67108864", TripOf::kStudent, 1, false}, 2.000);
+  clock.mark({"67108864", TripOf::kStudent, 1, true}, 2.030);
+  const std::vector<double> ms = clock.trips_ms("67108864", TripOf::kStudent);
+  ASSERT_EQ(ms.size(), 2u);
+  EXPECT_NEAR(ms[0], 10, 1e-9);
+  EXPECT_NEAR(ms[1], 30, 1e-9);
+  EXPECT_TRUE(clock.trips_ms("67108864", TripOf::kOurs).empty());  // started, never ended
+  const Figures f = figures_of_trips({10, 20, 30}, 536870912.0, "noise target");
+  EXPECT_EQ(f.median_ms, 20);
+  EXPECT_EQ(f.samples, 3u);
+  EXPECT_NEAR(f.gbps, 536870912.0 / 20e6, 1e-9);
+  EXPECT_EQ(f.stop, "noise target");
+}
+
+TEST(TripClockTest, MarksOutOfOrderAreProtocolErrors) {
+  const auto error_of = [](const std::vector<TripMark>& marks) -> std::string {
+    TripClock clock;
+    try {
+      for (const TripMark& m : marks) clock.mark(m, 1.0);
+    } catch (const ChildProtocolError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  const std::string size = "67108864";
+  EXPECT_TRUE(has(error_of({{size, TripOf::kStudent, 0, true}}), "without its start mark"));
+  EXPECT_TRUE(has(error_of({{size, TripOf::kStudent, 0, false}, {size, TripOf::kStudent, 0, false}}), "under way"));
+  EXPECT_TRUE(has(error_of({{size, TripOf::kStudent, 1, false}}), "where sample 0 was next"));
+  EXPECT_TRUE(has(error_of({{size, TripOf::kStudent, 0, false}, {size, TripOf::kStudent, 1, true}}), "without its start"));
+  EXPECT_TRUE(has(error_of({{size, TripOf::kStudent, 0, false}, {size, TripOf::kOurs, 0, true}}), "without its start"));
+  // error_of gives every mark the same arrival: a start and its end read at once are not a time.
+  EXPECT_TRUE(has(error_of({{size, TripOf::kStudent, 0, false}, {size, TripOf::kStudent, 0, true}}),
+                  "arrived with its start mark: the grading process was too busy to time the trip"));
+}
+
+TEST(TripClockTest, TheWatchdogRecordsWhenEachLineArrived) {
+  const ChildOutcome o = run_with_time_limit({"sh", "-c", "echo a; sleep 0.2; echo b; sleep 0.3; printf 'c\\nd\\n'"}, 10);
+  ASSERT_EQ(o.out, "a\nb\nc\nd\n");
+  ASSERT_EQ(o.out_line_s.size(), 4u);
+  EXPECT_NEAR(o.out_line_s[1] - o.out_line_s[0], 0.2, 0.1);
+  EXPECT_NEAR(o.out_line_s[2] - o.out_line_s[1], 0.3, 0.1);
+  EXPECT_LE(o.out_line_s[3] - o.out_line_s[2], 0.05);  // written together
+}
+
+// A stand-in timing child for lab 8 (LAYERBENCH_LAB_RUNNER-style): marks with sleeps between them,
+// which the parent times; the benchmark line claims times of its own, which must not count.
+class TransferParent : public LabCliTest {
+ protected:
+  // `student_s` and `ours_s`: how long each stand-in trip sleeps; `h2d`: the link's figure.
+  fs::path child(double student_s, double ours_s, double h2d, const std::string& a_memory = "pinned",
+                 const std::string& tail = "") const {
+    std::string sizes;
+    for (const char* size : {"1", "1000", "65539", "1048577", "16777219"})
+      sizes += std::string("{\"size\": \"") + size + "\", \"passed\": true}\n";
+    const auto trips = [](const char* who, double s) {
+      return std::string("for i in 0 1 2 3 4 5 6 7 8 9; do\n") +
+             "  echo '{\"event\": \"trip\", \"mark\": \"start\", \"benchmark\": \"67108864\", \"who\": \"" + who +
+             "\", \"sample\": '$i'}'\n  sleep " + std::to_string(s) + "\n" +
+             "  echo '{\"event\": \"trip\", \"mark\": \"end\", \"benchmark\": \"67108864\", \"who\": \"" + who +
+             "\", \"sample\": '$i'}'\ndone\n";
+    };
+    const std::string timed =
+        "echo '{\"event\": \"environment\", \"gpu\": \"Test GPU\", \"ceilings\": {\"h2d_gbps\": " + std::to_string(h2d) +
+        ", \"d2h_gbps\": 50, \"h2d_pageable_gbps\": 12, \"d2h_pageable_gbps\": 12}, \"peaks\": null}'\n" +
+        "echo '{\"event\": \"host_buffers\", \"benchmark\": \"67108864\", \"a\": \"" + a_memory +
+        "\", \"b\": \"pinned\", \"c\": \"pinned\"}'\n" + trips("student", student_s) + trips("ours", ours_s) +
+        // The child's own figures: a lie (0.001 ms) the parent's clock replaces.
+        "echo '{\"benchmark\": \"67108864\", \"student\": {\"median_ms\": 0.001, \"samples\": 10}, "
+        "\"runtime\": {\"median_ms\": 0.001, \"samples\": 10}}'\n" + tail;
+    const fs::path script = dir_ / "child.sh";
+    write(script, "#!/bin/sh\ncase \"$*\" in\n  *'--mode time'*)\n" + timed + ";;\n  *) cat <<'EOF'\n" + sizes +
+                      "EOF\n;;\nesac\n");
+    fs::permissions(script, fs::perms::owner_all);
+    return script;
+  }
+  json grade(const fs::path& runner, std::string* out_text = nullptr) const {
+    GradeOptions options;
+    options.check = {{runner.string()}, 1, false, false};
+    options.json_path = (dir_ / "g.json").string();
+    const fs::path out_file = dir_ / "grade.txt";
+    std::FILE* out = std::fopen(out_file.c_str(), "w");
+    grade_submissions(find_lab(kLabs, "8"), {kSolution}, options, out);
+    std::fclose(out);
+    if (out_text) *out_text = slurp(out_file);
+    return json::parse(slurp(dir_ / "g.json"));
+  }
+};
+
+TEST_F(TransferParent, TheGradeTimesTripsByTheParentsClockNotTheChilds) {
+  std::string out;
+  const json g = grade(child(0.06, 0.04, 50), &out)["submissions"][0];
+  const json& b = g["performance"]["benchmarks"][0];
+  EXPECT_EQ(g["outcome"], "graded") << out;
+  // 60 ms and 40 ms sleeps, timed by the parent (a shell's sleep overshoots by a little).
+  EXPECT_NEAR(b["student"]["median_ms"].get<double>(), 60, 15) << b.dump(2);
+  EXPECT_NEAR(b["runtime"]["median_ms"].get<double>(), 40, 15) << b.dump(2);
+  EXPECT_EQ(b["student"]["samples"], 10);
+  EXPECT_NEAR(g["performance"]["speed_vs_runtime"].get<double>(), 40.0 / 60.0, 0.15) << out;
+  EXPECT_NEAR(b["student"]["gbps"].get<double>(), 536870912.0 / (b["student"]["median_ms"].get<double>() * 1e6), 1e-6);
+  EXPECT_NEAR(b["limit"]["limit"].get<double>(), 55.0, 1e-9) << b.dump(2);  // 50 GB/s x 1.1
+  const json ceiling = json::parse(slurp(dir_ / "g.json"))["ceiling"];
+  EXPECT_EQ(ceiling["what"], "host-to-device bandwidth");
+  EXPECT_EQ(ceiling["value"], 50.0);
+  EXPECT_TRUE(has(out, "your trip runs at")) << out;
+  // 60 ms is beyond 1.5 x the copies' 16.1 ms at 50 GB/s.
+  EXPECT_TRUE(has(g["feedback"].dump(), "slower than the copies alone")) << g["feedback"].dump(2);
+}
+
+TEST_F(TransferParent, PageableBuffersAreNamedAsTheLimiter) {
+  const json g = grade(child(0.06, 0.04, 50, "pageable"))["submissions"][0];
+  EXPECT_TRUE(has(g["feedback"].dump(), "pageable copies: a is pageable")) << g["feedback"].dump(2);
+}
+
+TEST_F(TransferParent, ATripFasterThanTheLinkIsRefused) {
+  // 536870912 bytes uploaded in about 60 ms: about 9 GB/s, against a link said to be 5 GB/s.
+  std::string out;
+  const json g = grade(child(0.06, 0.04, 5), &out)["submissions"][0];
+  EXPECT_EQ(g["outcome"], "refused") << out;
+  EXPECT_EQ(g["performance"]["points"], 0);
+  EXPECT_TRUE(has(g["performance"]["refused"].get<std::string>(), "the host-to-device link measured in this run"))
+      << g.dump(2);
+}
+
+TEST_F(TransferParent, MarksThatDoNotMatchTheBenchmarkLineEarnNoPerformancePoints) {
+  // An eleventh student trip started and never ended, after the line that counts ten.
+  std::string out;
+  const json g = grade(child(0.01, 0.01, 50, "pinned",
+                             "echo '{\"event\": \"trip\", \"mark\": \"end\", \"benchmark\": \"67108864\", \"who\": "
+                             "\"student\", \"sample\": 3}'\n"),
+                       &out)["submissions"][0];
+  EXPECT_EQ(g["performance"]["points"], 0) << out;
+  EXPECT_TRUE(has(out, "a trip end mark (the student's trip at 67108864, sample 3) without its start mark")) << out;
+}
+
+// --- the spec and the command line ------------------------------------------------------------
+
+TEST(TransferSpec, Lab8IsGradedEndToEndAndHasNoLaunch) {
+  const LabSpec spec = find_lab(kLabs, "08");
+  EXPECT_EQ(spec.runner, LabRunner::kNvccHost);
+  EXPECT_TRUE(graded_end_to_end(spec));
+  EXPECT_FALSE(graded_end_to_end(find_lab(kLabs, "1")));
+  EXPECT_EQ(spec.workload->name(), "vector_add");
+  EXPECT_EQ(spec.check_size_texts, (std::vector<std::string>{"1", "1000", "65539", "1048577", "16777219"}));
+  EXPECT_EQ(spec.benchmark_sizes.front().n, std::int64_t{1} << 26);
+  EXPECT_EQ(spec.check_points + spec.performance_points, 100);
+}
+
+class TransferCli : public LabCliTest {
+ protected:
+  // Lab 8's lab.json with `text` replaced by `by`, in dir_/labs.
+  fs::path spec_with(const std::string& text, const std::string& by) const {
+    const fs::path labs = dir_ / "labs";
+    fs::create_directories(labs / "08-transfer");
+    std::string json = slurp(kLab / "lab.json");
+    json.replace(json.find(text), text.size(), by);
+    write(labs / "08-transfer" / "lab.json", json);
+    write(labs / "08-transfer" / "transfer.cu", "");
+    return labs;
+  }
+};
+
+TEST_F(TransferCli, ASpecWithALaunchOrOtherArgumentsIsRefused) {
+  const Outcome launch = run("lab --labs " + spec_with("\"check_sizes\"", "\"launch\": {\"block\": [256], \"grid\": "
+                                                                          "\"cover_n\"}, \"check_sizes\"").string() +
+                             " list");
+  EXPECT_EQ(launch.code, 2) << launch.out << launch.err;
+  EXPECT_TRUE(has(launch.err, "field 'launch': the nvcc-host runner's student launches their own kernels")) << launch.err;
+  const Outcome args = run("lab --labs " + spec_with("[\"a\", \"b\", \"c\", \"n\"]", "[\"c\", \"a\", \"b\", \"n\"]").string() +
+                           " list");
+  EXPECT_EQ(args.code, 2) << args.out << args.err;
+  EXPECT_TRUE(has(args.err, "field 'arguments': the nvcc-host runner calls its trip with two inputs")) << args.err;
+}
+
+TEST_F(TransferCli, ListShowsItAndStartCopiesTheSkeletonAndReadme) {
+  const Outcome list = run("lab list");
+  EXPECT_EQ(list.code, 0) << list.err;
+  EXPECT_TRUE(has(list.out, "08-transfer")) << list.out;
+  const Outcome start = run("lab start 08");
+  EXPECT_EQ(start.code, 0) << start.out << start.err;
+  for (const char* name : {"README.md", "lab.json", "transfer.cu"}) EXPECT_TRUE(fs::exists(dir_ / "08-transfer" / name)) << name;
+  EXPECT_EQ(slurp(dir_ / "08-transfer" / "transfer.cu"), slurp(kLab / "transfer.cu"));
+  EXPECT_FALSE(fs::exists(dir_ / "08-transfer" / "solutions"));
+}
+
+// The rules run in the parent: a breaker fails `lab check` at once, without a GPU or nvcc.
+TEST_F(TransferCli, RuleBreakersFailTheCheckWithoutAGpu) {
+  for (const auto& [name, expected] : std::vector<std::pair<std::string, std::string>>{
+           {"includes_thread.cu", "includes_thread.cu:4: #include <thread>"},
+           {"inline_asm.cu", "inline_asm.cu:12: asm: inline assembly is not allowed"},
+           {"constructor.cu", "constructor.cu:6: __attribute__: attributes are not allowed"}}) {
+    const Outcome o = run("lab check 08 " + (kPlanted / name).string(), "LAYERBENCH_LAB_RUNNER=false");
+    EXPECT_EQ(o.code, 1) << name << "\n" << o.out << o.err;
+    EXPECT_TRUE(has(o.out, expected)) << name << "\n" << o.out;
+    EXPECT_TRUE(has(o.out, "FAIL: " + name + " breaks the lab's rules or does not build")) << o.out;
+  }
+}
+
+TEST_F(TransferCli, ProfileSaysTheLabIsGradedEndToEndAndToUseNsys) {
+  const Outcome o = run("lab profile 08 " + kSolution.string());
+  EXPECT_EQ(o.code, 2) << o.out << o.err;
+  EXPECT_TRUE(has(o.err, "08-transfer is graded end to end")) << o.err;
+  EXPECT_TRUE(has(o.err, "nsys")) << o.err;
+  EXPECT_EQ(o.err.find('\n'), o.err.size() - 1) << "one line: " << o.err;
+}
+
+// --- on a GPU ---------------------------------------------------------------------------------
+
+TEST_F(TransferCli, TheSolutionGradesFullMarksOnTheGpu) {
+  if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "no GPU: " << why;
+  if (const std::string why = nvcc_missing(); !why.empty()) GTEST_SKIP() << why;
+  const Outcome o = run("lab grade 08 " + kSolution.string() + " --json grade.json");
+  EXPECT_EQ(o.code, 0) << o.out << o.err;
+  const json doc = json::parse(slurp(dir_ / "grade.json"));
+  const json& g = doc["submissions"][0];
+  EXPECT_EQ(g["outcome"], "graded") << g.dump(2);
+  EXPECT_EQ(g["points"], 100) << g.dump(2);
+  EXPECT_GT(doc["ceiling"]["value"].get<double>(), 0) << doc.dump(2);
+  EXPECT_TRUE(has(g["feedback"].dump(), "at the link")) << g["feedback"].dump(2);
+  std::printf("%s\n", o.out.c_str());
+}
+
+TEST_F(TransferCli, TheSkeletonFailsSayingCWasNeverWrittenOnTheGpu) {
+  if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "no GPU: " << why;
+  if (const std::string why = nvcc_missing(); !why.empty()) GTEST_SKIP() << why;
+  const Outcome o = run("lab check 08 " + (kLab / "transfer.cu").string());
+  EXPECT_EQ(o.code, 1) << o.out << o.err;
+  EXPECT_TRUE(has(o.out, "none of c was written")) << o.out;
+  EXPECT_TRUE(has(o.out, "built in ")) << o.out;
+}
+
+}  // namespace
