@@ -26,15 +26,19 @@ class TripClock {
  public:
   // A mark that arrived `arrival_s` seconds after the child started (the parent's clock).
   // ChildProtocolError when it is out of order: a start while a trip is under way, an end without
-  // its start, a sample other than the next; or an end that arrived with its start (the parent
-  // read both at once: it cannot say how long the trip took).
+  // its start, a sample other than the next. An end that arrived with its start (the parent read
+  // both at once, busy elsewhere while the trip ran: it cannot say how long it took) leaves that
+  // sample untimed, as the harness drops a sample taken while the GPU was throttled.
   void mark(const TripMark& mark, double arrival_s);
-  // The trips of `who` at benchmark `size`, in milliseconds, in sample order; empty when none.
+  // The timed trips of `who` at benchmark `size`, in milliseconds, in sample order; empty when none.
   std::vector<double> trips_ms(const std::string& size, TripOf who) const;
+  // How many of its samples were left untimed.
+  std::size_t untimed(const std::string& size, TripOf who) const;
 
  private:
   struct Series {
     std::vector<double> ms;
+    std::size_t untimed = 0;
     bool open = false;  // a start arrived, its end not yet
     double started_s = 0;
   };
@@ -47,7 +51,7 @@ Figures figures_of_trips(const std::vector<double>& trips_ms, double upload_byte
 
 // For a lab graded end to end: each benchmark line's figures, the student's and ours, replaced by
 // the parent's, from the marks (`report.trips`). A line whose marks are missing, or count other
-// trips than the line does, or fewer than kMinTimedTrips, sets report.protocol_error: a grade
+// trips than the line does (timed and untimed), or fewer than kMinTimedTrips timed, sets report.protocol_error: a grade
 // then trusts none of that child's timings.
 void time_trips_by_parent_clock(const LabSpec& spec, ChildReport& report);
 
