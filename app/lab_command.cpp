@@ -208,7 +208,7 @@ int run_lab_cli(const std::vector<std::string>& args) {
     }
     if (app.got_subcommand(leaderboard)) {
       const LabSpec spec = find_lab(labs_dir, lab_name);
-      write_leaderboard(spec.name, spec.baseline ? spec.baseline->name : "baseline",
+      write_leaderboard(spec.name, what_ours_is(spec),
                         {grade_files.begin(), grade_files.end()}, board_path,
                         board_path == kStandardOutput ? stderr : stdout);
       return 0;

@@ -118,10 +118,8 @@ Grade grade_submission(const LabSpec& spec, std::string file, std::size_t passed
   g.performance_points = g.tier ? g.tier->points : 0;
   // A lab graded end to end times the student's whole trip against ours (lab/transfer_ours.h).
   const bool trip = graded_end_to_end(spec);
-  std::string line = trip ? "your trip runs at " + format("%.2f", *g.speed) +
-                                " of the speed of ours (lab/transfer_ours.cu, written with the runtime API)"
-                          : "your kernel runs at " + format("%.2f", *g.speed) + " of the speed of ours (the " +
-                                (spec.baseline ? spec.baseline->name : std::string("baseline")) + " layer)";
+  std::string line = std::string(trip ? "your trip" : "your kernel") + " runs at " +
+                     format("%.2f", *g.speed) + " of the speed of " + what_ours_is(spec);
   if (g.ceiling_fraction)
     line += format(", %.0f%%", 100.0 * *g.ceiling_fraction) + " of the GPU's " + ceiling.what;
   g.feedback.push_back(line);

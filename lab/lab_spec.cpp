@@ -206,6 +206,11 @@ const Layer* baseline_layer(const Fields& f, const std::string& name, const Work
 
 bool graded_end_to_end(const LabSpec& spec) { return spec.runner == LabRunner::kNvccHost; }
 
+std::string what_ours_is(const LabSpec& spec) {
+  if (graded_end_to_end(spec)) return "ours (lab/transfer_ours.cu, written with the runtime API)";
+  return "ours (the " + (spec.baseline ? spec.baseline->name : std::string("baseline")) + " layer)";
+}
+
 const char* to_string(LabRunner runner) {
   for (const RunnerEntry& e : kRunners)
     if (e.runner == runner) return e.name;

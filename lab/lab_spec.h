@@ -81,6 +81,10 @@ struct LabSpec {
 // by the parent's clock and read against the host link's bandwidth (lab/transfer_lab.h,
 // lab/trip_clock.h, lab/transfer_grading.h).
 bool graded_end_to_end(const LabSpec& spec);
+// What the student's time is compared with, as the grade and the leaderboard name it: "ours (the
+// runtime layer)", or for a lab graded end to end "ours (lab/transfer_ours.cu, written with the
+// runtime API)".
+std::string what_ours_is(const LabSpec& spec);
 
 // Parses `lab_json` (its folder names the lab). Throws LabSpecError naming the file and the field.
 LabSpec parse_lab_spec(const std::filesystem::path& lab_json);

@@ -376,8 +376,8 @@ std::string board_html(const Board& board) {
     << "</b> · graded <b>" << when << "</b> · " << total << " submission" << (total == 1 ? "" : "s") << ": "
     << board.ranked.size() << " ranked, " << board.refused.size() << " refused, " << board.unranked.size()
     << " not ranked</p>\n"
-    << "<p class=\"how\"><b>Speed vs ours</b> = the median time of our kernel (the " << html_escape(board.baseline)
-    << " layer's) ÷ the median time of yours, both timed by <code>layerbench lab grade</code> in the same run on "
+    << "<p class=\"how\"><b>Speed vs ours</b> = the median time of " << html_escape(board.ours)
+    << " ÷ the median time of yours, both timed by <code>layerbench lab grade</code> in the same run on "
        "the same GPU, over the lab's benchmark sizes (their geometric mean): 1.00 is as fast as ours (the "
        "mark <span class=\"key\"></span> on each bar; a green bar is faster than ours). Ranked by speed, then points, "
        "then name. <b>Of "
@@ -396,7 +396,7 @@ std::string board_html(const Board& board) {
   return h.str();
 }
 
-void write_leaderboard(const std::string& lab, const std::string& baseline, const std::vector<fs::path>& grade_files,
+void write_leaderboard(const std::string& lab, const std::string& ours, const std::vector<fs::path>& grade_files,
                        const std::string& out_path, std::FILE* log) {
   for (const fs::path& file : grade_files)
     if (out_path != kStandardOutput && same_file(out_path, file))
@@ -406,7 +406,7 @@ void write_leaderboard(const std::string& lab, const std::string& baseline, cons
   std::vector<GradeDocument> documents;
   for (const fs::path& file : grade_files) documents.push_back(read_grade_document(file));
   Board board = make_board(documents, lab);
-  board.baseline = baseline;
+  board.ours = ours;
   check_writable(out_path);  // after the inputs: bad input leaves nothing behind, not even a folder
   try {
     write_output(out_path, board_html(board));

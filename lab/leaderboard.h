@@ -38,7 +38,7 @@ GradeDocument read_grade_document(const std::filesystem::path& path);
 GradeDocument parse_grade_document(const nlohmann::json& j, const std::string& source);
 
 struct Board {
-  std::string lab, title, ceiling_what, baseline = "runtime";
+  std::string lab, title, ceiling_what, ours = "ours (the runtime layer)";  // what_ours_is
   std::vector<std::string> gpus, sources;  // distinct, in order of the files
   std::string first_graded, last_graded;
   std::vector<BoardEntry> ranked;     // graded and timed: by speed, then points, then file
@@ -58,7 +58,7 @@ std::string html_escape(const std::string& text);
 
 // Reads `grade_files`, writes the page to `out_path` (common/output_file.h; "-" standard output)
 // and says what it wrote on `log`. UsageError (exit 2) for bad input or an unwritable output.
-void write_leaderboard(const std::string& lab, const std::string& baseline,
+void write_leaderboard(const std::string& lab, const std::string& ours,
                        const std::vector<std::filesystem::path>& grade_files, const std::string& out_path,
                        std::FILE* log);
 
