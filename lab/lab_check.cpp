@@ -125,9 +125,12 @@ void require_student_file(const fs::path& file) {
   throw UsageError("no such file: " + file.string());
 }
 
-ChildReport run_child_process(const LabSpec& spec, const fs::path& file, ChildMode mode, const CheckOptions& options,
+ChildReport run_child_process(const LabSpec& spec, const fs::path& given, ChildMode mode, const CheckOptions& options,
                               double time_limit_s) {
-  require_student_file(file);
+  require_student_file(given);
+  // A file named "-x.cu" would reach the child, nvcc and NVRTC (which takes a program's name as an
+  // argument of its own) as an option: "./-x.cu" is the same file.
+  const fs::path file = given.string().starts_with("-") ? fs::path(".") / given : given;
   ChildReport report;
   try {
     precheck_student_file(spec, file);

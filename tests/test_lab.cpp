@@ -256,6 +256,19 @@ TEST_F(Lab, SyntaxErrorNamesTheStudentsFileAndLine) {
   EXPECT_EQ(run("lab check 42 bad.cu").code, 2);
 }
 
+// A file whose name starts with "-" is a file, to the command, the child and NVRTC alike (NVRTC
+// reads a program's name as one of its own arguments): its compile error names it, no GPU needed.
+TEST_F(Lab, AFileNamedLikeAnOptionIsStillAFile) {
+  write(dir_ / "-bad.cu", "extern \"C\" __global__ void lab_vector_add(const float* a, const float* b, float* c,\n"
+                          "                                          long long n) {\n"
+                          "  c[0] = a[0] +;\n"
+                          "}\n");
+  const Outcome o = run("lab check 1 -- -bad.cu");
+  EXPECT_EQ(o.code, 1) << o.out << o.err;
+  EXPECT_TRUE(has(o.out, "-bad.cu(3): error")) << o.out;
+  EXPECT_FALSE(has(o.out + o.err, "invalid option")) << o.out << o.err;
+}
+
 TEST(LabCompile, EverySkeletonSolutionAndPlantedFileCompiles) {
   constexpr bool no_cache = false;  // compile_student_kernel's use_cache: always NVRTC
   for (const LabSpec& spec : all_labs(kLabs)) {
