@@ -168,11 +168,12 @@ struct RunnerEntry {
   const char* name;
   LabRunner runner;
   const char* extension;  // of the student's file
+  bool embedded_python;   // the child loads the file through lab/lb_lab_python.py's RUNNERS
 };
 constexpr RunnerEntry kRunners[] = {
-    {"nvrtc", LabRunner::kNvrtc, ".cu"},         {"numba", LabRunner::kNumba, ".py"},
-    {"pycuda", LabRunner::kPycuda, ".cu"},       {"cuda-core", LabRunner::kCudaCore, ".cu"},
-    {"nvcc-host", LabRunner::kNvccHost, ".cu"},
+    {"nvrtc", LabRunner::kNvrtc, ".cu", false},         {"numba", LabRunner::kNumba, ".py", true},
+    {"pycuda", LabRunner::kPycuda, ".cu", true},        {"cuda-core", LabRunner::kCudaCore, ".cu", true},
+    {"nvcc-host", LabRunner::kNvccHost, ".cu", false},
 };
 
 // The spec's runner, or the one its student file implies when absent; its file must have the
@@ -209,6 +210,12 @@ bool graded_end_to_end(const LabSpec& spec) { return spec.runner == LabRunner::k
 std::string what_ours_is(const LabSpec& spec) {
   if (graded_end_to_end(spec)) return "ours (lab/transfer_ours.cu, written with the runtime API)";
   return "ours (the " + (spec.baseline ? spec.baseline->name : std::string("baseline")) + " layer)";
+}
+
+bool runs_in_embedded_python(LabRunner runner) {
+  for (const RunnerEntry& e : kRunners)
+    if (e.runner == runner) return e.embedded_python;
+  return false;
 }
 
 const char* to_string(LabRunner runner) {

@@ -48,6 +48,9 @@ struct Tier {
 // shape). lab_spec.cpp's runner table names each.
 enum class LabRunner { kNvrtc, kNumba, kPycuda, kCudaCore, kNvccHost };
 const char* to_string(LabRunner runner);
+// True for the runners that are Python layers (numba, pycuda, cuda-core): the child loads the
+// file through the embedded interpreter.
+bool runs_in_embedded_python(LabRunner runner);
 
 struct LabSpec {
   std::filesystem::path dir;   // labs/<NN-name>

@@ -29,16 +29,7 @@ class CudaProgram final : public StudentProgram {
 
 bool is_python_lab(const LabSpec& spec) { return spec.runner == LabRunner::kNumba; }
 
-bool needs_embedded_python(const LabSpec& spec) {
-  switch (spec.runner) {
-    case LabRunner::kNumba:
-    case LabRunner::kPycuda:
-    case LabRunner::kCudaCore: return true;
-    case LabRunner::kNvrtc:
-    case LabRunner::kNvccHost: return false;
-  }
-  return false;
-}
+bool needs_embedded_python(const LabSpec& spec) { return runs_in_embedded_python(spec.runner); }
 
 void precheck_student_file(const LabSpec& spec, const std::filesystem::path& file) {
   if (is_python_lab(spec)) return precheck_python_file(spec, file);
