@@ -1,5 +1,5 @@
 // expect-check: pass
-// expect-grade: graded 60 0 25
+// expect-grade: graded 60 0 10
 // expect-feedback: no overlap
 // No overlap: pinned buffers, but one synchronous copy of all of a, then of b, the kernel, and one copy of all of c back. Each step waits for the one before, so the trip takes as long as the uploads and the download one after another.
 #include <cuda_runtime.h>

@@ -1,5 +1,5 @@
 // expect-check: pass
-// expect-grade: graded 60 0 25
+// expect-grade: graded 60 0 0
 // expect-feedback: pageable copies
 // Pageable host buffers: the solution's chunks and streams, but a, b and c from malloc. Every copy is staged by the driver through a pinned buffer of its own, on the CPU, so it is slower than the link and the chunks barely overlap; the check passes, the grade names the pageable copies.
 #include <cuda_runtime.h>
