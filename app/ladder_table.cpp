@@ -2,16 +2,14 @@
 
 #include <cstdio>
 
+#include "common/format_number.h"
+
 namespace lb {
 namespace {
 
-std::string format(const char* fmt, double value) {
-  char text[64];
-  std::snprintf(text, sizeof text, fmt, value);
-  return text;
+std::string percent(double value, double of) {
+  return of > 0 && value > 0 ? format_number("%.1f%%", 100.0 * value / of) : "-";
 }
-
-std::string percent(double value, double of) { return of > 0 && value > 0 ? format("%.1f%%", 100.0 * value / of) : "-"; }
 
 bool ok(const CaseResult& r) { return r.status == CaseStatus::kOk && r.stats.count > 0; }
 
@@ -46,7 +44,7 @@ std::string ladder_table(const std::vector<CaseResult>& results, const Ceilings&
     reference_name = library;
     reference = sgemm;
     reference_note = "the cuBLAS SGEMM ceiling measured at the start of this run (" + ceilings.sgemm->size + ", " +
-                     format("%.1f", sgemm) + " GFLOP/s; no vendor layer here)";
+                     format_number("%.1f", sgemm) + " GFLOP/s; no vendor layer here)";
   }
   const bool copy_column = !matmul && copy > 0;
 
@@ -74,18 +72,18 @@ std::string ladder_table(const std::vector<CaseResult>& results, const Ceilings&
     if (!r.spec.rung) continue;
     const std::string id = r.spec.rung->id();
     std::string speedup = "-";
-    if (below && ok(*below) && ok(r)) speedup = format("%.2fx", below->stats.median_ms / r.stats.median_ms);
+    if (below && ok(*below) && ok(r)) speedup = format_number("%.2fx", below->stats.median_ms / r.stats.median_ms);
     row(id.substr(id.find('/') + 1), r, speedup);
     below = &r;
   }
   for (const CaseResult& r : results)
     if (!r.spec.rung) {
       std::string speedup = "-";
-      if (below && ok(*below) && ok(r)) speedup = format("%.2fx", below->stats.median_ms / r.stats.median_ms);
+      if (below && ok(*below) && ok(r)) speedup = format_number("%.2fx", below->stats.median_ms / r.stats.median_ms);
       row(library + " (" + r.spec.layer->name + " layer)", r, speedup);
     }
   if (reference > 0) text += "%" + reference_name + ": of " + reference_note + "\n";
-  if (copy_column) text += format("%%copy: of the device-to-device copy bandwidth, %.1f GB/s\n", copy);
+  if (copy_column) text += format_number("%%copy: of the device-to-device copy bandwidth, %.1f GB/s\n", copy);
   text += "speed-up: the rung's median time against the rung below it\n";
   return text;
 }

@@ -2,9 +2,8 @@
 
 #include <cuda_runtime.h>
 
-#include <cstdio>
-
 #include "common/cuda_check.h"
+#include "common/format_number.h"
 
 namespace lb {
 namespace {
@@ -15,13 +14,7 @@ int attribute(cudaDeviceAttr what, int device) {
   return value;
 }
 
-std::string format(const char* fmt, double value) {
-  char text[64];
-  std::snprintf(text, sizeof text, fmt, value);
-  return text;
-}
-
-std::string bytes_text(double bytes) { return format("%.0f", bytes); }
+std::string bytes_text(double bytes) { return format_number("%.0f", bytes); }
 
 double fp32_gflops_at(const DevicePeaks& p, double sm_clock_mhz) {
   return static_cast<double>(p.sm_count) * p.fp32_lanes_per_sm * 2.0 * sm_clock_mhz / 1e3;
@@ -143,8 +136,8 @@ RateLimit rate_limit(const Workload& workload, const Shape& shape, const DeviceP
       r.limit = peaks.fp32_gflops;
       r.bound = "the fp32 peak";
       r.derivation = std::to_string(peaks.sm_count) + " SMs x " + std::to_string(peaks.fp32_lanes_per_sm) +
-                     " fp32 lanes x 2 flops x " + format("%.0f", peaks.sm_clock_mhz) + " MHz = " +
-                     format("%.1f", peaks.fp32_gflops) + " GFLOP/s";
+                     " fp32 lanes x 2 flops x " + format_number("%.0f", peaks.sm_clock_mhz) +
+                     " MHz = " + format_number("%.1f", peaks.fp32_gflops) + " GFLOP/s";
       return r;
     }
     case Figure::kBandwidth: break;
@@ -167,15 +160,15 @@ RateLimit rate_limit(const Workload& workload, const Shape& shape, const DeviceP
   r.figure = figure;
   r.limit = peaks.dram_gbps * w / (w - spared);
   r.bound = "the DRAM peak for a " + bytes_text(w) + "-byte working set";
-  r.derivation = format("%.1f", peaks.dram_gbps) + " GB/s x W / (W - " + (l2_flushed ? "L2" : "2 x L2") + ") = " +
-                 format("%.1f", peaks.dram_gbps) + " x " + bytes_text(w) + " / " + bytes_text(w - spared) + " = " +
-                 format("%.1f", r.limit) + " GB/s";
+  r.derivation = format_number("%.1f", peaks.dram_gbps) + " GB/s x W / (W - " + (l2_flushed ? "L2" : "2 x L2") +
+                 ") = " + format_number("%.1f", peaks.dram_gbps) + " x " + bytes_text(w) + " / " +
+                 bytes_text(w - spared) + " = " + format_number("%.1f", r.limit) + " GB/s";
   return r;
 }
 
 std::string rate_excess(const RateLimit& limit, double rate) {
   if (!limit.checked() || !(rate > limit.limit)) return {};
-  return format("%.1f", rate) + " " + limit.unit_text() + " > " + format("%.1f", limit.limit) + " " +
+  return format_number("%.1f", rate) + " " + limit.unit_text() + " > " + format_number("%.1f", limit.limit) + " " +
          limit.unit_text() + ", " + limit.bound;
 }
 

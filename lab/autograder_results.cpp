@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/format_number.h"
 #include "common/usage_error.h"
 #include "lab/lab_check.h"  // check_size_label
 
@@ -11,12 +12,6 @@ namespace lb::lab {
 namespace {
 
 using nlohmann::json;
-
-std::string format(const char* fmt, double value) {
-  char text[64];
-  std::snprintf(text, sizeof text, fmt, value);
-  return text;
-}
 
 // Scores in hundredths, so that the emitted numbers read as they add up ("8.57", not 8.5700000001).
 double round2(double x) { return static_cast<double>(std::llround(x * 100.0)) / 100.0; }
@@ -51,7 +46,7 @@ std::vector<long long> split(long long total, std::size_t n) {
 int max_points(const LabSpec& spec) { return spec.check_points + spec.performance_points; }
 
 std::string summary_line(const LabSpec& spec, const Grade& g) {
-  return spec.name + ": " + format("%g", g.points()) + " / " + std::to_string(max_points(spec)) + " (" +
+  return spec.name + ": " + format_number("%g", g.points()) + " / " + std::to_string(max_points(spec)) + " (" +
          to_string(g.outcome) + ")";
 }
 
@@ -111,9 +106,11 @@ AutograderTest performance_test(const LabSpec& spec, const Grade& g) {
       if (!g.speed)
         t.message = "no performance points: not every benchmark size was timed";
       else
-        t.message = format("%.2f of the speed of ours", *g.speed) +
-                    (g.tier ? format(", tier at least %.2f of ours", g.tier->at_least) : std::string(", below every tier")) +
-                    ": " + format("%g", g.performance_points) + " of " + std::to_string(spec.performance_points) + " points";
+        t.message = format_number("%.2f of the speed of ours", *g.speed) +
+                    (g.tier ? format_number(", tier at least %.2f of ours", g.tier->at_least)
+                            : std::string(", below every tier")) +
+                    ": " + format_number("%g", g.performance_points) + " of " +
+                    std::to_string(spec.performance_points) + " points";
       std::vector<std::string> lines = g.feedback;
       lines.insert(lines.end(), figures.begin(), figures.end());
       t.output = join(lines);

@@ -1,17 +1,12 @@
 #include "lab/grading.h"
 
 #include <cmath>
-#include <cstdio>
 #include <sstream>
+
+#include "common/format_number.h"
 
 namespace lb::lab {
 namespace {
-
-std::string format(const char* fmt, double value) {
-  char text[64];
-  std::snprintf(text, sizeof text, fmt, value);
-  return text;
-}
 
 double round1(double x) { return std::round(x * 10.0) / 10.0; }
 
@@ -20,7 +15,7 @@ bool by_flops(const LabSpec& spec) { return spec.workload->figure() == Figure::k
 double rate(const LabSpec& spec, const Timing& t) { return by_flops(spec) ? t.gflops : t.gbps; }
 const char* rate_unit(const LabSpec& spec) { return by_flops(spec) ? "GFLOP/s" : "GB/s"; }
 
-std::string tier_text(const Tier& tier) { return format("at least %.2f of ours", tier.at_least); }
+std::string tier_text(const Tier& tier) { return format_number("at least %.2f of ours", tier.at_least); }
 
 std::string csv_field(const std::string& text) {
   if (text.find_first_of(",\"\n") == std::string::npos) return text;
@@ -118,10 +113,10 @@ Grade grade_submission(const LabSpec& spec, std::string file, std::size_t passed
   g.performance_points = g.tier ? g.tier->points : 0;
   // A lab graded end to end times the student's whole trip against ours (lab/transfer_ours.h).
   const bool trip = graded_end_to_end(spec);
-  std::string line = std::string(trip ? "your trip" : "your kernel") + " runs at " +
-                     format("%.2f", *g.speed) + " of the speed of " + what_ours_is(spec);
+  std::string line = std::string(trip ? "your trip" : "your kernel") + " runs at " + format_number("%.2f", *g.speed) +
+                     " of the speed of " + what_ours_is(spec);
   if (g.ceiling_fraction)
-    line += format(", %.0f%%", 100.0 * *g.ceiling_fraction) + " of the GPU's " + ceiling.what;
+    line += format_number(", %.0f%%", 100.0 * *g.ceiling_fraction) + " of the GPU's " + ceiling.what;
   g.feedback.push_back(line);
   const Tier* better = nullptr;  // the tier just above the one reached
   for (const Tier& tier : spec.tiers)
@@ -186,16 +181,17 @@ nlohmann::json grade_json(const LabSpec& spec, const Grade& g) {
 std::string grade_markdown(const LabSpec& spec, const Grade& g, const Ceiling& ceiling) {
   std::ostringstream md;
   md << "## " << g.file << "\n\n";
-  md << "**" << format("%g", g.points()) << " / " << spec.check_points + spec.performance_points << "** ("
+  md << "**" << format_number("%g", g.points()) << " / " << spec.check_points + spec.performance_points << "** ("
      << to_string(g.outcome) << ")\n\n";
   md << "| part | result | points |\n|---|---|---|\n";
-  md << "| check | " << g.sizes_passed << " of " << g.sizes_total << " sizes passed | " << format("%g", g.check_points)
-     << " / " << spec.check_points << " |\n";
+  md << "| check | " << g.sizes_passed << " of " << g.sizes_total << " sizes passed | "
+     << format_number("%g", g.check_points) << " / " << spec.check_points << " |\n";
   md << "| performance | "
      << (!g.refusal.empty() ? "**refused**: " + g.refusal
-         : g.speed ? format("%.2f", *g.speed) + " of ours" + (g.tier ? ", tier " + tier_text(*g.tier) : ", below every tier")
+         : g.speed          ? format_number("%.2f", *g.speed) + " of ours" +
+                         (g.tier ? ", tier " + tier_text(*g.tier) : ", below every tier")
                    : std::string("not graded"))
-     << " | " << format("%g", g.performance_points) << " / " << spec.performance_points << " |\n\n";
+     << " | " << format_number("%g", g.performance_points) << " / " << spec.performance_points << " |\n\n";
   bool any_timed = false, any_limit = false;
   for (const BenchmarkResult& b : g.benchmarks) {
     any_timed = any_timed || (b.student && b.runtime);
@@ -208,11 +204,11 @@ std::string grade_markdown(const LabSpec& spec, const Grade& g, const Ceiling& c
     md << " |\n|---|---|---|---|---|---|" << (ceiling.value > 0 ? "---|" : "") << (any_limit ? "---|" : "") << "\n";
     for (const BenchmarkResult& b : g.benchmarks) {
       if (!b.student || !b.runtime) continue;
-      md << "| " << b.size << " | " << format("%.4f", b.student->median_ms) << " | " << format("%.4f", b.runtime->median_ms)
-         << " | " << format("%.0f", rate(spec, *b.student)) << " | " << format("%.0f", rate(spec, *b.runtime)) << " | "
-         << format("%.2f", b.speed());
-      if (ceiling.value > 0) md << " | " << format("%.0f%%", 100.0 * rate(spec, *b.student) / ceiling.value);
-      if (any_limit) md << " | " << (b.limit.checked() ? format("%.0f", b.limit.limit) : std::string("-"));
+      md << "| " << b.size << " | " << format_number("%.4f", b.student->median_ms) << " | "
+         << format_number("%.4f", b.runtime->median_ms) << " | " << format_number("%.0f", rate(spec, *b.student))
+         << " | " << format_number("%.0f", rate(spec, *b.runtime)) << " | " << format_number("%.2f", b.speed());
+      if (ceiling.value > 0) md << " | " << format_number("%.0f%%", 100.0 * rate(spec, *b.student) / ceiling.value);
+      if (any_limit) md << " | " << (b.limit.checked() ? format_number("%.0f", b.limit.limit) : std::string("-"));
       md << " |\n";
     }
     md << "\n";
@@ -227,15 +223,15 @@ std::string csv_header() {
 }
 
 std::string csv_row(const LabSpec& spec, const Grade& g) {
-  auto number = [](const std::optional<double>& v) { return v ? format("%.4f", *v) : std::string(); };
+  auto number = [](const std::optional<double>& v) { return v ? format_number("%.4f", *v) : std::string(); };
   std::string feedback;
   for (const std::string& line : g.feedback) feedback += (feedback.empty() ? "" : " | ") + line;
   std::ostringstream row;
-  row << csv_field(g.file) << "," << spec.name << "," << to_string(g.outcome) << "," << format("%g", g.points()) << ","
-      << spec.check_points + spec.performance_points << "," << g.sizes_passed << "," << g.sizes_total << ","
-      << format("%g", g.check_points) << "," << number(g.speed) << "," << number(g.ceiling_fraction) << ","
-      << (g.tier ? format("%g", g.tier->at_least) : std::string()) << "," << format("%g", g.performance_points) << ","
-      << csv_field(feedback) << "\n";
+  row << csv_field(g.file) << "," << spec.name << "," << to_string(g.outcome) << "," << format_number("%g", g.points())
+      << "," << spec.check_points + spec.performance_points << "," << g.sizes_passed << "," << g.sizes_total << ","
+      << format_number("%g", g.check_points) << "," << number(g.speed) << "," << number(g.ceiling_fraction) << ","
+      << (g.tier ? format_number("%g", g.tier->at_least) : std::string()) << ","
+      << format_number("%g", g.performance_points) << "," << csv_field(feedback) << "\n";
   return row.str();
 }
 

@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "common/format_number.h"
 #include "common/output_file.h"
 #include "common/usage_error.h"
 
@@ -15,12 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-std::string format(const char* fmt, double value) {
-  char text[64];
-  std::snprintf(text, sizeof text, fmt, value);
-  return text;
-}
 
 const char* kind_of(const json& j) {
   switch (j.type()) {
@@ -269,10 +264,12 @@ footer { margin-top: 36px; color: var(--muted); font-size: 13px; }
 footer li { overflow-wrap: anywhere; }
 )";
 
-std::string points_text(const BoardEntry& e) { return format("%g", e.points) + " / " + format("%g", e.max_points); }
+std::string points_text(const BoardEntry& e) {
+  return format_number("%g", e.points) + " / " + format_number("%g", e.max_points);
+}
 
 std::string fraction_text(const BoardEntry& e) {
-  return e.ceiling_fraction ? format("%.0f%%", 100.0 * *e.ceiling_fraction) : std::string("–");
+  return e.ceiling_fraction ? format_number("%.0f%%", 100.0 * *e.ceiling_fraction) : std::string("–");
 }
 
 std::string gpu_cell(const Board& board, const BoardEntry& e) {
@@ -292,10 +289,10 @@ std::string ranked_table(const Board& board) {
     const BoardEntry& e = board.ranked[i];
     const double width = std::clamp(*e.speed / scale, 0.0, 1.0) * 100.0;
     h << "<tr" << (i < 3 ? " class=\"top\"" : "") << "><td class=\"num rank\">" << i + 1 << "</td><td class=\"name\">"
-      << html_escape(e.file) << "</td><td class=\"speed\"><span class=\"value\">" << format("%.2f", *e.speed)
+      << html_escape(e.file) << "</td><td class=\"speed\"><span class=\"value\">" << format_number("%.2f", *e.speed)
       << "</span><span class=\"bar\"><span class=\"fill" << (*e.speed > 1.0 ? " faster" : "")
-      << "\" style=\"width:" << format("%.1f", width)
-      << "%\"></span><span class=\"ours\" style=\"left:" << format("%.1f", 100.0 / scale)
+      << "\" style=\"width:" << format_number("%.1f", width)
+      << "%\"></span><span class=\"ours\" style=\"left:" << format_number("%.1f", 100.0 / scale)
       << "%\" title=\"ours\"></span></span></td><td class=\"num\">" << points_text(e) << "</td><td class=\"num\">"
       << fraction_text(e) << "</td>" << gpu_cell(board, e) << "<td class=\"outcome\">" << html_escape(e.outcome)
       << "</td></tr>\n";
@@ -328,7 +325,7 @@ std::string refused_section(const Board& board) {
     << gpu_head(board) << "<th>why refused</th></tr></thead>\n<tbody>\n";
   for (const BoardEntry& e : board.refused)
     h << "<tr><td class=\"name\">" << html_escape(e.file) << "</td><td class=\"num\">" << points_text(e)
-      << "</td><td class=\"num\">" << (e.speed ? format("%.2f", *e.speed) : std::string("–")) << "</td>"
+      << "</td><td class=\"num\">" << (e.speed ? format_number("%.2f", *e.speed) : std::string("–")) << "</td>"
       << gpu_cell(board, e) << "<td class=\"why\">" << (e.refusal.empty() ? feedback_lines(e) : html_escape(e.refusal))
       << "</td></tr>\n";
   h << "</tbody></table></section>\n";
@@ -346,7 +343,7 @@ std::string unranked_section(const Board& board) {
     << "<th class=\"num\">points</th>" << gpu_head(board) << "<th>why</th></tr></thead>\n<tbody>\n";
   for (const BoardEntry& e : board.unranked)
     h << "<tr><td class=\"name\">" << html_escape(e.file) << "</td><td class=\"outcome\">" << html_escape(e.outcome)
-      << "</td><td class=\"num\">" << format("%g", e.sizes_passed) << " / " << format("%g", e.sizes)
+      << "</td><td class=\"num\">" << format_number("%g", e.sizes_passed) << " / " << format_number("%g", e.sizes)
       << " sizes</td><td class=\"num\">" << points_text(e) << "</td>" << gpu_cell(board, e) << "<td class=\"why\">"
       << feedback_lines(e) << "</td></tr>\n";
   h << "</tbody></table></section>\n";

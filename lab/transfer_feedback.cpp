@@ -2,22 +2,17 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <vector>
 
+#include "common/format_number.h"
 #include "lab/feedback.h"
 #include "workloads/problem.h"
 
 namespace lb::lab {
 namespace {
 
-std::string fmt(const char* format, double value) {
-  char text[64];
-  std::snprintf(text, sizeof text, format, value);
-  return text;
-}
-std::string ms(double value) { return fmt(value < 10 ? "%.2f ms" : "%.1f ms", value); }
-std::string gbps(double value) { return fmt("%.1f GB/s", value); }
+std::string ms(double value) { return format_number(value < 10 ? "%.2f ms" : "%.1f ms", value); }
+std::string gbps(double value) { return format_number("%.1f GB/s", value); }
 
 // "a", "a and c", "a, b and c"
 std::string listed(const std::vector<std::string>& names) {
@@ -101,15 +96,15 @@ std::string limiter_line(const TripFacts& f) {
   const std::string overlapped = ms(bound) + " a fully overlapped trip needs (both directions at once share the link)";
   if (share <= kAtLinkShare)
     return "at the link: your trip takes " + ms(f.trip_ms) + ", within " +
-           fmt("%.0f%%", std::max(0.0, 100.0 * (f.trip_ms / bound - 1.0))) + " of the " + overlapped + " " + copies +
-           "; only a faster link would make it much faster";
+           format_number("%.0f%%", std::max(0.0, 100.0 * (f.trip_ms / bound - 1.0))) + " of the " + overlapped + " " +
+           copies + "; only a faster link would make it much faster";
   // Chunks overlap, but the first upload and the last download stick out: with k equal chunks a
   // trip takes about bound + (serial - bound) / k, so the student's time says roughly which k it has.
   const double chunks = std::max(1.0, std::round(1.0 / std::max(share, 1e-9)));
-  return "overlap, but too few chunks: your trip takes " + ms(f.trip_ms) + " against the " + overlapped + " " +
-         copies +
+  return "overlap, but too few chunks: your trip takes " + ms(f.trip_ms) + " against the " + overlapped + " " + copies +
          "; the first chunk's upload and the last chunk's download are not hidden: with k chunks a trip takes "
-         "about " + ms(bound) + " + " + ms(serial - bound) + " / k, so yours behaves like " + fmt("%.0f", chunks) +
+         "about " +
+         ms(bound) + " + " + ms(serial - bound) + " / k, so yours behaves like " + format_number("%.0f", chunks) +
          " chunk" + (chunks > 1.5 ? "s" : "") + "; use more, smaller chunks (a few MiB each)";
 }
 

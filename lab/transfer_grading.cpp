@@ -1,7 +1,6 @@
 #include "lab/transfer_grading.h"
 
-#include <cstdio>
-
+#include "common/format_number.h"
 #include "lab/transfer_feedback.h"
 
 namespace lb::lab {
@@ -15,12 +14,6 @@ const Shape* benchmark_shape(const LabSpec& spec, const std::string& label) {
   for (const Shape& shape : spec.benchmark_sizes)
     if (spec.workload->size_label(shape) == label) return &shape;
   return nullptr;
-}
-
-std::string fmt(const char* format, double value) {
-  char text[64];
-  std::snprintf(text, sizeof text, format, value);
-  return text;
 }
 
 }  // namespace
@@ -38,12 +31,12 @@ RateLimit link_limit(const LabSpec& spec, const std::string& label, const std::o
   RateLimit limit;
   limit.figure = Figure::kBandwidth;
   limit.limit = h2d * kLinkMargin;
-  limit.bound = "the host-to-device link measured in this run (" + fmt("%.1f", h2d) + " GB/s pinned, with " +
-                fmt("%.0f%%", 100.0 * (kLinkMargin - 1.0)) + " for its noise)";
-  limit.derivation = "a trip uploads " + fmt("%.0f", upload) + " bytes; at " + fmt("%.1f", h2d) +
-                     " GB/s that takes at least " + fmt("%.3f", upload / (h2d * 1e6)) + " ms: at most " +
-                     fmt("%.1f", h2d) + " GB/s x " + fmt("%.2f", kLinkMargin) + " = " + fmt("%.1f", limit.limit) +
-                     " GB/s";
+  limit.bound = "the host-to-device link measured in this run (" + format_number("%.1f", h2d) + " GB/s pinned, with " +
+                format_number("%.0f%%", 100.0 * (kLinkMargin - 1.0)) + " for its noise)";
+  limit.derivation = "a trip uploads " + format_number("%.0f", upload) + " bytes; at " + format_number("%.1f", h2d) +
+                     " GB/s that takes at least " + format_number("%.3f", upload / (h2d * 1e6)) + " ms: at most " +
+                     format_number("%.1f", h2d) + " GB/s x " + format_number("%.2f", kLinkMargin) + " = " +
+                     format_number("%.1f", limit.limit) + " GB/s";
   return limit;
 }
 
