@@ -10,19 +10,18 @@ it (`scripts/install-report-deps.sh --chromium` installs it). Each is skipped, s
 from __future__ import annotations
 
 import html
+import importlib.util
 import json
 import os
 import re
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "labs" / "leaderboard"
-BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 WINDOW = 1280
 
 RANKED = ["students/eve/<img src=x onerror=alert(1)>.cu", "students/ada/vector_add.cu",
@@ -46,27 +45,18 @@ window.addEventListener("load", () => {
 </script>"""
 
 
-def find_browser() -> str | None:
-    return next((path for path in map(shutil.which, BROWSERS) if path), None)
+# One way to find the binary and one to run Chromium, shared with the bad-input table's test and the
+# report's browser test.
+from test_bad_inputs_table import find_layerbench  # noqa: E402
 
-
-def find_layerbench() -> tuple[Path | None, str]:
-    if os.environ.get("LB_EXE"):
-        return Path(os.environ["LB_EXE"]), "$LB_EXE"
-    cwd = Path.cwd()
-    if cwd.name == "tests" and (cwd / "CTestTestfile.cmake").exists() and (cwd.parent / "layerbench").exists():
-        return cwd.parent / "layerbench", "the build ctest runs in"
-    fallback = ROOT / "build" / "layerbench"
-    return (fallback, "build/layerbench") if fallback.exists() else (None, f"no $LB_EXE, not under ctest, no {fallback}")
+_spec = importlib.util.spec_from_file_location("report_chromium", ROOT / "reports" / "tests" / "test_chromium.py")
+_report_chromium = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_report_chromium)
+find_browser = _report_chromium.find_browser
 
 
 def chromium(browser: str, *args: str) -> subprocess.CompletedProcess:
-    with tempfile.TemporaryDirectory() as profile:
-        cmd = [browser, "--headless", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
-               f"--user-data-dir={profile}", "--virtual-time-budget=10000", f"--window-size={WINDOW},1100", *args]
-        if hasattr(os, "geteuid") and os.geteuid() == 0:
-            cmd.insert(1, "--no-sandbox")  # Chromium refuses to run as root with its sandbox
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=180)
+    return _report_chromium.chromium(browser, f"--window-size={WINDOW},1100", *args)
 
 
 pytestmark = pytest.mark.skipif(
