@@ -6,6 +6,13 @@
 #include <random>
 #include <set>
 
+#include <cuda_runtime.h>
+
+#include <cstring>
+
+#include "common/cuda_check.h"
+#include "common/gpu.h"
+#include "workloads/fill_random.h"
 #include "workloads/problem.h"
 
 namespace lb {
@@ -88,7 +95,7 @@ TEST(Inputs, OutputsStartPoisonedExceptSaxpy) {
     const HostProblem p = w->make_problem(w->size_form() != SizeForm::kCount ? Shape{3, 4, 5} : Shape{1, 10, 1}, 1);
     EXPECT_EQ(std::int64_t(p.output.size()), w->output_elements(p.shape)) << w->name();
     for (float v : p.output) {
-      if (w->name() == "saxpy") EXPECT_FALSE(std::isnan(v));
+      if (w->descriptor().recipe.output) EXPECT_FALSE(std::isnan(v));  // saxpy's y
       else EXPECT_TRUE(std::isnan(v)) << w->name();
     }
   }
@@ -219,6 +226,135 @@ TEST(Tolerance, ReduceAsksForTheExactSumOfWholeNumbers) {
   // A problem of real numbers (built by hand) gets the bound of a long fp32 sum instead.
   HostProblem real{{1, 100, 1}, 0, 0, {random_vector(100, 1, 0)}, poisoned(1)};
   EXPECT_NEAR(r.reference(real).tolerance, 2.0 * 10.0 * kFloatEps, 1e-15);
+}
+
+// --- the one generator (random_draw.h): exact, the same on host and device --------------------
+
+// Evaluated by the compiler (exact integer and float arithmetic, no FMA contraction, no -march):
+// the runtime values, built with -O3 on the host and by nvcc on the device, must be these.
+constexpr std::uint64_t kKey = random_draw::stream_key(12345, 0);
+static_assert(random_draw::element(kKey, 0, Draw::kUnit) == random_draw::element(kKey, 0, Draw::kUnit));
+constexpr float kConstUnit[4] = {random_draw::element(kKey, 0, Draw::kUnit), random_draw::element(kKey, 1, Draw::kUnit),
+                                 random_draw::element(kKey, 2, Draw::kUnit), random_draw::element(kKey, 1000003, Draw::kUnit)};
+
+TEST(RandomDraw, UnitValuesAreExactMultiplesOfTwoToTheMinus24InRange) {
+  HostBuffer v = random_vector(1 << 20, 99, 3, Draw::kUnit);
+  for (float x : v) {
+    const float m = std::fabs(x);
+    ASSERT_GE(m, 0.25f);
+    ASSERT_LT(m, 1.0f);
+    const double scaled = double(m) * 16777216.0;  // 2^24: a whole number in [2^22, 2^24)
+    ASSERT_EQ(scaled, std::trunc(scaled)) << x;
+  }
+  // Each value is (2^22 + floor(3b/4)) 2^-24 for the element's 24 bits b, computed here in double.
+  const std::uint64_t key = random_draw::stream_key(99, 3);
+  for (std::uint64_t i : {0ull, 1ull, 77ull, 1048575ull}) {
+    const std::uint64_t bits = random_draw::mix(key + i);
+    const std::uint64_t b = bits >> 40;
+    const double m = double((1ull << 22) + (3 * b) / 4) / 16777216.0;
+    EXPECT_EQ(double(v[i]), (bits & 1u) ? -m : m) << i;
+  }
+  // The compiler's exact evaluation and the optimised runtime loop agree bit for bit.
+  const HostBuffer w = random_vector(1000004, 12345, 0, Draw::kUnit);
+  EXPECT_EQ(w[0], kConstUnit[0]);
+  EXPECT_EQ(w[1], kConstUnit[1]);
+  EXPECT_EQ(w[2], kConstUnit[2]);
+  EXPECT_EQ(w[1000003], kConstUnit[3]);
+}
+
+TEST(RandomDraw, IntegersAreWholeNumbersFrom1To255WithBothSigns) {
+  const HostBuffer v = random_vector(100000, 5, 0, Draw::kIntegers);
+  std::set<float> seen;
+  for (float x : v) {
+    ASSERT_EQ(x, std::trunc(x));
+    ASSERT_GE(std::fabs(x), 1.0f);
+    ASSERT_LE(std::fabs(x), 255.0f);
+    seen.insert(x);
+  }
+  EXPECT_EQ(seen.size(), 510u);  // every magnitude, both signs
+}
+
+// Each workload's problem is its recipe, drawn from the streams the workloads have always used
+// (so a recorded seed still names the same kind of inputs): vector_add a, b from streams 0, 1;
+// saxpy x 0, y 1, alpha 2 in [0.5, 2); reduce x 0 as whole numbers; matmul A 0, B 1; transpose A 0.
+TEST(Recipe, MakeProblemIsTheRecipeDrawnOnTheHost) {
+  const std::uint64_t seed = 4242;
+  for (const Workload* w : all_workloads()) {
+    const Shape s = w->size_form() == SizeForm::kCount ? Shape{1, 1001, 1} : Shape{7, 9, 11};
+    const HostProblem p = w->make_problem(s, seed);
+    const InputRecipe& r = w->descriptor().recipe;
+    ASSERT_EQ(r.inputs.size(), p.inputs.size()) << w->name();
+    for (std::size_t i = 0; i < p.inputs.size(); ++i) {
+      const HostBuffer want = random_vector(std::int64_t(p.inputs[i].size()), seed, r.inputs[i].stream, r.inputs[i].draw);
+      EXPECT_EQ(std::memcmp(want.data(), p.inputs[i].data(), want.size() * sizeof(float)), 0) << w->name() << " " << i;
+      EXPECT_EQ(r.inputs[i].stream, i) << w->name();  // input i: stream i
+    }
+    if (r.scalar) EXPECT_EQ(p.alpha, random_scalar(seed, r.scalar->stream, r.scalar->lo, r.scalar->hi));
+    else EXPECT_EQ(p.alpha, 0.0f) << w->name();
+  }
+  const InputRecipe& saxpy = W("saxpy").descriptor().recipe;
+  ASSERT_TRUE(saxpy.output && saxpy.scalar);
+  EXPECT_EQ(saxpy.output->stream, 1u);
+  EXPECT_EQ(saxpy.scalar->stream, 2u);
+  EXPECT_EQ(saxpy.scalar->lo, 0.5f);
+  EXPECT_EQ(saxpy.scalar->hi, 2.0f);
+  EXPECT_EQ(W("reduce").descriptor().recipe.inputs.at(0).draw, Draw::kIntegers);
+  EXPECT_EQ(W("vector_add").descriptor().recipe.inputs.at(1).draw, Draw::kUnit);
+}
+
+// --- on a GPU: the device fill writes the host's values, bit for bit ---------------------------
+
+struct DeviceFloats {
+  explicit DeviceFloats(std::size_t n) : count(n) { LB_CUDA_CHECK(cudaMalloc(&p, std::max<std::size_t>(n, 1) * sizeof(float))); }
+  ~DeviceFloats() { cudaFree(p); }
+  HostBuffer download() const {
+    HostBuffer h(count);
+    LB_CUDA_CHECK(cudaMemcpy(h.data(), p, count * sizeof(float), cudaMemcpyDeviceToHost));
+    return h;
+  }
+  float* p = nullptr;
+  std::size_t count;
+};
+
+bool same_bits(const HostBuffer& a, const HostBuffer& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+TEST(DeviceFill, EqualsTheHostFillBitForBitOnTheGpu) {
+  if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "no GPU: " << why;
+  for (const Draw draw : {Draw::kUnit, Draw::kIntegers})
+    for (const std::int64_t n : {1, 255, 257, 1000003, (1 << 20) + 7}) {
+      DeviceFloats d(static_cast<std::size_t>(n));
+      fill_random_on_device(d.p, n, random_draw::stream_key(77, 5), draw, nullptr);
+      LB_CUDA_CHECK(cudaDeviceSynchronize());
+      EXPECT_TRUE(same_bits(d.download(), random_vector(n, 77, 5, draw))) << "n = " << n;
+    }
+  DeviceFloats d(1001);
+  fill_nan_on_device(d.p, 1001, nullptr);
+  LB_CUDA_CHECK(cudaDeviceSynchronize());
+  for (float v : d.download()) ASSERT_TRUE(std::isnan(v));
+}
+
+TEST(DeviceFill, EveryWorkloadsRecipeOnTheDeviceIsItsHostProblemOnTheGpu) {
+  if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "no GPU: " << why;
+  for (const Workload* w : all_workloads()) {
+    const Shape s = w->size_form() == SizeForm::kCount ? Shape{1, 100003, 1} : Shape{67, 129, 33};
+    const HostProblem p = recipe_problem(*w, s, 31337);
+    std::vector<std::unique_ptr<DeviceFloats>> inputs;
+    std::vector<float*> pointers;
+    for (const HostBuffer& in : p.inputs) {
+      inputs.push_back(std::make_unique<DeviceFloats>(in.size()));
+      pointers.push_back(inputs.back()->p);
+    }
+    DeviceFloats out(p.output.size());
+    const float alpha = recipe_on_device(*w, s, 31337, pointers, out.p, nullptr);
+    LB_CUDA_CHECK(cudaDeviceSynchronize());
+    EXPECT_EQ(alpha, p.alpha) << w->name();
+    for (std::size_t i = 0; i < p.inputs.size(); ++i) EXPECT_TRUE(same_bits(inputs[i]->download(), p.inputs[i])) << w->name();
+    const HostBuffer got = out.download();
+    if (w->descriptor().recipe.output) EXPECT_TRUE(same_bits(got, p.output)) << w->name();
+    else for (float v : got) ASSERT_TRUE(std::isnan(v)) << w->name();
+  }
 }
 
 }  // namespace

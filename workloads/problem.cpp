@@ -1,17 +1,10 @@
 #include "workloads/problem.h"
 
 #include <cstdio>
+#include <stdexcept>
 
 namespace lb {
-namespace {
-// splitmix64: a well-mixed 64-bit hash of a counter.
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-}  // namespace
+using random_draw::mix;
 
 std::uint64_t case_seed(std::uint64_t run_seed, const Workload& workload, const Shape& shape) {
   // FNV-1a over "<workload>/<size>": the same value on every platform and build (std::hash is not).
@@ -25,17 +18,30 @@ HostProblem draw_problem(const Workload& workload, const Shape& shape, std::uint
 }
 
 void fill_random(std::span<float> out, std::uint64_t seed, std::uint64_t stream, Draw draw) {
-  const std::uint64_t key = mix(seed ^ mix(stream + 0x51ED27u));
+  const std::uint64_t key = random_draw::stream_key(seed, stream);
   const auto count = static_cast<std::int64_t>(out.size());
 #pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < count; ++i) {
-    const std::uint64_t bits = mix(key + static_cast<std::uint64_t>(i));
-    const float magnitude = draw == Draw::kIntegers
-                                ? static_cast<float>(1 + (bits >> 40) % 255)
-                                : 0.25f + 0.75f * (static_cast<float>(bits >> 40) * 0x1.0p-24f);  // [0, 1) on 24 bits
-    out[i] = (bits & 1u) ? -magnitude : magnitude;
-  }
+  for (std::int64_t i = 0; i < count; ++i) out[i] = random_draw::element(key, static_cast<std::uint64_t>(i), draw);
 }
+
+HostProblem recipe_problem(const Workload& workload, const Shape& shape, std::uint64_t seed) {
+  const InputRecipe& recipe = workload.descriptor().recipe;
+  const std::vector<std::int64_t> counts = workload.input_elements(shape);
+  if (recipe.inputs.size() != counts.size())
+    throw std::logic_error(workload.name() + ": its recipe draws " + std::to_string(recipe.inputs.size()) +
+                           " inputs, its descriptor has " + std::to_string(counts.size()));
+  HostProblem p;
+  p.shape = shape;
+  p.seed = seed;
+  if (recipe.scalar) p.alpha = random_scalar(seed, recipe.scalar->stream, recipe.scalar->lo, recipe.scalar->hi);
+  for (std::size_t i = 0; i < counts.size(); ++i)
+    p.inputs.push_back(random_vector(counts[i], seed, recipe.inputs[i].stream, recipe.inputs[i].draw));
+  const std::int64_t out = workload.output_elements(shape);
+  p.output = recipe.output ? random_vector(out, seed, recipe.output->stream, recipe.output->draw) : poisoned(out);
+  return p;
+}
+
+HostProblem Workload::make_problem(const Shape& s, std::uint64_t seed) const { return recipe_problem(*this, s, seed); }
 
 HostBuffer random_vector(std::int64_t count, std::uint64_t seed, std::uint64_t stream, Draw draw) {
   HostBuffer v(static_cast<std::size_t>(count));

@@ -19,15 +19,14 @@ std::uint64_t case_seed(std::uint64_t run_seed, const Workload& workload, const 
 // the labs and the tests all make a case's inputs.
 HostProblem draw_problem(const Workload& workload, const Shape& shape, std::uint64_t run_seed);
 
-// What random inputs are drawn from.
-enum class Draw {
-  kUnit,      // magnitudes in [0.25, 1), random signs: never zero, never all equal, mean zero
-  kIntegers,  // whole numbers 1..255 with random signs: a sum of them is exact in fp32 in any
-              // order (reduce; docs/workloads.md, "Sums")
-};
+// The recipe (WorkloadDescriptor::recipe) realised on the host: what make_problem returns unless a
+// workload adjusts it, and exactly what recipe_on_device (fill_random.h) writes on the device from
+// the same (shape, seed).
+HostProblem recipe_problem(const Workload& workload, const Shape& shape, std::uint64_t seed);
 
-// Fills `out` with values drawn as `draw` says. Counter-based, so it runs in parallel and the same
-// (seed, stream) always gives the same values.
+// Fills `out` with values drawn as `draw` says (random_draw.h: the device's fill gives the same
+// floats). Counter-based, so it runs in parallel and the same (seed, stream) always gives the same
+// values.
 void fill_random(std::span<float> out, std::uint64_t seed, std::uint64_t stream, Draw draw = Draw::kUnit);
 HostBuffer random_vector(std::int64_t count, std::uint64_t seed, std::uint64_t stream, Draw draw = Draw::kUnit);
 // One value in [lo, hi) drawn from (seed, stream).

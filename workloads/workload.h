@@ -3,10 +3,13 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "workloads/random_draw.h"
 
 namespace lb {
 
@@ -96,6 +99,24 @@ struct KernelArg {
   std::string type;   // its C type, which a launcher passes it as: "const float*", "float*", "float", "long long", "int"
 };
 
+// How a workload's problem is drawn from a seed, stated once: the host draws it so (make_problem,
+// through recipe_problem in problem.h) and the lab's timed samples draw it so on the device
+// (recipe_on_device, fill_random.h), from the same random_draw.h arithmetic. Each buffer's values
+// are random_draw::element(stream_key(seed, stream), i, draw).
+struct BufferDraw {
+  std::uint64_t stream = 0;  // which of the problem's random streams
+  Draw draw = Draw::kUnit;
+};
+struct ScalarDraw {
+  std::uint64_t stream = 0;  // random_scalar's stream
+  float lo = 0.0f, hi = 0.0f;  // [lo, hi)
+};
+struct InputRecipe {
+  std::vector<BufferDraw> inputs;    // one per input, in HostProblem::inputs order
+  std::optional<BufferDraw> output;  // the output's starting contents: none, NaN poison; else drawn (saxpy's y)
+  std::optional<ScalarDraw> scalar;  // the scalar (saxpy's alpha); none: 0
+};
+
 // What a workload is, as data: everything that the harness, the labs, the Python layers and the
 // reports know about it, so that none of them compares its name. Exported into the results'
 // context (record.cpp), from where the reports read it.
@@ -106,6 +127,7 @@ struct WorkloadDescriptor {
   SizeForm size_form = SizeForm::kCount;
   std::vector<BufferSpec> inputs;  // in HostProblem::inputs order
   BufferSpec output;               // the buffer the check reads
+  InputRecipe recipe;              // how the inputs, the output's start and the scalar are drawn
   std::vector<KernelArg> kernel_args;  // the natural kernel's parameters, in order
   std::string ladder_default_size;     // what `ladder <name>` runs without -s; empty: no ladder default
   struct Vendor {
@@ -140,7 +162,10 @@ class Workload {
   virtual std::int64_t launches(const Shape&) const { return 0; }
   // Sizes the layer tests use, apart from benchmark sizes: odd tails, one element, one block +- 1.
   virtual std::vector<Shape> edge_sizes() const;
-  virtual HostProblem make_problem(const Shape& s, std::uint64_t seed) const = 0;
+  // The problem at `s` drawn from `seed`: by default the descriptor's recipe, realised on the host
+  // (recipe_problem, problem.h). A workload overrides it only to refuse a size or to adjust what
+  // the recipe drew (reduce: a sum of exactly 0).
+  virtual HostProblem make_problem(const Shape& s, std::uint64_t seed) const;
   virtual Verdict verify(const HostProblem& problem, std::span<const float> result) const = 0;
   // Every output element's reference (all of them, in double: at large matmul sizes that is the
   // full product, which verify() samples instead). Workloads whose output has no element-wise

@@ -27,6 +27,7 @@ class Matmul final : public Workload {
                   .size_form = SizeForm::kProduct,
                   .inputs = {{"A", {Dim::kM, Dim::kK}}, {"B", {Dim::kK, Dim::kN}}},
                   .output = {"C", {Dim::kM, Dim::kN}},
+                  .recipe = {.inputs = {{0, Draw::kUnit}, {1, Draw::kUnit}}},
                   .kernel_args = {{"A", ArgKind::kInput, 0, Dim::kN, "const float*"},
                                   {"B", ArgKind::kInput, 1, Dim::kN, "const float*"},
                                   {"C", ArgKind::kOutput, 0, Dim::kN, "float*"},
@@ -44,16 +45,6 @@ class Matmul final : public Workload {
   double flops(const Shape& s) const override { return 2.0 * double(s.m) * s.n * s.k; }
   double host_bytes(const Shape& s) const override {
     return 4.0 * (double(s.m) * s.k + double(s.k) * s.n + 2.0 * double(s.m) * s.n);
-  }
-
-  HostProblem make_problem(const Shape& s, std::uint64_t seed) const override {
-    HostProblem p;
-    p.shape = s;
-    p.seed = seed;
-    p.inputs.push_back(random_vector(s.m * s.k, seed, 0));
-    p.inputs.push_back(random_vector(s.k * s.n, seed, 1));
-    p.output = poisoned(s.m * s.n);
-    return p;
   }
 
   // The full product in double, every element: m*n*k multiply-adds (the labs' check sizes).

@@ -30,6 +30,9 @@ class Saxpy final : public Workload {
                   .figure = Figure::kBandwidth,
                   .inputs = {{"x", {Dim::kN}}},
                   .output = {"y", {Dim::kN}},
+                  .recipe = {.inputs = {{0, Draw::kUnit}},  // x
+                             .output = BufferDraw{1, Draw::kUnit},  // y
+                             .scalar = ScalarDraw{2, 0.5f, 2.0f}},  // alpha
                   .kernel_args = {{"alpha", ArgKind::kScalar, 0, Dim::kN, "float"},
                                   {"x", ArgKind::kInput, 0, Dim::kN, "const float*"},
                                   {"y", ArgKind::kOutput, 0, Dim::kN, "float*"},
@@ -41,16 +44,6 @@ class Saxpy final : public Workload {
   double bytes_moved(const Shape& s) const override { return 12.0 * s.n; }
   double flops(const Shape& s) const override { return 2.0 * s.n; }
   double host_bytes(const Shape& s) const override { return 12.0 * s.n; }
-
-  HostProblem make_problem(const Shape& s, std::uint64_t seed) const override {
-    HostProblem p;
-    p.shape = s;
-    p.seed = seed;
-    p.alpha = random_scalar(seed, 2, 0.5f, 2.0f);
-    p.inputs.push_back(random_vector(s.n, seed, 0));
-    p.output = random_vector(s.n, seed, 1);  // y
-    return p;
-  }
 
   Reference reference(const HostProblem& p) const override {
     return tabulate_reference(p.shape.n, expected(p), scale(p), kTolerance);

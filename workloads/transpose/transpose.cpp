@@ -43,6 +43,7 @@ class Transpose final : public Workload {
                   .size_form = SizeForm::kMatrix,
                   .inputs = {{"A", {Dim::kM, Dim::kN}}},
                   .output = {"B", {Dim::kN, Dim::kM}},
+                  .recipe = {.inputs = {{0, Draw::kUnit}}},
                   .kernel_args = {{"A", ArgKind::kInput, 0, Dim::kN, "const float*"},
                                   {"B", ArgKind::kOutput, 0, Dim::kN, "float*"},
                                   {"M", ArgKind::kSize, 0, Dim::kM, "int"},
@@ -52,15 +53,6 @@ class Transpose final : public Workload {
   double bytes_moved(const Shape& s) const override { return 8.0 * double(s.m) * s.n; }
   double flops(const Shape&) const override { return 0.0; }
   double host_bytes(const Shape& s) const override { return 12.0 * double(s.m) * s.n; }  // A, poisoned B, result
-
-  HostProblem make_problem(const Shape& s, std::uint64_t seed) const override {
-    HostProblem p;
-    p.shape = s;
-    p.seed = seed;
-    p.inputs.push_back(random_vector(s.m * s.n, seed, 0));
-    p.output = poisoned(s.n * s.m);
-    return p;
-  }
 
   Reference reference(const HostProblem& p) const override {
     return tabulate_reference(p.shape.n * p.shape.m, expected(p), scale(p), kTolerance);

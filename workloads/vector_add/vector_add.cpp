@@ -25,6 +25,7 @@ class VectorAdd final : public Workload {
                   .figure = Figure::kBandwidth,
                   .inputs = {{"a", {Dim::kN}}, {"b", {Dim::kN}}},
                   .output = {"c", {Dim::kN}},
+                  .recipe = {.inputs = {{0, Draw::kUnit}, {1, Draw::kUnit}}},
                   .kernel_args = {{"a", ArgKind::kInput, 0, Dim::kN, "const float*"},
                                   {"b", ArgKind::kInput, 1, Dim::kN, "const float*"},
                                   {"c", ArgKind::kOutput, 0, Dim::kN, "float*"},
@@ -36,16 +37,6 @@ class VectorAdd final : public Workload {
   double bytes_moved(const Shape& s) const override { return 12.0 * s.n; }
   double flops(const Shape& s) const override { return static_cast<double>(s.n); }
   double host_bytes(const Shape& s) const override { return 16.0 * s.n; }
-
-  HostProblem make_problem(const Shape& s, std::uint64_t seed) const override {
-    HostProblem p;
-    p.shape = s;
-    p.seed = seed;
-    p.inputs.push_back(random_vector(s.n, seed, 0));
-    p.inputs.push_back(random_vector(s.n, seed, 1));
-    p.output = poisoned(s.n);
-    return p;
-  }
 
   Reference reference(const HostProblem& p) const override {
     return tabulate_reference(p.shape.n, expected(p), scale(p), kTolerance);
