@@ -23,7 +23,7 @@
 //                        "samples_verified": 3, "input_reset_ms": 0.1}   one per benchmark size; in place
 //                       of "runtime" (ours: the lab's baseline layer's kernel), "runtime_error": "..."
 //                       when ours could not be timed; samples_verified and input_reset_ms
-//                       (lab/rotating_inputs.h) optional, 0 when absent
+//                       (lab/fresh_inputs.h) optional, 0 when absent
 //   BenchmarkFailed     {"benchmark": "2^26", "error": "..."}   the student's kernel was wrong or untimed
 //   figures             {"median_ms": ..., "samples": 40, "noise": ..., "gbps": ..., "gflops": ...,
 //                        "stop": "noise reached"}   median_ms and samples required, the others optional

@@ -11,7 +11,7 @@
 #include "lab/feedback.h"
 #include "lab/lab_check.h"
 #include "lab/lab_kernel.h"
-#include "lab/rotating_inputs.h"
+#include "lab/fresh_inputs.h"
 #include "lab/transfer_lab.h"
 #include "workloads/problem.h"
 
@@ -86,8 +86,10 @@ constexpr const char* kThrottled = "every timed sample was discarded: the GPU's 
 
 // The student's kernel beside ours (the lab's baseline layer's) at each benchmark size, timed by the harness
 // (cold L2, the stream held, noise-based stopping, throttled samples dropped), on inputs drawn from
-// this grade's seed. The student's output is checked before its timed runs, and its timed samples
-// get fresh inputs and a re-poisoned output each, some of them verified (lab/rotating_inputs.h).
+// this grade's seed. The student's output is checked before its timed runs, and each of its timed
+// samples gets new inputs (drawn on the device from the grade's secret seed and the sample's index,
+// into the same buffers), a re-poisoned output and a fresh scalar, some of them verified
+// (lab/fresh_inputs.h): no sample can profit from the one before it.
 void time_benchmarks(const LabSpec& spec, StudentProgram& program, std::uint64_t seed, std::FILE* out) {
   const std::unique_ptr<Environment> env = open_environment(true, {.seed = seed});
   emit(out, TimingEnvironment{.gpu = env->device->name,
@@ -111,13 +113,13 @@ void time_benchmarks(const LabSpec& spec, StudentProgram& program, std::uint64_t
       std::string wrong = judge(*variant, spec, problem, stream, inputs.result());
       if (wrong.empty()) {
         try {
-          RotatingInputs rotating(*spec.workload, shape, seed, *variant, stream);
-          if (!record_kept_samples(student, take_samples(student, *variant, *env, quiet, &rotating))) {
+          FreshInputs fresh(*spec.workload, shape, seed, *variant, stream);
+          if (!record_kept_samples(student, take_samples(student, *variant, *env, quiet, &fresh))) {
             emit(out, BenchmarkFailed{label, kThrottled});
             continue;
           }
-          timed.samples_verified = rotating.samples_verified();
-          timed.input_reset_ms = rotating.reset_ms();
+          timed.samples_verified = fresh.samples_verified();
+          timed.input_reset_ms = fresh.refresh_ms();
         } catch (const WrongTimedResult& e) {
           wrong = e.what();
         }

@@ -4,6 +4,7 @@
 #include <ctime>
 #include <sstream>
 
+#include "common/format_number.h"
 #include "common/output_file.h"
 #include "lab/grading.h"
 #include "lab/transfer_grading.h"
@@ -156,8 +157,12 @@ void print_grade(const LabSpec& spec, const Grade& g, std::FILE* out) {
   std::fprintf(out, ")\n");
   for (const BenchmarkResult& b : g.benchmarks)
     if (b.student && b.runtime)
-      std::fprintf(out, "  n = %s: yours %.4f ms, ours %.4f ms: %.2f of ours\n", b.size.c_str(), b.student->median_ms,
-                   b.runtime->median_ms, b.speed());
+      std::fprintf(out, "  n = %s: yours %.4f ms, ours %.4f ms: %.2f of ours%s\n", b.size.c_str(), b.student->median_ms,
+                   b.runtime->median_ms, b.speed(),
+                   // What each timed sample cost the grade besides the kernel (lab/fresh_inputs.h).
+                   b.input_reset_ms > 0
+                       ? format_number(" (fresh inputs: %.3f ms per sample, outside the timed region)", b.input_reset_ms).c_str()
+                       : "");
   for (const std::string& line : g.feedback) std::fprintf(out, "  %s\n", line.c_str());
 }
 

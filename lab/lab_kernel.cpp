@@ -72,20 +72,13 @@ StudentKernel::StudentKernel(const LabSpec& spec, driver::Kernel kernel, int sm_
 void StudentKernel::allocate(const Shape& shape, const Setup&) {
   shape_ = shape;
   inputs_.clear();
-  input_at_.clear();
-  for (std::int64_t count : spec_.workload->input_elements(shape)) {
-    inputs_.emplace_back(static_cast<std::size_t>(count));
-    input_at_.push_back(inputs_.back().get());
-  }
+  for (std::int64_t count : spec_.workload->input_elements(shape)) inputs_.emplace_back(static_cast<std::size_t>(count));
   output_count_ = spec_.workload->output_elements(shape);
   output_ = driver::DeviceMemory(static_cast<std::size_t>(output_count_ + guard_floats()));
 }
 
 void StudentKernel::upload(const HostProblem& p, cudaStream_t stream) {
-  for (std::size_t i = 0; i < inputs_.size(); ++i) {
-    inputs_[i].upload(p.inputs[i], stream);
-    input_at_[i] = inputs_[i].get();
-  }
+  for (std::size_t i = 0; i < inputs_.size(); ++i) inputs_[i].upload(p.inputs[i], stream);
   alpha_ = p.alpha;
   if (spec_.output_starts_zero) output_.upload(starting_output(spec_, p), stream);
   else output_.upload(p.output, stream);  // NaN poison, or saxpy's y: uploaded without a copy
@@ -105,22 +98,11 @@ std::int64_t StudentKernel::first_write_past_end(cudaStream_t stream) const {
   return -1;
 }
 
-void StudentKernel::upload_pools(const HostProblem& pool, cudaStream_t stream) {
-  input_pools_.clear();
-  for (const HostBuffer& input : pool.inputs) {
-    input_pools_.emplace_back(input.size());
-    input_pools_.back().upload(input, stream);
-  }
-  output_pool_ = driver::DeviceMemory(pool.output.size());
-  output_pool_.upload(pool.output, stream);
-  alpha_ = pool.alpha;  // the pool's problem, with its own scalar
-}
-
-void StudentKernel::use_windows(const SampleWindows& w, cudaStream_t stream) {
-  for (std::size_t i = 0; i < input_at_.size(); ++i)
-    input_at_[i] = input_pools_.at(i).get() + w.input_offsets.at(i) * sizeof(float);
-  output_.copy_from(output_pool_.get() + w.output_offset * sizeof(float), static_cast<std::size_t>(output_count_),
-                    stream);
+DeviceBuffers StudentKernel::device_buffers() {
+  DeviceBuffers buffers;
+  for (const driver::DeviceMemory& input : inputs_) buffers.inputs.push_back(reinterpret_cast<float*>(input.get()));
+  buffers.output = reinterpret_cast<float*>(output_.get());
+  return buffers;
 }
 
 void StudentKernel::run(cudaStream_t stream) {
@@ -139,7 +121,7 @@ void StudentKernel::run(cudaStream_t stream) {
   for (const BoundArgument& bound : spec_.bound_arguments) {
     const KernelArg& arg = bound.arg;
     switch (arg.kind) {
-      case ArgKind::kInput: args.push(input_at_.at(static_cast<std::size_t>(arg.input))); break;
+      case ArgKind::kInput: args.push(inputs_.at(static_cast<std::size_t>(arg.input)).get()); break;
       case ArgKind::kOutput: args.push(output_.get()); break;
       case ArgKind::kScalar: push_value(bound.as, alpha_); break;
       case ArgKind::kSize: push_value(bound.as, extent(shape_, arg.dim)); break;

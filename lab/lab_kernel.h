@@ -48,8 +48,8 @@ class StudentKernel final : public StudentVariant {
   void download(std::span<float> out, cudaStream_t stream) override;
   static constexpr std::int64_t kGuardFloats = 1 << 16;  // after the output, uploaded with it
   std::int64_t first_write_past_end(cudaStream_t stream) const override;
-  void upload_pools(const HostProblem& pool, cudaStream_t stream) override;
-  void use_windows(const SampleWindows& windows, cudaStream_t stream) override;
+  DeviceBuffers device_buffers() override;
+  void set_scalar(float alpha) override { alpha_ = alpha; }
 
  private:
   std::int64_t guard_floats() const { return exact_buffers_ ? 0 : kGuardFloats; }
@@ -61,10 +61,7 @@ class StudentKernel final : public StudentVariant {
   Shape shape_;
   float alpha_ = 0;
   std::vector<driver::DeviceMemory> inputs_;
-  std::vector<driver::DevicePtr> input_at_;  // where the kernel reads each input: its buffer, or a pool window
   driver::DeviceMemory output_;
-  std::vector<driver::DeviceMemory> input_pools_;
-  driver::DeviceMemory output_pool_;
 };
 
 }  // namespace lb::lab

@@ -4,7 +4,7 @@ and launches it (docs/labs.md, "Python labs"): PyCUDA (lab 06: SourceModule, nvc
 parent has already compiled it with NVRTC for sm_90 (lab/student_program.cpp), so a compile error
 is reported without a GPU. Here, in the child, the runner's library compiles it again for the
 GPU and launches it with the lab's shape; what the runners share (the buffers and their guard
-zone, the argument binding, the grid, the timing's windows) is lb_lab_python's Program and Variant.
+zone, the argument binding, the grid, the device addresses timing draws fresh inputs at) is lb_lab_python's Program and Variant.
 Each runner goes through its layer's support module (variants/pycuda/_pycuda_layer.py,
 variants/cuda-core/_cuda_core_layer.py), as the layer's own variants do: the same context, stream
 and memory habits, so that what the lab times is what the layer costs.
@@ -199,9 +199,8 @@ class PycudaProgram(Program):
             with self._on_our_stream() as s:
                 self.drv.memcpy_dtoh_async(host, int(memory) + 4 * start, s)
 
-    def device_copy(self, dst, src, start: int, count: int):
-        with self._on_our_stream() as s:
-            self.drv.memcpy_dtod_async(int(dst), int(src) + 4 * start, 4 * count, s)
+    def address(self, memory) -> int:
+        return int(memory)  # a DeviceAllocation converts to its address
 
     def zero(self, memory, count: int):
         with self._on_our_stream() as s:
@@ -306,7 +305,7 @@ class CudaCoreProgram(Program):
     def argument(self, memory, start: int, shape):
         import numpy as np
 
-        # A pointer parameter takes a Buffer or an address; a window starts inside a pool: addresses.
+        # A pointer parameter takes a Buffer or an address: an address, as argument()'s start may be inside a buffer.
         return np.uintp(int(memory.handle) + 4 * start)
 
     def value(self, arg, number):
@@ -320,9 +319,8 @@ class CudaCoreProgram(Program):
         with self._gpu_errors():
             self.layer.download(self._view(memory, start, host.size), host, self._s)
 
-    def device_copy(self, dst, src, start: int, count: int):
-        with self._gpu_errors():
-            self._view(dst, 0, count).copy_from(self._view(src, start, count), stream=self._s)
+    def address(self, memory) -> int:
+        return int(memory.handle)
 
     def zero(self, memory, count: int):
         with self._gpu_errors():

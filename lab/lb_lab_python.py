@@ -3,7 +3,7 @@ on its syntax tree before it is imported, and the runner that compiles its kerne
 launches it for the harness (lab/python_student_embedded.cpp calls both). The runners of the labs
 whose student writes CUDA C++ kernel text launched from Python (PyCUDA, cuda.core) are in
 lb_lab_kernel_text.py; what every runner shares (the buffers and their guard zone, the argument
-binding, the grid, the timing's windows) is Program and Variant, here.
+binding, the grid, the device addresses timing draws fresh inputs at) is Program and Variant, here.
 
 The rules exist for the grader's integrity. A judge that imports a submission runs the student's
 host code in the grading process, where it can patch the checker, the timer or the reference.
@@ -334,7 +334,7 @@ class Program:
       check_arguments(args)                  once per size, before any launch (optional)
       to_device(host, memory, start)         host -> device, from element `start` on
       to_host(memory, start, host)           device -> host
-      device_copy(dst, src, start, count)    src's elements [start, start + count) -> dst's first
+      address(memory) -> int                 its device address (fresh inputs are drawn there)
       zero(memory, count)                    the first `count` floats set to 0
       launch(grid, args)                     one launch, the lab's block
       sync()                                 waits for what the calls above enqueued
@@ -408,12 +408,11 @@ class Variant:
         self.buffer = p.floats(self.out_count + self.guard_floats)
         # Each of the lab's arguments as the descriptor's kernel parameter of that name says: an
         # input buffer, the output, the scalar (alpha, set by upload()) or a dimension of the size.
-        self.args, self.input_at, self.alpha = [], {}, None
+        self.args, self.alpha = [], None
         for at, name in enumerate(p.arguments):
             arg = p.workload.argument(name)
             if arg.kind == "input":
                 self.args.append(p.argument(self.inputs[arg.input], 0, self.input_shapes[arg.input]))
-                self.input_at[arg.input] = at  # re-pointed at pool windows for timing
             elif arg.kind == "output":
                 self.args.append(p.argument(self.buffer, 0, p.workload.output.shape(size)))
             elif arg.kind == "scalar":
@@ -426,7 +425,8 @@ class Variant:
         p.check_arguments(self.args)
         self.grid = p.grid_for(size)
 
-    def _set_alpha(self, alpha: float):
+    def set_alpha(self, alpha: float):
+        """The scalar the next launches pass, by value (upload()'s, or a timed sample's fresh one)."""
         if self.alpha is not None:
             at, arg = self.alpha
             self.args[at] = self.program.value(arg, alpha)
@@ -438,7 +438,7 @@ class Variant:
         p.bind(stream_handle)
         for memory, host in zip(self.inputs, problem.inputs):
             p.to_device(host, memory, 0)
-        self._set_alpha(problem.alpha)
+        self.set_alpha(problem.alpha)
         start = np.zeros(self.out_count, dtype=np.float32) if p.output_starts_zero else problem.output
         p.to_device(start, self.buffer, 0)
         if self.guard_floats:
@@ -446,28 +446,12 @@ class Variant:
                         self.out_count)
         p.sync()
 
-    def upload_pools(self, pool, stream_handle):
-        """For timing: the pool problem's inputs and output on the device (each longer than this
-        size's buffer); use_windows() then points the kernel at windows of them."""
+    def device_pointers(self):
+        """For timing (lab/fresh_inputs.h): (each input's device address, the output's) as ints.
+        Before each timed sample the grade draws fresh inputs and the output's starting contents
+        there, on the device, so the kernel's arguments stay the same every sample."""
         p = self.program
-        p.bind(stream_handle)
-        self.input_pools = []
-        for host in pool.inputs:
-            self.input_pools.append(p.floats(host.size))
-            p.to_device(host, self.input_pools[-1], 0)
-        self.output_pool = p.floats(pool.output.size)
-        p.to_device(pool.output, self.output_pool, 0)
-        self._set_alpha(pool.alpha)  # the pool's problem, with its own scalar
-        p.sync()
-
-    def use_windows(self, input_offsets, output_offset, stream_handle):
-        """Before a timed sample: each input a window of its pool, the output's starting contents
-        copied from the output pool (device to device, on the harness's stream)."""
-        p = self.program
-        p.bind(stream_handle)
-        for i, at in self.input_at.items():
-            self.args[at] = p.argument(self.input_pools[i], int(input_offsets[i]), self.input_shapes[i])
-        p.device_copy(self.buffer, self.output_pool, int(output_offset), self.out_count)
+        return [p.address(memory) for memory in self.inputs], p.address(self.buffer)
 
     def run(self, stream_handle):
         p = self.program
@@ -618,8 +602,10 @@ class NumbaProgram(Program):
     def to_host(self, memory, start: int, host):
         memory[start:start + host.size].copy_to_host(host, stream=self._s)
 
-    def device_copy(self, dst, src, start: int, count: int):
-        dst[:count].copy_to_device(src[start:start + count], stream=self._s)
+    def address(self, memory) -> int:
+        if _simulated():  # the simulator's device memory is a NumPy array in host memory
+            return int(memory.ctypes.data)
+        return int(memory.__cuda_array_interface__["data"][0])
 
     def zero(self, memory, count: int):
         import numpy as np

@@ -80,7 +80,7 @@ py::list argument_names(const LabSpec& spec) {
 }
 
 // One size of the student's kernel: lb_lab_python.Variant, an lb_variant.Variant with the lab's
-// calls for timing (upload_pools, use_windows) and its guard zone (first_write_past_end). The lab's
+// calls for timing (device_pointers, set_alpha: lab/fresh_inputs.h) and its guard zone (first_write_past_end). The lab's
 // session (the driver layer's, in Setup) is C++'s: the runner gets none.
 class PythonStudentVariant final : public StudentVariant {
  public:
@@ -93,14 +93,17 @@ class PythonStudentVariant final : public StudentVariant {
   void run(cudaStream_t stream) override { object_.run(stream); }
   void download(std::span<float> out, cudaStream_t stream) override { object_.download(out, stream); }
   bool run_waits() const override { return object_.run_waits(); }
-  void upload_pools(const HostProblem& p, cudaStream_t stream) override {
-    object_.call("upload_pools", python::problem_object(p), python::stream_handle(stream));
+  DeviceBuffers device_buffers() override {
+    // Raw addresses as Python ints, of memory the runner allocated on the primary context, the
+    // one the harness's stream and the fill kernel use.
+    const py::tuple pointers = object_.call("device_pointers").cast<py::tuple>();
+    DeviceBuffers buffers;
+    for (const py::handle input : pointers[0].cast<py::list>())
+      buffers.inputs.push_back(reinterpret_cast<float*>(input.cast<std::uintptr_t>()));
+    buffers.output = reinterpret_cast<float*>(pointers[1].cast<std::uintptr_t>());
+    return buffers;
   }
-  void use_windows(const SampleWindows& w, cudaStream_t stream) override {
-    py::list offsets;
-    for (const std::int64_t offset : w.input_offsets) offsets.append(offset);
-    object_.call("use_windows", offsets, w.output_offset, python::stream_handle(stream));
-  }
+  void set_scalar(float alpha) override { object_.call("set_alpha", alpha); }
   std::int64_t first_write_past_end(cudaStream_t stream) const override {
     // const: the guard is read, nothing of the variant changes (VariantObject's call is not const).
     return const_cast<python::VariantObject&>(object_)

@@ -23,12 +23,12 @@ class StudentCompileError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Where one timed sample's inputs lie: each input a window of as many elements as the shape needs,
-// starting `input_offsets[i]` elements into its pool (lab/rotating_inputs.h), and the output's
-// starting contents (NaN poison, or saxpy's y) copied from the output pool at `output_offset`.
-struct SampleWindows {
-  std::vector<std::int64_t> input_offsets;
-  std::int64_t output_offset = 0;
+// Where a variant's buffers lie on the device, in the workload's order (HostProblem's): each input
+// (workload.input_elements(shape)[i] floats) and the output (output_elements(shape) floats, its
+// guard zone after it). The same for every run of one variant: the kernel's arguments do not move.
+struct DeviceBuffers {
+  std::vector<float*> inputs;
+  float* output = nullptr;
 };
 
 // One instance of the student's kernel, with its buffers, for one size.
@@ -39,12 +39,12 @@ class StudentVariant : public Variant {
   // else the first changed guard element's offset past the end. A build with exact buffers (under
   // compute-sanitizer, StudentBuild::exact_buffers) has no guard zone: always -1.
   virtual std::int64_t first_write_past_end(cudaStream_t stream) const = 0;
-  // For timing: `pool`'s inputs and output uploaded as device pools, each longer than this size's
-  // buffer (same order as HostProblem's); the kernel then reads windows of them.
-  virtual void upload_pools(const HostProblem& pool, cudaStream_t stream) = 0;
-  // Points the kernel's inputs at these windows and writes the output's starting contents, on
-  // `stream`, before a sample (outside its timed region).
-  virtual void use_windows(const SampleWindows& windows, cudaStream_t stream) = 0;
+  // For timing (lab/fresh_inputs.h): the buffers the kernel reads and writes, which the grade fills
+  // with each timed sample's fresh inputs and starting output on the device, on the harness's
+  // stream, before the sample (outside its timed region).
+  virtual DeviceBuffers device_buffers() = 0;
+  // The scalar (saxpy's alpha) the next launches pass, by value; ignored by kernels without one.
+  virtual void set_scalar(float alpha) = 0;
 };
 
 // The loaded submission (a module, a Python kernel object): makes a variant per size.

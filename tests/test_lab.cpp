@@ -8,14 +8,19 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <sstream>
 
+#include "common/cuda_check.h"
 #include "common/gpu.h"
+#include "common/stream.h"
 #include "lab/feedback.h"
+#include "lab/fresh_inputs.h"
 #include "lab/grading.h"
 #include "lab/lab_kernel.h"
 #include "lab/lab_spec.h"
@@ -550,6 +555,8 @@ TEST_F(Lab, GradeWritesJsonCsvAndMarkdownForEverySubmission) {
   EXPECT_EQ(o.code, 1) << "one submission did not compile\n" << o.out << o.err;
   EXPECT_TRUE(has(o.out, "GRADE " + solution + ": 100 / 100  (check 60 / 60, performance 40 / 40)")) << o.out;
   EXPECT_TRUE(has(o.out, "n = 67108864: yours 0.3000 ms, ours 0.2700 ms: 0.90 of ours")) << o.out;
+  // What each timed sample's fresh inputs cost, outside the timed region (lab/fresh_inputs.h).
+  EXPECT_TRUE(has(o.out, "(fresh inputs: 0.110 ms per sample, outside the timed region)")) << o.out;
   EXPECT_TRUE(has(o.out, "broken.cu(2): error")) << o.out;
   EXPECT_TRUE(has(o.out, "broken.cu: 0 / 100  (check 0 / 60)")) << o.out;
 
@@ -560,7 +567,7 @@ TEST_F(Lab, GradeWritesJsonCsvAndMarkdownForEverySubmission) {
   EXPECT_NEAR(j["submissions"][0]["performance"]["speed_vs_runtime"].get<double>(), 0.9, 1e-9);
   EXPECT_NEAR(j["submissions"][0]["performance"]["fraction_of_ceiling"].get<double>(), 2684.4 / 3000, 1e-9);
   const nlohmann::json& timed = j["submissions"][0]["performance"]["benchmarks"][0];
-  EXPECT_EQ(timed["samples_verified"], 4) << timed.dump(2);  // the rotating inputs' verified samples
+  EXPECT_EQ(timed["samples_verified"], 4) << timed.dump(2);  // the fresh inputs' verified samples
   EXPECT_EQ(timed["input_reset_ms"], 0.11) << timed.dump(2);
   EXPECT_EQ(j["submissions"][1]["outcome"], "did not compile");
   const std::string csv = slurp(dir_ / "g.csv");
@@ -716,6 +723,103 @@ TEST_F(Lab, PlantedSubmissionsGetTheirGradeOnTheGpu) {
     if (!e.grade_says.empty())
       EXPECT_TRUE(has(g["feedback"].dump(), e.grade_says)) << file << " expects '" << e.grade_says << "'\n" << g.dump(2);
     std::printf("%s: %s\n", file.filename().c_str(), o.out.substr(o.out.find("GRADE")).c_str());
+  }
+}
+
+// --- timed samples' inputs (lab/fresh_inputs.h): no sample can profit from the one before it ------
+
+// The largest share of positions where b[j] == a[j + d], over every shift |d| <= max_shift: a
+// window, a shift or a copy of earlier data shows up as a share near 1.
+double most_shared(const HostBuffer& a, const HostBuffer& b, std::int64_t max_shift) {
+  const auto n = static_cast<std::int64_t>(a.size());
+  double most = 0;
+  for (std::int64_t d = -max_shift; d <= max_shift; ++d) {
+    std::int64_t same = 0, compared = 0;
+    for (std::int64_t j = std::max<std::int64_t>(0, -d); j < n && j + d < n; ++j, ++compared) same += b[j] == a[j + d];
+    if (compared > n / 2) most = std::max(most, double(same) / double(compared));
+  }
+  return most;
+}
+
+double correlation(const HostBuffer& a, const HostBuffer& b) {
+  double ab = 0, aa = 0, bb = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    ab += double(a[i]) * b[i];
+    aa += double(a[i]) * a[i];
+    bb += double(b[i]) * b[i];
+  }
+  return ab / std::sqrt(aa * bb);
+}
+
+TEST(FreshInputs, SuccessiveSamplesInputsAreUnrelated) {
+  for (const char* name : {"reduce", "saxpy"}) {
+    const Workload& w = *find_workload(name);
+    const Shape shape{1, 1 << 14, 1};
+    std::set<std::uint64_t> seeds;
+    HostProblem last;
+    for (std::size_t i = 0; i < 6; ++i) {
+      const std::uint64_t seed = FreshInputs::sample_seed(2024, w, shape, i);
+      seeds.insert(seed);
+      HostProblem p = recipe_problem(w, shape, seed);
+      if (i > 0) {
+        // Whole numbers 1..255 with signs match by chance 1 time in 510; real values almost never.
+        EXPECT_LT(most_shared(last.inputs[0], p.inputs[0], 512), 0.01) << name << " sample " << i;
+        EXPECT_LT(std::fabs(correlation(last.inputs[0], p.inputs[0])), 0.05) << name << " sample " << i;
+        if (w.descriptor().recipe.output) EXPECT_LT(most_shared(last.output, p.output, 512), 0.01) << name;
+        if (w.descriptor().recipe.scalar) EXPECT_NE(last.alpha, p.alpha) << name;
+      }
+      last = std::move(p);
+    }
+    EXPECT_EQ(seeds.size(), 6u);
+    // Another grade (another secret seed), or another size, draws other samples.
+    EXPECT_NE(FreshInputs::sample_seed(2024, w, shape, 0), FreshInputs::sample_seed(2025, w, shape, 0));
+    EXPECT_NE(FreshInputs::sample_seed(2024, w, shape, 0), FreshInputs::sample_seed(2024, w, {1, 1 << 15, 1}, 0));
+  }
+}
+
+// On the device: between two samples every input of the student's variant changes value, in the
+// same buffers (the kernel's arguments stay the same), the output restarts, and the scalar is new.
+TEST(FreshInputs, EachSampleRefillsTheSameBuffersOnTheGpu) {
+  if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "no GPU: " << why;
+  const driver::PrimaryContext context;
+  const Stream stream;
+  for (const char* lab : {"01-vector-add", "02-saxpy-grid-stride", "03-reduce"}) {
+    const LabSpec spec = parse_lab_spec(kLabs / lab / "lab.json");
+    const fs::path solution = kLabs / "solutions" / spec.name / spec.student_file;
+    const std::unique_ptr<StudentProgram> program =
+        load_student_program(spec, solution, {context.sm(), context.sm_count()}, {});
+    const std::unique_ptr<StudentVariant> variant = program->make_variant();
+    const Shape shape{1, 100003, 1};
+    CostLog costs;
+    variant->allocate(shape, {stream.get(), &costs, nullptr});
+    const DeviceBuffers before = variant->device_buffers();
+    FreshInputs fresh(*spec.workload, shape, 99, *variant, stream.get());
+    EXPECT_GT(fresh.refresh_ms(), 0.0) << lab;
+    const auto inputs_of_sample = [&](std::size_t index) {
+      fresh.before_sample(index, stream.get());
+      const DeviceBuffers now = variant->device_buffers();
+      EXPECT_EQ(now.inputs, before.inputs) << lab;
+      EXPECT_EQ(now.output, before.output) << lab;
+      std::vector<HostBuffer> inputs;
+      for (std::size_t i = 0; i < now.inputs.size(); ++i) {
+        inputs.emplace_back(static_cast<std::size_t>(spec.workload->input_elements(shape)[i]));
+        LB_CUDA_CHECK(cudaMemcpyAsync(inputs.back().data(), now.inputs[i], inputs.back().size() * sizeof(float),
+                                      cudaMemcpyDeviceToHost, stream.get()));
+      }
+      LB_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+      return inputs;
+    };
+    const std::vector<HostBuffer> one = inputs_of_sample(1), two = inputs_of_sample(2);
+    for (std::size_t i = 0; i < one.size(); ++i) {
+      EXPECT_LT(most_shared(one[i], two[i], 256), 0.01) << lab << " input " << i;
+      // What the host draws for that sample is what the device holds.
+      const HostProblem p = recipe_problem(*spec.workload, shape, FreshInputs::sample_seed(99, *spec.workload, shape, 2));
+      EXPECT_EQ(std::memcmp(p.inputs[i].data(), two[i].data(), two[i].size() * sizeof(float)), 0) << lab;
+    }
+    // A right kernel passes a verified sample (the last), on the sample's own inputs.
+    variant->run(stream.get());
+    EXPECT_NO_THROW(fresh.after_sample(2, true, stream.get())) << lab;
+    EXPECT_EQ(fresh.samples_verified(), 1u) << lab;
   }
 }
 

@@ -5,7 +5,7 @@ lab 07) and what every Python runner shares (lb_lab_python's Program and Variant
   importing the runners imports neither PyCUDA nor cuda.core;
 - the shared Variant, driven through a runner whose "device" is host memory (NumPy) and whose
   "kernels" are NumPy functions of the grid: the lab's grid, the guard zone after the output, the
-  timing's windows (inputs re-pointed into pools, the output's starting contents copied back), the
+  addresses timing writes each sample's fresh inputs and output start at (the same every sample), the
   zeroed output of a reduce, C-typed scalars, the one-time costs reported once;
 - PyCUDA's compile options (the #line that names the student's file, -G under the sanitizer) and
   prepare() types, and lab 06's files through PyCUDA's compile() (nvcc; in a child with the CUDA
@@ -129,8 +129,8 @@ class HostProgram(L.Program):
     def to_host(self, memory, start, host):
         host[:] = memory[start:start + host.size]
 
-    def device_copy(self, dst, src, start, count):
-        dst[:count] = src[start:start + count]
+    def address(self, memory):
+        return memory.ctypes.data
 
     def zero(self, memory, count):
         memory[:count] = 0
@@ -207,24 +207,31 @@ def test_exact_buffers_have_no_guard():
     assert v.buffer.size == 100 and v.first_write_past_end(7) == -1
 
 
-def test_windows_repoint_the_inputs_and_restart_the_output():
-    """Timed samples read windows of pools longer than the size, with the pool's alpha, and start y
-    from a window of the output pool: the result must be the windows', not the first upload's."""
-    n, slack = 300, 256
+def test_fresh_inputs_are_written_at_the_same_addresses_every_sample():
+    """Timed samples get new inputs, a new y and a new alpha, written where device_pointers() says
+    (as the grade's device fill does): the result must be each sample's, from the same arguments."""
+    import ctypes
+
+    n = 300
     p = HostProgram(saxpy_grid_stride, ["alpha", "x", "y", "n"], SAXPY, [256], "grid_stride")
     rng = np.random.default_rng(3)
     first = Problem(1, n, 1, 2.0, [rng.random(n, dtype=np.float32)], rng.random(n, dtype=np.float32))
     v, _, _ = run(p, Size(1, n, 1), first)
     assert v.grid == (2,)  # min(ceil(300 / 256), 4 x 2 SMs)
-    pools = Problem(1, n, 1, 3.0, [rng.random(n + slack, dtype=np.float32)], rng.random(n + slack, dtype=np.float32))
-    v.upload_pools(pools, 7)
-    for at_in, at_out in [(64, 128), (192, 0)]:
-        v.use_windows([at_in], at_out, 7)
+    inputs, output = v.device_pointers()
+    assert inputs == [v.inputs[0].ctypes.data] and output == v.buffer.ctypes.data
+    args = list(v.args)
+    for alpha in (3.0, 0.75):
+        x, y = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
+        ctypes.memmove(inputs[0], x.ctypes.data, x.nbytes)
+        ctypes.memmove(output, y.ctypes.data, y.nbytes)
+        v.set_alpha(alpha)
+        assert v.device_pointers() == (inputs, output)
+        assert [a for a in v.args if isinstance(a, Pointer)] == [a for a in args if isinstance(a, Pointer)]
         v.run(7)
         out = np.empty(n, np.float32)
         v.download(out, 7)
-        want = np.float32(3.0) * pools.inputs[0][at_in:at_in + n] + pools.output[at_out:at_out + n]
-        assert np.allclose(out, want), (at_in, at_out)
+        assert np.allclose(out, np.float32(alpha) * x + y), alpha
 
 
 def test_a_reduce_output_is_zeroed_before_every_launch():

@@ -253,7 +253,7 @@ DESCRIPTORS = {
                         KernelArg("K", "size", dim="k"))),
 }
 
-def run(path, arguments, workload, block, grid, shape, zero=False, alpha=2.0, poke_guard=False, windows=None):
+def run(path, arguments, workload, block, grid, shape, zero=False, alpha=2.0, poke_guard=False, fresh=False):
     p = L.load(path, "k", arguments, DESCRIPTORS[workload], block, grid, False, output_starts_zero=zero, sm_count=2)
     v = p.make_variant()
     costs = []
@@ -265,16 +265,19 @@ def run(path, arguments, workload, block, grid, shape, zero=False, alpha=2.0, po
     count = {"matmul": m * n, "reduce": 1}.get(workload, n)
     start = np.full(count, np.nan, np.float32) if workload != "saxpy" else rng.random(n, dtype=np.float32)
     v.upload(Problem(m, n, k, alpha, inputs, start), 0)
-    if windows:  # timing's pools (lab/rotating_inputs.h): longer inputs and output, their own alpha
-        slack, offsets, at = windows["slack"], windows["inputs"], windows["output"]
-        pools = [rng.random(s + slack, dtype=np.float32) for s in sizes]
-        out_pool = (np.full(count + slack, np.nan, np.float32) if workload != "saxpy"
-                    else rng.random(count + slack, dtype=np.float32))
+    if fresh:  # a timed sample (lab/fresh_inputs.h): new values written at the same device addresses
+        import ctypes
+
+        v.run(0)  # the first problem, so that the sample must replace its inputs and output
+        before = v.device_pointers()
+        inputs = [rng.random(s, dtype=np.float32) for s in sizes]
+        start = np.full(count, np.nan, np.float32) if workload != "saxpy" else rng.random(n, dtype=np.float32)
+        for address, host in zip(before[0], inputs):
+            ctypes.memmove(address, host.ctypes.data, host.nbytes)  # what the device fill does
+        ctypes.memmove(before[1], start.ctypes.data, start.nbytes)
         alpha = alpha + 1.0
-        v.upload_pools(Problem(m, n, k, alpha, pools, out_pool), 0)
-        v.use_windows(offsets, at, 0)
-        inputs = [pool[o:o + s] for pool, o, s in zip(pools, offsets, sizes)]
-        start = out_pool[at:at + count]
+        v.set_alpha(alpha)
+        assert v.device_pointers() == before  # the kernel's arguments do not move
     v.run(0)
     if poke_guard:
         v.buffer[count + 5] = 1.0
@@ -344,19 +347,19 @@ def test_runner_launches_the_labs_grid_and_reports_the_compile(tmp_path):
     assert len(r["costs"]) == 1 and "numba.cuda.jit k" in r["costs"][0]
 
 
-def test_runner_reads_the_windows_timing_points_it_at(tmp_path):
-    """Timed samples read windows of longer pools, with the pool's alpha and, for saxpy, a window
-    of y as the output's starting contents: the result must be the windows', not the first
-    upload's."""
+def test_runner_reads_the_fresh_inputs_timing_writes_at_its_addresses(tmp_path):
+    """Before a timed sample the grade writes new inputs, the output's starting contents (saxpy: a
+    new y) at the addresses device_pointers() gives, and sets a new alpha: the result must be the
+    new problem's, not the first upload's, from the same kernel arguments."""
     cases = [
-        (VECTOR_ADD.format(tail=""), ["a", "b", "c", "n"], "vector_add", [1, 300, 1], [64, 128], 0),
-        (SAXPY, ["alpha", "x", "y", "n"], "saxpy", [1, 300, 1], [192], 64),
-        (MATMUL, ["A", "B", "C", "M", "N", "K"], "matmul", [5, 7, 9], [64, 0], 0),
+        (VECTOR_ADD.format(tail=""), ["a", "b", "c", "n"], "vector_add", [1, 300, 1]),
+        (SAXPY, ["alpha", "x", "y", "n"], "saxpy", [1, 300, 1]),
+        (MATMUL, ["A", "B", "C", "M", "N", "K"], "matmul", [5, 7, 9]),
     ]
-    for source, arguments, workload, shape, offsets, at in cases:
+    for source, arguments, workload, shape in cases:
         block, grid = ([16, 16], "cover_mn") if workload == "matmul" else ([256], "cover_n")
         r = simulate(tmp_path, source, arguments=arguments, workload=workload, block=block, grid=grid,
-                     shape=shape, windows={"slack": 256, "inputs": offsets, "output": at})
+                     shape=shape, fresh=True)
         assert r["ok"] and r["nan"] == 0, (workload, r)
 
 
