@@ -1,6 +1,7 @@
 // expect-check: pass
-// expect-grade: graded 60 0 25
-// Answers from a cache: keeps each result in a buffer of its own, keyed by the input addresses and n, and on a launch with the same inputs copies the cached answer (8 bytes an element instead of 12). Every check size is a fresh problem, so it passes; a grader that reran it on the same inputs would time the copy. The grade moves the inputs to a fresh window before every timed sample, so the cache never hits and the kernel pays for writing it.
+// expect-grade: graded 60 0 0
+// expect-feedback: was wrong (its inputs and output were fresh
+// Answers from a cache: keeps each result in a buffer of its own, keyed by the input addresses and n, and on a launch with the same inputs copies the cached answer (8 bytes an element instead of 12). Every check size is a fresh problem, so it passes; a grader that reran it on the same inputs would time the copy. The grade draws fresh values into the same buffers before every timed sample: the addresses match, the cache answers the last problem, and a verified timed sample fails, taking the performance points.
 #define CACHE (1 << 26)
 __device__ float cache[CACHE];
 __device__ const float* cached_a;
