@@ -8,10 +8,12 @@
 #pragma once
 #include <cstdint>
 
+#ifndef LB_HOST_DEVICE  // (variants/thrust/thrust_layer.h defines the same)
 #if defined(__CUDACC__)
 #define LB_HOST_DEVICE __host__ __device__
 #else
 #define LB_HOST_DEVICE
+#endif
 #endif
 
 namespace lb {
