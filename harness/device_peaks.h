@@ -108,10 +108,10 @@ struct RateLimit {
 //     layer allocates; cudaMalloc's memory is not, and DRAM moves its bytes one for one.
 //   - Margin. The best committed cold figures stay below 94% of the DRAM peak itself (CUB's
 //     reduce at 2^28 on the H200; tests/test_plausibility.cpp checks every committed result),
-//     and at small sizes launch latency keeps a run far slower: a flush that left 13% of a read
-//     working set behind would still refuse no kernel that has ever run here. What the bound no
-//     longer catches is a cheat that stays under the DRAM peak itself: the issue's, reduce at 2^26
-//     cold on the H100 at 1.17 of ours, is 99% of it.
+//     and at small sizes launch latency keeps a run far slower: a flush that left 13% of an L2's
+//     worth of the case's lines behind would still refuse no kernel that has ever run here. What
+//     the bound still cannot catch is a cheat that stays under the DRAM peak itself: P18's, reduce
+//     at 2^26 cold on the H100 at 1.17 of ours, is 0.99 of it (refused from 1.18).
 //
 // Compute workloads (matmul): flops(shape) fp32 FMAs' worth of arithmetic on the CUDA cores can
 // go no faster than fp32_gflops (verification's fp32 tolerance rejects TF32 tensor cores, which
