@@ -60,7 +60,7 @@ def add_parser(sub) -> None:
     p.add_argument("--out", "-o", metavar="ALL.json", required=True, help="the merged file to write")
     p.add_argument("--side-by-side", action="store_true",
                    help="then print the runs side by side (Markdown): one row per case, one column per run, "
-                        "a run more than 5%% from its siblings flagged (what `report` shows)")
+                        "outliers flagged (with 3 runs or more; the output says how) as `report` shows them")
     p.set_defaults(run=run)
 
 
