@@ -383,3 +383,29 @@ def test_merge_two_runs_of_the_binary(tmp_path: Path):
     assert [r.rsplit("/", 1)[1] for r in runs] == ids  # the run id, not the task, names the run
     loaded = results.load(out)
     assert len(loaded.cases) == 2 and {c.run for c in loaded.cases} == set(runs)
+
+
+def test_the_fleet_picture_marks_the_slow_gpu_only(tmp_path: Path):
+    """8 GPUs made from one real run (conftest.fleet_of), GPU 3 a fifth slower on reduce: the
+    picture's rows are named by index and short UUID, and only GPU 3's reduce cell is flagged."""
+    from conftest import fleet_of
+    from reports import fleetmap
+
+    merged = tmp_path / "fleet.json"
+    assert merge_cli(merged, *fleet_of(tmp_path, 8, slow=(3, "reduce", 1.2))).returncode == 0
+    labels, workloads, cells = fleetmap.grid(results.load(merged))
+    assert [label.split(" · ")[0] for label in labels] == [f"GPU {k}" for k in range(8)]
+    assert all(len(label.split(" · ")[1]) == 8 for label in labels)
+    assert "reduce" in workloads and "matmul" in workloads
+    flagged = {key for key, (_ratio, _n, flags) in cells.items() if flags}
+    assert flagged == {(3, "reduce")}
+    assert cells[(3, "reduce")][0] == pytest.approx(1 / 1.2, rel=0.02)
+    assert all(abs(ratio - 1) < 0.02 for key, (ratio, _n, _f) in cells.items() if key != (3, "reduce"))
+
+
+def test_runs_of_one_host_without_a_gpu_are_named_apart():
+    r = results.Results(path="x", context={"merged": {"runs": []}}, cases=[])
+    r.context["merged"]["runs"] = [{"run": f"vm/cpu/{c * 32}", "context": {"host_name": "vm", "device": None}}
+                                   for c in "ab"] + [{"run": "n1/GPU-8b1c0c1e-aaaa/x", "context": {
+                                       "host_name": "n1", "device": {"index": 2, "uuid": "GPU-8b1c0c1e-aaaa"}}}]
+    assert fleet.run_labels(r) == ["cpu · vm · aaaaaa", "cpu · vm · bbbbbb", "GPU 2 · 8b1c0c1e"]
