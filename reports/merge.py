@@ -111,7 +111,7 @@ def run_part(context: dict[str, Any]) -> str:
 
 
 def machine_id(context: dict[str, Any]) -> str:
-    """<host>/<device>: the run's identity without its task or date (compare matches runs on it)."""
+    """<host>/<device>: the run's identity without its last part, run id, task or date (compare matches runs on it)."""
     return f"{host_id(context)}/{device_id(context)}"
 
 
