@@ -276,7 +276,7 @@ class ConsoleForResults {
 // An interrupt (interrupt.h) ends the cases early; what was measured is still recorded.
 RunOutcome measure_and_record(SuitePlan plan, const RunArgs& args, int argc, char** argv, ConsoleForResults& console,
                               const std::optional<LadderInfo>& ladder = std::nullopt) {
-  RunInfo info{iso_time_now(), argv[0], {}, 0};
+  RunInfo info{iso_time_now(), new_run_id(), argv[0], {}, 0};
   for (int i = 0; i < argc; ++i) info.command_line += (i ? " " : "") + std::string(argv[i]);
 
   if (args.check && !args.benchmark_flags.empty())

@@ -2,6 +2,8 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
+
 #include "common/cuda_check.h"
 #include "common/format_number.h"
 
@@ -147,22 +149,31 @@ RateLimit rate_limit(const Workload& workload, const Shape& shape, const DeviceP
                                         "clock and bus width do not describe");
   if (!(peaks.dram_gbps > 0))
     return RateLimit::unchecked(figure, "no DRAM peak: the device reports no memory clock or bus width");
-  const double w = workload.bytes_moved(shape);
-  const double spared = (l2_flushed ? 1.0 : 2.0) * peaks.l2_bytes;  // bytes the L2 can spare DRAM (header)
+  // The bytes the L2 can spare DRAM (header): cold, those written and left dirty at the end; hot,
+  // also those read from lines the previous run left.
+  const double c = peaks.l2_bytes, read = workload.bytes_read(shape), written = workload.bytes_written(shape);
+  const double w = read + written;  // bytes_moved(shape)
+  const double spared_read = l2_flushed ? 0.0 : std::min(c, read), spared_written = std::min(c, written);
+  const double spared = spared_read + spared_written;
   if (!(w > spared))
     return RateLimit::unchecked(
         figure, "working set " + bytes_text(w) + " bytes " +
-                    (l2_flushed ? "fits in the " + bytes_text(peaks.l2_bytes) + "-byte L2"
-                                : "is within twice the " + bytes_text(peaks.l2_bytes) +
+                    (l2_flushed ? "is only written and fits in the " + bytes_text(c) + "-byte L2"
+                                : "reads " + bytes_text(read) + " and writes " + bytes_text(written) +
+                                      " bytes, each within the " + bytes_text(c) +
                                       "-byte L2 (hot: lines left by the previous run, lines left dirty by this one)") +
                     ": DRAM's peak bounds nothing");
   RateLimit r;
   r.figure = figure;
   r.limit = peaks.dram_gbps * w / (w - spared);
   r.bound = "the DRAM peak for a " + bytes_text(w) + "-byte working set";
-  r.derivation = format_number("%.1f", peaks.dram_gbps) + " GB/s x W / (W - " + (l2_flushed ? "L2" : "2 x L2") +
-                 ") = " + format_number("%.1f", peaks.dram_gbps) + " x " + bytes_text(w) + " / " +
-                 bytes_text(w - spared) + " = " + format_number("%.1f", r.limit) + " GB/s";
+  const std::string min_written = "min(" + bytes_text(c) + ", " + bytes_text(written) + ")";
+  r.derivation = format_number("%.1f", peaks.dram_gbps) + " GB/s x W / (W - S), S = " +
+                 (l2_flushed ? "min(L2, written) = " + min_written
+                             : "min(L2, read) + min(L2, written) = min(" + bytes_text(c) + ", " + bytes_text(read) +
+                                   ") + " + min_written) +
+                 " = " + bytes_text(spared) + ": " + format_number("%.1f", peaks.dram_gbps) + " x " + bytes_text(w) +
+                 " / " + bytes_text(w - spared) + " = " + format_number("%.1f", r.limit) + " GB/s";
   return r;
 }
 

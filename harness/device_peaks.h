@@ -58,7 +58,7 @@ struct RateLimit {
   Figure figure = Figure::kBandwidth;
   double limit = 0;         // in `unit`; 0 when not checked
   std::string bound;        // what the limit is: "the DRAM peak for a 805306368-byte working set"
-  std::string derivation;   // its arithmetic: "3352.3 GB/s x W / (W - L2) = ... = 3585.8 GB/s"
+  std::string derivation;   // its arithmetic: "3352.3 GB/s x W / (W - S), S = min(L2, written) = ... = 3585.8 GB/s"
   std::string not_checked;  // why there is no limit (working set within the L2, unknown architecture, ...)
 
   bool checked() const { return limit > 0; }
@@ -72,21 +72,46 @@ struct RateLimit {
 // before each sample (`l2_flushed`, cold) or not (hot). Pure (no GPU). The caller decides which
 // layers are checked: the device's peaks do not bound a CPU layer.
 //
-// Bandwidth workloads. Every correct run moves at least W = bytes_moved(shape) bytes between the
-// SMs and memory: each byte read reaches the SMs from the L2, which fetched it from DRAM unless the
-// line was already there when the run began, and each byte written goes back to DRAM unless its
-// line is still in the L2, dirty, when the run ends. So at most the L2's capacity C is spared at
-// each end of the run, and the rest crosses DRAM, which moves at most dram_gbps:
-//   cold (the flush reads 2 × C of other data before each sample, leaving none of the case's lines
-//         in the L2): only the end spares bytes, S = C;
-//   hot   (nothing in between samples): lines the previous run left can be read, and lines this
-//         run leaves dirty need not be written back, S = 2 × C (saxpy's y, read and written in
-//         place, spares both on the same line).
-//   time >= (W - S) / dram_gbps, so  rate = W / time <= dram_gbps × W / (W - S).
+// Bandwidth workloads. Every correct run reads at least R = bytes_read(shape) bytes and writes at
+// least Wr = bytes_written(shape), W = R + Wr = bytes_moved(shape), the count its GB/s divides. Each
+// byte read reaches the SMs from the L2, which fetched it from DRAM unless the line was already
+// there when the run began; each byte written goes back to DRAM unless its line is still in the
+// L2, dirty, when the run ends. The L2 holds at most C = l2_bytes, so at most S bytes are spared
+// DRAM, and the rest crosses it at no more than dram_gbps:
+//   cold (the flush reads 2 x C of other data after everything the harness writes before the
+//         sample and before its start event, and nothing of the case's is in the L2 when the
+//         timed region starts): reads are all from DRAM, and only the end spares bytes, those
+//         written and left dirty: S = min(C, Wr). A read-only workload (reduce) is held to the
+//         DRAM peak itself.
+//   hot   (nothing in between samples): lines the previous run left can serve reads, and lines
+//         this run leaves dirty need not be written back: S = min(C, R) + min(C, Wr) (saxpy's y,
+//         read and written in place, can spare both on the same line).
+//   time >= (W - S) / dram_gbps, so  rate = W / time <= dram_gbps x W / (W - S).
 // When W <= S the working set can live in the L2 and DRAM bounds nothing: not checked (the L2's
 // own bandwidth is not a figure the device reports). The L1 is not counted: it is not coherent,
 // so it holds no global data from one kernel to the next, and within a run it serves no byte the
 // L2 did not fetch once.
+// What the cold bound rests on, and why it refuses no honest kernel:
+//   - The flush. It streams 2 x C of clean lines through the L2 after the case's last write
+//     (inputs and output reset in SampleHooks::before_sample, then the flush, then the start
+//     event, all on one stream). Under LRU or any policy that ages lines not touched, none of the
+//     case's lines survives 2 x C of misses; even random replacement would keep about e^-2 of
+//     them (13% of at most C). No layer sets aside L2 for persisting accesses
+//     (cudaLimitPersistingL2CacheSize is 0 unless host code raises it, and a lab's student writes
+//     no host code but lab 8's, which has its own bound), so no line is protected from the flush.
+//     A kernel's own eviction hints (PTX .L2::evict_last, cuda::annotated_ptr) might keep lines
+//     past it; only matmul's kernels use hints here, and matmul is held to the fp32 peak.
+//   - Capacity. C is what cudaDevAttrL2CacheSize reports. The H100's L2 is two partitions, and a
+//     line may be held in both: that lowers the capacity a run can use, never raises it. Sectors
+//     (32 bytes of a 128-byte line) only let a line be partly held. Compression could hold more,
+//     but only in memory allocated compressible (cuMemCreate with a compression flag), which no
+//     layer allocates; cudaMalloc's memory is not, and DRAM moves its bytes one for one.
+//   - Margin. The best committed cold figures stay below 94% of the DRAM peak itself (CUB's
+//     reduce at 2^28 on the H200; tests/test_plausibility.cpp checks every committed result),
+//     and at small sizes launch latency keeps a run far slower: a flush that left 13% of an L2's
+//     worth of the case's lines behind would still refuse no kernel that has ever run here. What
+//     the bound still cannot catch is a cheat that stays under the DRAM peak itself: P18's, reduce
+//     at 2^26 cold on the H100 at 1.17 of ours, is 0.99 of it (refused from 1.18).
 //
 // Compute workloads (matmul): flops(shape) fp32 FMAs' worth of arithmetic on the CUDA cores can
 // go no faster than fp32_gflops (verification's fp32 tolerance rejects TF32 tensor cores, which

@@ -1,15 +1,30 @@
 #include "harness/record.h"
 
+#include <cstdio>
+#include <random>
+
 #include "common/gpu.h"
 #include "harness/benchmark_run.h"
 #include "harness/host_info.h"
 
 namespace lb {
 
+std::string new_run_id() {
+  std::random_device random;
+  std::string id;
+  for (int i = 0; i < 4; ++i) {
+    char part[9];
+    std::snprintf(part, sizeof part, "%08x", static_cast<unsigned>(random() & 0xffffffffu));
+    id += part;
+  }
+  return id;
+}
+
 RunContext run_context(const RunInfo& run, const SuitePlan& plan, const Environment& env,
                        const LayerSessions& sessions) {
   RunContext c;
   c.date = run.started_at;
+  c.run_id = run.run_id;
   c.executable = run.executable;
   c.command_line = run.command_line;
   c.seed = env.options.seed;

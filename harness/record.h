@@ -17,10 +17,15 @@ namespace lb {
 // What the context records about the run itself.
 struct RunInfo {
   std::string started_at;    // ISO 8601 with offset
+  std::string run_id;        // new_run_id(): this run's identity, which no other run shares
   std::string executable;
   std::string command_line;
   double suite_wall_s = 0;   // wall time of the cases
 };
+
+// 128 random bits from std::random_device as 32 lower-case hex digits, drawn when a run starts:
+// what tells two runs apart where host, device and date agree (two runs in one second).
+std::string new_run_id();
 
 // Everything measured once per run: the run, host, device, ceilings, measurement settings, the
 // context probe's readings, each layer (whether it runs on the GPU, what it describes, its

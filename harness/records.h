@@ -136,6 +136,7 @@ struct LadderInfo {
 // Everything the results' context records: measured or known once per run.
 struct RunContext {
   std::string date;  // when the run started, ISO 8601 with offset
+  std::string run_id;  // 32 hex digits, random: no two runs share it (record.h, new_run_id)
   std::string executable;
   std::string command_line;
   std::uint64_t seed = 0;

@@ -157,6 +157,7 @@ json context_json(const RunContext& c) {
       {"layers", json::object()},
       {"workloads", json::object()},
   };
+  if (!c.run_id.empty()) context["run_id"] = c.run_id;
   if (!c.gpu_unavailable_reason.empty()) context["gpu_unavailable_reason"] = c.gpu_unavailable_reason;
   for (const auto& [name, why] : c.layers_unavailable) context["layers_unavailable"][name] = why;
   for (const auto& [name, layer] : c.layers) context["layers"][name] = layer_json(layer);

@@ -33,16 +33,6 @@ std::string clipped(const std::string& text) {
          " more bytes: `layerbench lab check` prints the whole message)";
 }
 
-// `total` hundredths in `n` parts as even as hundredths allow, the larger parts first.
-std::vector<long long> split(long long total, std::size_t n) {
-  if (n == 0) return {};
-  total = std::max(total, 0LL);
-  const long long count = static_cast<long long>(n);
-  std::vector<long long> parts(n, total / count);
-  for (long long i = 0; i < total % count; ++i) ++parts[static_cast<std::size_t>(i)];
-  return parts;
-}
-
 int max_points(const LabSpec& spec) { return spec.check_points + spec.performance_points; }
 
 std::string summary_line(const LabSpec& spec, const Grade& g) {
@@ -179,7 +169,7 @@ json prairielearn_results(const LabSpec& spec, const Grade& g, const Ceiling&, c
 
 // The reporter adds the tests' scores in order, in doubles, and posts the sum as "Points X/Y", the
 // grade Classroom records: the last test that scored takes the rounding, so that the sum is the
-// grade's points as they print ("51.4", not "51.400000000000006"). Its score moves by an ulp or so;
+// grade's points as they print ("51.43", not a sum with a tail of digits). Its score moves by an ulp or so;
 // the reporter shows no test's score.
 void close_the_sum(json& tests, double points) {
   std::size_t last = tests.size();
@@ -306,25 +296,21 @@ std::vector<AutograderTest> autograder_tests(const LabSpec& spec, const Grade& g
     sizes.push_back(found != g.sizes.end() ? *found
                                            : SizeResult{spec.check_size_texts[i], check_size_label(spec, i), false, "not run"});
   }
-  std::size_t passed = 0;
-  for (const SizeResult& r : sizes) passed += r.passed;
-  // The check's points as the grade rounded them over the sizes that passed; the rest of its
-  // maximum over the sizes that failed.
-  const long long earned = passed ? std::llround(g.check_points * 100.0) : 0;
-  const std::vector<long long> passed_shares = split(earned, passed);
-  const std::vector<long long> failed_shares = split(spec.check_points * 100LL - earned, sizes.size() - passed);
-  std::size_t next_passed = 0, next_failed = 0;
+  // Each size's maximum is its fixed share of the check's points (check_shares: the same in every
+  // submission, passed or not, as Gradescope and PrairieLearn take a test's maximum for its weight);
+  // a size that passed scores it whole, so the scores add up to the grade's check points.
+  const std::vector<long long> shares = check_shares(spec);
   std::vector<AutograderTest> tests;
-  for (const SizeResult& r : sizes) {
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    const SizeResult& r = sizes[i];
     AutograderTest t;
     t.key = r.size;
     t.name = "check: " + r.label;
     t.description = "your kernel's output at " + r.label + " against the double-precision reference";
     t.passed = r.passed;
     t.error = g.outcome == GradeOutcome::kCouldNotRun;
-    t.max_score = static_cast<double>(r.passed ? passed_shares[next_passed] : failed_shares[next_failed]) / 100.0;
+    t.max_score = static_cast<double>(i < shares.size() ? shares[i] : 0) / 100.0;
     t.score = r.passed ? t.max_score : 0.0;
-    (r.passed ? next_passed : next_failed)++;
     if (g.outcome == GradeOutcome::kDidNotCompile) {
       t.message = "failed: the file did not compile";
       t.output = "FAIL  " + r.label + ": " + compile_failure(g);

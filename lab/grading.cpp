@@ -1,5 +1,6 @@
 #include "lab/grading.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -55,6 +56,27 @@ double geometric_mean(const std::vector<double>& values) {
 
 double check_points(const LabSpec& spec, std::size_t passed, std::size_t total) {
   return total == 0 ? 0.0 : round1(spec.check_points * static_cast<double>(passed) / static_cast<double>(total));
+}
+
+std::vector<long long> check_shares(const LabSpec& spec) {
+  const std::size_t n = spec.check_size_texts.size();
+  if (n == 0) return {};
+  const long long total = std::max(0LL, static_cast<long long>(spec.check_points) * 100LL);
+  const long long count = static_cast<long long>(n);
+  std::vector<long long> shares(n, total / count);
+  for (long long i = 0; i < total % count; ++i) ++shares[static_cast<std::size_t>(i)];
+  return shares;
+}
+
+double check_points(const LabSpec& spec, const std::vector<SizeResult>& sizes) {
+  const std::vector<long long> shares = check_shares(spec);
+  long long earned = 0;
+  for (std::size_t i = 0; i < shares.size(); ++i) {
+    const auto found = std::find_if(sizes.begin(), sizes.end(),
+                                    [&](const SizeResult& r) { return r.size == spec.check_size_texts[i]; });
+    if (found != sizes.end() && found->passed) earned += shares[i];
+  }
+  return static_cast<double>(earned) / 100.0;
 }
 
 const Tier* tier_for(const LabSpec& spec, double speed) {

@@ -77,8 +77,18 @@ struct Grade {
 
 double geometric_mean(const std::vector<double>& values);  // 0 for none or any value <= 0
 
-// The check's points: its share for the sizes that passed, to one decimal.
+// The check's points: its share for the sizes that passed, to one decimal. Only where which sizes
+// passed is not known (a count alone); a grade whose sizes are known takes the shares below.
 double check_points(const LabSpec& spec, std::size_t passed, std::size_t total);
+
+// Each check size's share of the check's points, in lab.json's order, in hundredths: the points
+// split as evenly as hundredths allow, the larger shares first (lab 1: 60 over 7 sizes, 858 and
+// six 857). Fixed whatever passes, so a grading system's per-test maximum never changes.
+std::vector<long long> check_shares(const LabSpec& spec);
+
+// The check's points of a grade whose sizes are known: the shares of the sizes that passed, so
+// that the points are exactly what the autograder files' tests add up to.
+double check_points(const LabSpec& spec, const std::vector<SizeResult>& sizes);
 
 // The first (best) tier `speed` reaches, or nullptr.
 const Tier* tier_for(const LabSpec& spec, double speed);

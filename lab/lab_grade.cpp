@@ -125,6 +125,7 @@ Grade grade_of(const LabSpec& spec, const fs::path& file, const ChildReport& rep
   Grade g = grade_submission(spec, file.string(), report.sizes_passed(), spec.check_sizes.size(),
                              std::move(benchmarks), ceiling);
   g.sizes = size_results(spec, report);
+  g.check_points = check_points(spec, g.sizes);  // each size's fixed share (check_shares)
   if (graded_end_to_end(spec)) add_limiter_feedback(spec, timed, g);  // what limits the trip
   for (std::size_t i = 0; i < spec.check_sizes.size(); ++i) {
     const auto found = report.by_size.find(spec.check_size_texts[i]);

@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cerrno>
 #include <cstring>
-#include <random>
 #include <tuple>
 #include <span>
 
@@ -32,9 +31,6 @@ constexpr int kWarmupTrips = 2;
 constexpr std::size_t kMaxTimedTrips = 40;
 constexpr double kTargetNoise = 0.01;  // the trips' relative standard deviation
 constexpr double kMaxSamplingS = 5;    // wall clock, the inputs' writing and the checks included
-constexpr std::int64_t kPoolSlack = std::int64_t{1} << 20;  // elements a pool has beyond n
-constexpr std::int64_t kWindowAlign = 64;                   // elements between window starts
-constexpr std::int64_t kWindows = kPoolSlack / kWindowAlign;  // a power of two: see Rotation
 
 // A call of the trip's that failed, or a result that is wrong: what the student reads.
 class TripError : public std::runtime_error {
@@ -222,56 +218,10 @@ bool check_sizes(const LabSpec& spec, Trip& trip, std::uint64_t seed, const Even
   return all_passed;
 }
 
-// The inputs of each trip the grade runs: windows of pools longer than n, drawn from the grade's
-// seed, input j's window for trip t at ((step_j t + start_j) mod kWindows) * kWindowAlign with
-// step_j odd, so no window repeats within kWindows (16384) trips; the trip's problem (its inputs
-// and the poison c starts from) kept for its verification.
-class TripInputs {
- public:
-  TripInputs(const Workload& workload, const Shape& shape, std::uint64_t seed)
-      : pool_(draw_problem(workload, {shape.m, shape.n + kPoolSlack, shape.k}, seed)) {
-    if (pool_.inputs.size() != 2) throw std::logic_error("a trip takes two inputs, a and b");
-    problem_.shape = shape;
-    problem_.seed = seed;
-    for (std::size_t j = 0; j < pool_.inputs.size(); ++j) {
-      std::mt19937_64 draw(seed ^ (0x9E3779B97F4A7C15ull * (j + 1)));
-      rotations_.push_back({static_cast<std::int64_t>(draw() % kWindows) | 1, static_cast<std::int64_t>(draw() % kWindows)});
-      problem_.inputs.emplace_back(static_cast<std::size_t>(shape.n));
-    }
-    problem_.output = poisoned(shape.n);
-  }
-
-  // Trip `t`'s inputs into the problem and into a and b, c poisoned, its guard set: the host
-  // milliseconds that took.
-  double prepare(std::int64_t t, const TripBuffers& buffers) {
-    const auto t0 = std::chrono::steady_clock::now();
-    const std::size_t n = problem_.output.size();
-    for (std::size_t j = 0; j < rotations_.size(); ++j) {
-      const std::int64_t window = (rotations_[j].step * t + rotations_[j].start) % kWindows;
-      parallel_copy(std::span<const float>(pool_.inputs[j]).subspan(static_cast<std::size_t>(window * kWindowAlign), n),
-                    problem_.inputs[j]);
-    }
-    parallel_copy(problem_.inputs[0], buffers.a_span());
-    parallel_copy(problem_.inputs[1], buffers.b_span());
-    parallel_copy(problem_.output, buffers.c_span());
-    buffers.set_guard();
-    return ms_since(t0);
-  }
-  const HostProblem& problem() const { return problem_; }
-  double upload_bytes(const Workload& workload) const { return trip_bytes(workload, problem_.shape).upload; }
-
- private:
-  struct Rotation {
-    std::int64_t step = 1, start = 0;
-  };
-  HostProblem pool_, problem_;
-  std::vector<Rotation> rotations_;
-};
-
 struct TimedTrips {
   Figures figures;  // the child's own clock: the parent replaces them with its own (trip_clock.h)
   std::size_t verified = 0;
-  double prepare_ms = 0;  // median host time of one trip's fresh inputs
+  double prepare_ms = 0;  // median host time of one trip's fresh inputs (drawn, copied, c poisoned)
 };
 
 // One trip's warm-ups and timed trips at one size, marked for the parent. TripError when a call
@@ -283,7 +233,8 @@ TimedTrips time_trip(Trip& trip, TripOf who, const Workload& workload, TripInput
   if (who == TripOf::kStudent) events.emit(buffers.memory(label));
   SetUpTrip set_up(trip, n);
   for (int w = 0; w < kWarmupTrips; ++w) {  // verified: a wrong trip is explained as the check would
-    inputs.prepare(w, buffers);
+    inputs.prepare(w, buffers.a_span(), buffers.b_span(), buffers.c_span());
+    buffers.set_guard();
     require(trip.trip(buffers.a(), buffers.b(), buffers.c(), n), "lab_trip");
     require_trip_finished();
     if (const std::string wrong = judge(workload, inputs.problem(), buffers); !wrong.empty())
@@ -294,7 +245,9 @@ TimedTrips time_trip(Trip& trip, TripOf who, const Workload& workload, TripInput
   std::string stop = "sample cap";
   const auto start = std::chrono::steady_clock::now();
   for (std::size_t t = 0; t < kMaxTimedTrips; ++t) {
-    prepare_ms.push_back(inputs.prepare(kWarmupTrips + static_cast<std::int64_t>(t), buffers));
+    prepare_ms.push_back(inputs.prepare(kWarmupTrips + static_cast<std::int64_t>(t), buffers.a_span(),
+                                        buffers.b_span(), buffers.c_span()));
+    buffers.set_guard();
     require(cudaDeviceSynchronize(), "GPU work left over from the trip before (cudaDeviceSynchronize)");
     events.emit(TripMark{label, who, t, false});
     const auto t0 = std::chrono::steady_clock::now();
@@ -322,7 +275,7 @@ TimedTrips time_trip(Trip& trip, TripOf who, const Workload& workload, TripInput
   TimedTrips timed;
   timed.verified = series.count() + static_cast<std::size_t>(kWarmupTrips);
   timed.prepare_ms = median(prepare_ms);
-  timed.figures = figures_of_trips(series.samples(), inputs.upload_bytes(workload), stop);
+  timed.figures = figures_of_trips(series.samples(), trip_bytes(workload, inputs.problem().shape).upload, stop);
   return timed;
 }
 
@@ -371,7 +324,49 @@ int current_sm() {
   return major * 10 + minor;
 }
 
+// splitmix64: a well-mixed 64-bit hash of a counter (workloads/problem.cpp's generator is the same
+// construction; this one only makes seeds).
+std::uint64_t mix(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
 }  // namespace
+
+TripInputs::TripInputs(const Workload& workload, const Shape& shape, std::uint64_t seed) {
+  const std::vector<std::int64_t> sizes = workload.input_elements(shape);
+  if (sizes.size() != 2 || sizes[0] != shape.n || sizes[1] != shape.n)
+    throw std::logic_error("a trip takes two inputs of n elements, a and b");
+  problem_.shape = shape;
+  case_seed_ = case_seed(seed, workload, shape);
+  // Allocated once, first touched by the first draw (in parallel, HostBuffer leaves them unset).
+  for (const std::int64_t count : sizes) problem_.inputs.emplace_back(static_cast<std::size_t>(count));
+  problem_.output = poisoned(shape.n);
+}
+
+std::uint64_t TripInputs::trip_seed(std::uint64_t case_seed, std::int64_t trip) {
+  // Two rounds: a trip's seed is unrelated to the case seed itself (the check's draw at the same
+  // shape) and to every other trip's.
+  return mix(case_seed ^ mix(static_cast<std::uint64_t>(trip) + 0x7219'B6A0'5C33'E1D5ull));
+}
+
+double TripInputs::prepare(std::int64_t trip, std::span<float> a, std::span<float> b, std::span<float> c) {
+  const std::size_t n = problem_.output.size();
+  if (a.size() != n || b.size() != n || c.size() != n) throw std::logic_error("a trip's buffers hold n floats each");
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::uint64_t seed = trip_seed(case_seed_, trip);
+  problem_.seed = seed;
+  // vector_add's make_problem(shape, seed), drawn into the buffers this object keeps (a fresh
+  // HostProblem a trip would fault in 768 MiB of new pages at 2^26 each time): input j is stream j.
+  // tests/test_lab_transfer.cpp holds the two equal.
+  for (std::size_t j = 0; j < problem_.inputs.size(); ++j) fill_random(problem_.inputs[j], seed, j);
+  parallel_copy(problem_.inputs[0], a);
+  parallel_copy(problem_.inputs[1], b);
+  parallel_copy(problem_.output, c);
+  return ms_since(t0);
+}
 
 int run_transfer_child(const LabSpec& spec, const std::filesystem::path& file, const ChildRequest& request,
                        std::FILE* out) {

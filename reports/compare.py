@@ -18,7 +18,7 @@ processes), and the spread of samples is the conservative measure the files reco
 threshold of 5% and k = 2.
 
 Merged files (`layerbench merge`, reports/merge.py) hold several runs. When both files are merged,
-a case is matched by its run's host and device (the RUN_ID without its task or date: the same GPU
+a case is matched by its run's host and device (the RUN_ID without its run id, task or date: the same GPU
 in both) and its name; a run whose host and device another run of its file shares is matched by
 its whole RUN_ID. When one file is merged and the other not, cases are matched by name: the plain
 file's case against that case in each run of the merged one. A case found in one file only is
@@ -194,7 +194,7 @@ def to_markdown(c: Comparison) -> str:
                 "differences include the hardware.", ""]
     if c.base.runs and c.new.runs:
         out += ["Both files are merged (`layerbench merge`): each case is matched with the same case on the "
-                "same host and device (the run's id without its task or date).", ""]
+                "same host and device (the RUN_ID without its last part: run id, task or date).", ""]
     elif c.base.runs or c.new.runs:
         out += [f"{'BASE' if c.base.runs else 'NEW'} is merged (`layerbench merge`) and the other file is not: "
                 "each case is matched by name with that case in every run of the merged file.", ""]

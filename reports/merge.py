@@ -4,17 +4,21 @@
 Each input is one run: one process on one GPU (or on a machine without one), on one host, in one
 task. A run is named by its RUN_ID:
 
-    RUN_ID = <host>/<device>/<task>
+    RUN_ID = <host>/<device>/<run>
 
     host    context.host_name (else context.host.hostname, else "unknown-host")
     device  context.device.uuid, else context.device.pci_bus_id, else "cpu" (no device)
-    task    with a Slurm id in context.task:  job<J>.<T>, where J is slurm_array_job_id, else
-            slurm_job_id, and T is slurm_array_task_id, else slurm_procid ("job<J>" without a
-            T, "task<T>" without a J); without one: the run's context.date
+    run     context.run_id: 32 hex digits drawn at random when the run started, which no other
+            run shares (two runs of one machine in the same second included). Files written
+            before the harness recorded it: the task, with a Slurm id in context.task
+            job<J>.<T>, where J is slurm_array_job_id, else slurm_job_id, and T is
+            slurm_array_task_id, else slurm_procid ("job<J>" without a T, "task<T>" without a
+            J); without one, the run's context.date
 
-("/" inside a part is written "_", so the last "/" always starts the task.) Two runs with one
-RUN_ID (the same host, GPU and task, or date) are refused, naming both files; so is one file
-given twice. The merged file:
+("/" inside a part is written "_", so the last "/" always starts the run.) Two runs with one
+RUN_ID (the same run_id: a file and its copy, or a run a merged input already holds; in older
+files the same host, GPU and task, or date) are refused, naming both files; so is one file given
+twice. The merged file:
 
     {"context": <the first run's context, whole, so that code reading one context keeps working>
                 + "merged": {"runs": [{"run": RUN_ID, "file": "<path as given>",
@@ -48,7 +52,7 @@ def add_parser(sub) -> None:
     p = sub.add_parser(
         "merge", help="merge the results of several GPUs, hosts or tasks into one file",
         description="Merge results files of several runs (one per GPU, host or Slurm task) into one "
-                    "file that report and compare read. Each run is named <host>/<device>/<task> "
+                    "file that report and compare read. Each run is named <host>/<device>/<run id> "
                     "(docs/fleet.md); a run given twice, or two runs with one name, are refused.",
         epilog="Exit status: 0 written; 2 bad input (one line on stderr). See docs/fleet.md.")
     p.add_argument("inputs", metavar="RESULTS.json", nargs="+",
@@ -56,7 +60,7 @@ def add_parser(sub) -> None:
     p.add_argument("--out", "-o", metavar="ALL.json", required=True, help="the merged file to write")
     p.add_argument("--side-by-side", action="store_true",
                    help="then print the runs side by side (Markdown): one row per case, one column per run, "
-                        "a run more than 5%% from its siblings flagged (what `report` shows)")
+                        "outliers flagged (with 3 runs or more; the output says how) as `report` shows them")
     p.set_defaults(run=run)
 
 
@@ -100,14 +104,20 @@ def task_id(context: dict[str, Any]) -> str:
     return _text(context.get("date")) or "undated"
 
 
+def run_part(context: dict[str, Any]) -> str:
+    """What tells a run apart from the other runs of its machine: context.run_id, else (files
+    written before it) the task or date."""
+    return _text(context.get("run_id")) or task_id(context)
+
+
 def machine_id(context: dict[str, Any]) -> str:
-    """<host>/<device>: the run's identity without its task or date (compare matches runs on it)."""
+    """<host>/<device>: the run's identity without its last part, run id, task or date (compare matches runs on it)."""
     return f"{host_id(context)}/{device_id(context)}"
 
 
 def run_id(context: dict[str, Any]) -> str:
     """The RUN_ID of a plain results file's context (module docstring)."""
-    return f"{machine_id(context)}/{task_id(context)}"
+    return f"{machine_id(context)}/{run_part(context)}"
 
 
 # --- merging ---------------------------------------------------------------------------------
@@ -194,8 +204,11 @@ def merge(inputs: list[str]) -> dict[str, Any]:
             source = path if file == path else f"{path} (its run from {file})"
             if run in where:
                 raise results.ResultsError(
-                    path, f"run {run} is in both {where[run]} and {source}: two runs of one host, device and "
-                          f"task (or date); merge each run once")
+                    path, f"run {run} is in both {where[run]} and {source}: "
+                          + ("the same run (one context.run_id)" if "run_id" in ctx else
+                             "two runs of one host, device and task (or date), written before the harness "
+                             "recorded a run_id")
+                          + "; merge each run once")
             where[run] = source
             _check_no_repeats(path, run, own)
             runs.append({"run": run, "file": file, "context": ctx})

@@ -1,8 +1,9 @@
 """The report: report.md, a self-contained report.html and the plots, from one results file.
 
-A merged file (`layerbench merge`) gets a section of its own, "Runs side by side" (reports/fleet.py):
-every case in every run, one column per GPU, host or task, outliers flagged. The rest of the report
-is the first run's, as if made from that run's file.
+A merged file (`layerbench merge`) gets a section of its own, "Runs side by side", first: a picture
+of the fleet (reports/fleetmap.py: one row per GPU, each workload relative to the fleet's median,
+outliers marked), then every case in every run, one column per GPU, host or task, outliers flagged
+(reports/fleet.py). The rest of the report is the first run's, as if made from that run's file.
 """
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import os
 import sys
 from pathlib import Path
 
-from . import bars, costs, csvout, document, fmt, heatmap, machine, output, plots
+from . import bars, costs, csvout, document, fleetmap, fmt, heatmap, machine, output, plots
 from .document import Document, Figure
 from .figure import Plot
 from .fleet import side_by_side
@@ -73,7 +74,9 @@ def build(results: Results, out: Path, plot_dir: Path) -> Document:
           f"rates are decimal (1 GB/s = 10⁹ bytes/s). See the project's docs/methodology.md for how "
           f"each case was run, timed and verified.")
     if merged:
-        side_by_side(doc, merged)
+        plot = fleetmap.fleet_map(merged, plot_dir)
+        side_by_side(doc, merged, picture=Figure(plot.png, plot.svg, plot.caption, plot.alt, plot.clipped)
+                     if plot else None)
 
     doc.h(1, "At a glance")
     if not _fig(doc, heatmap.heatmap(results, plot_dir)):

@@ -47,6 +47,7 @@ Grade graded(const LabSpec& spec, const std::vector<std::string>& failing = {}, 
   Grade g = grade_submission(spec, "a.cu", passed, sizes.size(), passed == sizes.size() ? std::vector{b} : std::vector<BenchmarkResult>{},
                              kCopy);
   g.sizes = sizes;
+  g.check_points = check_points(spec, sizes);  // as lab_grade.cpp does once the sizes are known
   return g;
 }
 
@@ -80,11 +81,14 @@ TEST(LabAutograder, EachCheckSizeIsATestWithItsShareThenPerformance) {
   EXPECT_EQ(hundredths(sum(tests, &AutograderTest::score)), 10000);
 }
 
-// Every subset of failing sizes: a test that passed has its whole share, one that failed none, the
-// maxima add up to the lab's points and the scores to the grade's, to the hundredth.
+// Every subset of failing sizes: each test's maximum is the same as in every other submission (a
+// grading system's weight; PrairieLearn paints a test red when points differ from max_points), a
+// test that passed has its whole share, one that failed none, the maxima add up to the lab's points
+// and the scores to the grade's, to the hundredth.
 TEST(LabAutograder, SharesAddUpToTheGradeForEverySetOfFailingSizes) {
   const LabSpec spec = find_lab(kLabs, "1");
   const std::size_t n = spec.check_size_texts.size();
+  const std::vector<AutograderTest> all_passed = autograder_tests(spec, graded(spec));
   for (unsigned mask = 0; mask < (1u << n); ++mask) {
     std::vector<std::string> failing;
     for (std::size_t i = 0; i < n; ++i)
@@ -94,11 +98,16 @@ TEST(LabAutograder, SharesAddUpToTheGradeForEverySetOfFailingSizes) {
     for (std::size_t i = 0; i < n; ++i) {
       EXPECT_EQ(tests[i].passed, !(mask & (1u << i)));
       EXPECT_EQ(tests[i].score, tests[i].passed ? tests[i].max_score : 0.0);
-      EXPECT_NEAR(tests[i].max_score, 60.0 / 7, 0.07) << "mask " << mask << ": " << tests[i].name;
+      EXPECT_EQ(tests[i].max_score, all_passed[i].max_score) << "mask " << mask << ": " << tests[i].name;
+      EXPECT_EQ(tests[i].max_score, i == 0 ? 8.58 : 8.57) << "mask " << mask << ": " << tests[i].name;
     }
+    EXPECT_EQ(tests[n].max_score, 40) << "mask " << mask;
+    const json pl = autograder_results(spec, g, kCopy, options_for("prairielearn"));
+    for (std::size_t i = 0; i < n; ++i)
+      EXPECT_EQ(pl["tests"][i]["points"] == pl["tests"][i]["max_points"], tests[i].passed) << "mask " << mask;
     EXPECT_EQ(hundredths(sum(tests, &AutograderTest::max_score)), 10000) << "mask " << mask;
     EXPECT_EQ(hundredths(sum(tests, &AutograderTest::score)), hundredths(g.points())) << "mask " << mask;
-    // GitHub Classroom's reporter adds the scores in order, in doubles: "Points 51.4/100", exactly.
+    // GitHub Classroom's reporter adds the scores in order, in doubles: "Points 51.43/100", exactly.
     const json gh = autograder_results(spec, g, kCopy, options_for("github-classroom"));
     double points = 0;
     for (const json& t : gh["tests"]) points += t["score"].get<double>();
@@ -109,12 +118,12 @@ TEST(LabAutograder, SharesAddUpToTheGradeForEverySetOfFailingSizes) {
 TEST(LabAutograder, AFailedSizeSaysWhyAndThePerformanceTestWasNotTimed) {
   const LabSpec spec = find_lab(kLabs, "1");
   const Grade g = graded(spec, {"257"});
-  EXPECT_DOUBLE_EQ(g.points(), 51.4);
+  EXPECT_DOUBLE_EQ(g.points(), 51.43);  // 60 less n = 257's fixed share
   const std::vector<AutograderTest> tests = autograder_tests(spec, g);
   EXPECT_FALSE(tests[4].passed);
   EXPECT_EQ(tests[4].message, "wrong at 257");
   EXPECT_EQ(tests[4].output, "FAIL  n = 257: wrong at 257");
-  EXPECT_EQ(tests[4].max_score, 8.6) << "the 8.6 of the check's 60 that the grade's 51.4 leaves";
+  EXPECT_EQ(tests[4].max_score, 8.57) << "n = 257's share, the same as when it passes";
   EXPECT_FALSE(tests[7].passed);
   EXPECT_EQ(tests[7].score, 0);
   EXPECT_EQ(tests[7].max_score, 40);
@@ -213,7 +222,7 @@ TEST(LabAutograder, PrairieLearnScoreIsTheFractionOfThePoints) {
   const LabSpec spec = find_lab(kLabs, "1");
   const json pl = autograder_results(spec, graded(spec, {"1"}), kCopy, options_for("prairielearn"));
   EXPECT_EQ(pl["gradable"], true);
-  EXPECT_DOUBLE_EQ(pl["score"].get<double>(), 0.514);
+  EXPECT_DOUBLE_EQ(pl["score"].get<double>(), 0.5142);  // 60 less n = 1's 8.58, of 100
   EXPECT_EQ(pl["tests"].size(), 8u);
   EXPECT_EQ(pl["tests"][0]["points"], 0);
   EXPECT_EQ(pl["tests"][1]["points"], pl["tests"][1]["max_points"]);

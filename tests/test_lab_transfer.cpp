@@ -2,11 +2,13 @@
 // the symbol check through a real nvcc compile, the limiter and the tail feedback on synthetic
 // figures, the parent's clock (the watchdog's line arrival times, the trip marks, a grade timed by
 // a stand-in child that lies about its own times), the spec, list/start/profile and the rule
-// breakers refused without a GPU (CPU; the nvcc tests skip without nvcc); the solution graded, the
+// breakers refused without a GPU, each trip's fresh inputs (CPU; the nvcc tests skip without nvcc); the solution graded, the
 // skeleton failed (GPU; skipped without one; the planted files are graded by test_lab's planted tests).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -19,6 +21,7 @@
 #include "lab/student_program.h"
 #include "lab/transfer_build.h"
 #include "lab/transfer_feedback.h"
+#include "lab/transfer_lab.h"
 #include "lab/transfer_rules.h"
 #include "lab/trip_clock.h"
 #include "lab/watchdog.h"
@@ -171,7 +174,7 @@ TEST_F(TransferBuild, TheSolutionSkeletonAndTheFilesWrongOnTheGpuCompileAndPassT
   EXPECT_EQ(compile_check(kSolution), "");
   EXPECT_EQ(compile_check(kLab / "transfer.cu"), "");
   for (const char* name : {"pageable.cu", "no_overlap.cu", "too_few_chunks.cu", "short_download.cu",
-                           "drops_tail_chunk.cu", "writes_past_end.cu"})
+                           "drops_tail_chunk.cu", "writes_past_end.cu", "uploads_only_changes.cu"})
     EXPECT_EQ(compile_check(kPlanted / name), "") << name;
   // What the solution's object calls, read from its ELF symbol table.
   compile_check(kSolution);
@@ -308,6 +311,93 @@ TEST(TransferFeedback, AnUnwrittenEndOfCAsksAboutTheLastChunk) {
   for (std::size_t i = 0; i < c.size(); ++i) c[i] = p.inputs[0][i] + p.inputs[1][i];
   c[500] = 42;
   EXPECT_TRUE(has(explain_trip_result(w, p, c), "element 500")) << explain_trip_result(w, p, c);
+}
+
+// --- each trip's inputs -----------------------------------------------------------------------
+
+const Shape kTripShape{1, std::int64_t{1} << 16, 1};
+
+// Trip `trip`'s a and b and c's start, as the runner writes them into the student's buffers.
+struct TripData {
+  HostBuffer a, b, c;
+  explicit TripData(std::int64_t n) : a(n), b(n), c(n) {}
+};
+void prepare(TripInputs& inputs, std::int64_t trip, TripData& d) { inputs.prepare(trip, d.a, d.b, d.c); }
+
+// Of the elements where a shift of `shift` floats lines them up (new[i] against old[i + shift]),
+// the fraction that are equal.
+double equal_fraction(const HostBuffer& now, const HostBuffer& before, std::int64_t shift) {
+  const auto n = static_cast<std::int64_t>(now.size());
+  std::int64_t equal = 0, compared = 0;
+  for (std::int64_t i = std::max<std::int64_t>(0, -shift); i < n && i + shift < n; ++i, ++compared)
+    equal += now[i] == before[i + shift];
+  return compared ? static_cast<double>(equal) / compared : 0;
+}
+
+TEST(TripInputsTest, EachTripIsTheWorkloadsOwnProblemAtItsTripSeedInTheSameBuffers) {
+  const Workload& w = *find_workload("vector_add");
+  TripInputs inputs(w, kTripShape, 42);
+  TripData d(kTripShape.n);
+  const float *a = d.a.data(), *b = d.b.data(), *c = d.c.data();
+  for (const std::int64_t trip : {0, 1, 7}) {
+    EXPECT_GE(inputs.prepare(trip, d.a, d.b, d.c), 0.0);
+    const std::uint64_t seed = TripInputs::trip_seed(case_seed(42, w, kTripShape), trip);
+    const HostProblem expected = w.make_problem(kTripShape, seed);
+    EXPECT_EQ(inputs.problem().seed, seed);
+    EXPECT_TRUE(std::equal(d.a.begin(), d.a.end(), expected.inputs[0].begin())) << "trip " << trip;
+    EXPECT_TRUE(std::equal(d.b.begin(), d.b.end(), expected.inputs[1].begin())) << "trip " << trip;
+    EXPECT_TRUE(std::all_of(d.c.begin(), d.c.end(), [](float x) { return std::isnan(x); })) << "trip " << trip;
+    // What the trip is verified against: the runner's own copy, equal to what the student got.
+    EXPECT_TRUE(std::equal(d.a.begin(), d.a.end(), inputs.problem().inputs[0].begin())) << "trip " << trip;
+    EXPECT_TRUE(std::equal(d.b.begin(), d.b.end(), inputs.problem().inputs[1].begin())) << "trip " << trip;
+    EXPECT_EQ(inputs.problem().shape, kTripShape);
+  }
+  EXPECT_EQ(d.a.data(), a);  // nothing about the pointers says that anything changed
+  EXPECT_EQ(d.b.data(), b);
+  EXPECT_EQ(d.c.data(), c);
+  HostBuffer short_a(10);
+  EXPECT_THROW(inputs.prepare(0, short_a, d.b, d.c), std::logic_error);
+}
+
+TEST(TripInputsTest, DrawsAreDeterministicPerSeedAndTrip) {
+  const Workload& w = *find_workload("vector_add");
+  TripInputs first(w, kTripShape, 42), again(w, kTripShape, 42), other_seed(w, kTripShape, 43);
+  TripData x(kTripShape.n), y(kTripShape.n), z(kTripShape.n);
+  prepare(first, 5, x);
+  prepare(again, 2, y);  // an earlier trip in between changes nothing
+  prepare(again, 5, y);
+  prepare(other_seed, 5, z);
+  EXPECT_EQ(x.a, y.a);
+  EXPECT_EQ(x.b, y.b);
+  EXPECT_LT(equal_fraction(x.a, z.a, 0), 1e-3);
+  EXPECT_LT(equal_fraction(x.b, z.b, 0), 1e-3);
+  // Another size of the same grade draws other values too.
+  TripInputs bigger(w, {1, kTripShape.n + 64, 1}, 42);
+  TripData big(kTripShape.n + 64);
+  prepare(bigger, 5, big);
+  EXPECT_LT(equal_fraction(x.a, big.a, 0), 1e-3);
+}
+
+// The class of cheat lab 8's grade closes: a trip that updates its last answer instead of
+// uploading the inputs, because the next trip's inputs are the last ones moved (windows of a
+// pool). Successive trips' a and b share nothing at any shift, in either direction, either
+// input against either (uploads_only_changes.cu, graded on the GPU, looks for exactly this).
+TEST(TripInputsTest, SuccessiveTripsShareNothingAtAnyShift) {
+  const Workload& w = *find_workload("vector_add");
+  TripInputs inputs(w, kTripShape, 2026);
+  TripData d(kTripShape.n);
+  prepare(inputs, 3, d);
+  const HostBuffer a3 = d.a, b3 = d.b;
+  prepare(inputs, 4, d);
+  double worst = 0;
+  for (std::int64_t shift = -4096; shift <= 4096; shift += 64)
+    for (const HostBuffer* now : {&d.a, &d.b})
+      for (const HostBuffer* before : {&a3, &b3}) worst = std::max(worst, equal_fraction(*now, *before, shift));
+  EXPECT_LT(worst, 1e-3);
+  // The measure sees a window when there is one: the last a moved by 64 floats matches in full.
+  HostBuffer window(a3.begin() + 64, a3.end());
+  window.insert(window.end(), a3.begin(), a3.begin() + 64);
+  EXPECT_EQ(equal_fraction(window, a3, 64), 1.0);
 }
 
 // --- the parent's clock -----------------------------------------------------------------------

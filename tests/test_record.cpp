@@ -10,11 +10,13 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 
 #include "common/usage_error.h"
 #include "harness/benchmark_flags.h"
 #include "harness/benchmark_run.h"
 #include "harness/host_info.h"
+#include "harness/record.h"
 #include "harness/records.h"
 #include "harness/results_json.h"
 #include "variants/variant.h"
@@ -29,6 +31,7 @@ using nlohmann::json;
 RunContext full_context() {
   RunContext c;
   c.date = "2026-01-02T03:04:05+0000";
+  c.run_id = "0123456789abcdef0123456789abcdef";
   c.executable = "build/layerbench";
   c.command_line = "build/layerbench ladder matmul";
   c.seed = 18446744073709551615ull;
@@ -65,10 +68,24 @@ RunContext full_context() {
   return c;
 }
 
+// What tells two runs of one machine apart (two started in the same second): 128 random bits.
+TEST(Record, EveryRunHasAnIdOfItsOwn) {
+  std::set<std::string> seen;
+  for (int i = 0; i < 1000; ++i) {
+    const std::string id = new_run_id();
+    ASSERT_EQ(id.size(), 32u) << id;
+    EXPECT_EQ(id.find_first_not_of("0123456789abcdef"), std::string::npos) << id;
+    EXPECT_TRUE(seen.insert(id).second) << "run id drawn twice: " << id;
+  }
+  RunContext c;  // a context without one (a test's) writes none, as files before it
+  EXPECT_FALSE(context_json(c).contains("run_id"));
+}
+
 TEST(Record, TheContextHasEveryFieldTheReportsReadUnderItsDocumentedName) {
   const RunContext c = full_context();
   const json j = context_json(c);
   EXPECT_EQ(j.at("date"), c.date);
+  EXPECT_EQ(j.at("run_id"), c.run_id);
   EXPECT_EQ(j.at("executable"), c.executable);
   EXPECT_EQ(j.at("host_name"), "gpu-1");
   EXPECT_FALSE(j.contains("library_build_type"));  // dropped: layerbench does not know it for certain

@@ -110,6 +110,12 @@ TEST(Counts, BytesAndFlopsFollowTheDesignTable) {
   EXPECT_EQ(W("matmul").flops({2, 3, 4}), 2 * 2 * 3 * 4);
   EXPECT_EQ(W("transpose").bytes_moved({2, 3, 1}), 8 * 2 * 3);
   EXPECT_EQ(W("transpose").flops({2, 3, 1}), 0);
+  // Read and written apart (the plausibility bound's split); bytes_moved is their sum.
+  EXPECT_EQ(W("vector_add").bytes_read({1, 1000, 1}), 8000);
+  EXPECT_EQ(W("saxpy").bytes_written({1, 1000, 1}), 4000);
+  EXPECT_EQ(W("reduce").bytes_written({1, 1000, 1}), 0);
+  EXPECT_EQ(W("matmul").bytes_read({2, 3, 4}), 4 * (2 * 4 + 4 * 3));
+  EXPECT_EQ(W("transpose").bytes_written({2, 3, 1}), 4 * 2 * 3);
 }
 
 TEST(HandComputed, VectorAdd) {

@@ -153,7 +153,12 @@ class Workload {
   // with every layer in about a minute on one H100 (docs/methodology.md#the-default-suite). Larger
   // ones (2^28, 16384^2) are a --sizes away.
   virtual std::vector<Shape> default_sizes() const = 0;
-  virtual double bytes_moved(const Shape& s) const = 0;  // fewest bytes through device memory
+  // The fewest bytes a correct run reads from device memory and writes to it, and their sum, what a
+  // GB/s figure divides. The plausibility bound counts them apart (harness/device_peaks.h: after
+  // the cold flush every byte read comes from DRAM; only written bytes can stay in the L2).
+  virtual double bytes_read(const Shape& s) const = 0;
+  virtual double bytes_written(const Shape& s) const = 0;
+  double bytes_moved(const Shape& s) const { return bytes_read(s) + bytes_written(s); }
   virtual double flops(const Shape& s) const = 0;
   // Host memory one case needs (inputs, poisoned output, downloaded result), to refuse sizes early.
   virtual double host_bytes(const Shape& s) const = 0;

@@ -84,3 +84,31 @@ def results_file(path: Path, entries: list[dict], base: dict | None = None) -> P
     data = copy.deepcopy(base) if base else {"context": copy.deepcopy(load_json(H200_RUN1)["context"])}
     data["benchmarks"] = entries
     return write_json(path, data)
+
+
+def fleet_of(folder: Path, gpus: int, slow: tuple[int, str, float] | None = None) -> list[Path]:
+    """`gpus` results files made from one real run (the H200 fixture), each a GPU of its own: its
+    own device.index, device.uuid and run_id, every median moved by a fixed pseudo-random 1% (no
+    two GPUs are ever identical); slow = (index, workload, factor) makes one GPU's workload that
+    much slower. The files to merge into a fleet (no large fixture committed)."""
+    import random
+
+    source = load_json(H200_RUN1)
+    made = []
+    for k in range(gpus):
+        data = json.loads(json.dumps(source))
+        rng = random.Random(1000 + k)
+        data["context"]["device"].update(index=k, uuid=f"GPU-{k:02x}{rng.getrandbits(24):06x}-1111-2222-3333-444444444444")
+        data["context"]["run_id"] = f"{rng.getrandbits(128):032x}"
+        for entry in data["benchmarks"]:
+            factor = 1 + rng.uniform(-0.01, 0.01)
+            if slow and slow[0] == k and entry.get("workload") == slow[1]:
+                factor *= slow[2]
+            for key in ("median_ms", "mean_ms", "min_ms", "max_ms", "real_time", "cpu_time", "us_per_launch"):
+                if isinstance(entry.get(key), (int, float)):
+                    entry[key] *= factor
+            for key in ("gbps", "gflops"):
+                if isinstance(entry.get(key), (int, float)):
+                    entry[key] /= factor
+        made.append(write_json(folder / f"gpu{k}.json", data))
+    return made

@@ -144,3 +144,37 @@ def test_the_heat_map_is_on_the_first_screen(browser: str, h100_16_report: Path,
     # the last layer's row (numba-vectorize: its launch cells are grey) is inside the screenshot
     rows = np.nonzero((np.abs(pixels - grey).max(axis=-1) < 0.03).sum(axis=1) > 100)[0]
     assert rows.max() < 990 and rows.max() > 700, rows.max()
+
+
+@pytest.mark.parametrize("gpus", [2, 8])
+def test_a_fleet_report_opens_with_its_picture(browser: str, gpus: int, tmp_path: Path):
+    """A merged file of 2 and of 8 GPUs (copies of a real run with identities of their own; GPU 1
+    of 8 slower on matmul): the first screen of the page shows the fleet's picture whole, one row
+    per GPU, its slow cell marked, and the page does not scroll sideways. The screenshots are kept
+    in $LAYERBENCH_SHOTS (a folder) when it is set, to look at."""
+    import matplotlib.image
+    import numpy as np
+
+    from conftest import fleet_of, run_cli
+    from reports import fleetmap
+
+    files = fleet_of(tmp_path, gpus, slow=(1, "matmul", 1.25) if gpus > 2 else None)
+    merged = tmp_path / "fleet.json"
+    assert run_cli("merge", *files, "-o", merged).returncode == 0
+    out = tmp_path / "report"
+    assert run_cli("report", merged, "--out", out).returncode == 0
+    page = out / "report.html"
+    found = json.loads(probe(browser, page, WIDTH_PROBE, tmp_path, f"--window-size={WINDOW},1000"))
+    assert found["scroll"] <= WINDOW, f"the page is {found['scroll']} px wide: it scrolls sideways"
+    first = found["images"][0]  # the fleet's picture is the page's first image
+    assert first["natural"] > 600 and first["right"] <= WINDOW, first
+    shot = tmp_path / f"fleet-{gpus}.png"
+    chromium(browser, f"--window-size={WINDOW},1000", f"--screenshot={shot}", page.as_uri())
+    assert shot.is_file()
+    if os.environ.get("LAYERBENCH_SHOTS"):
+        shutil.copy(shot, Path(os.environ["LAYERBENCH_SHOTS"]) / shot.name)
+    pixels = matplotlib.image.imread(shot)[..., :3]
+    # the slow cell's deep red (a quarter slower: the scale's end) is on the first screen
+    red = np.array(matplotlib.colormaps[fleetmap.CMAP](0.0)[:3])
+    close = (np.abs(pixels - red).max(axis=-1) < 0.06).sum()
+    assert (close > 3000) == (gpus > 2), close

@@ -17,6 +17,7 @@ import shutil
 import socket
 import sqlite3
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -115,6 +116,15 @@ class PgServer:
         return self.url(name)
 
 
+def _needs_psycopg() -> None:
+    """Skips the calling test, saying why, when psycopg (which every PostgreSQL test needs, to reach
+    a server or to find none there) is not installed for the interpreter the tests and the CLI run."""
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        pytest.skip(f"psycopg is not installed for {sys.executable} (pip install -r {db.REQUIREMENTS})")
+
+
 @pytest.fixture(scope="session")
 def pg_server():
     """A PostgreSQL server of its own, on 127.0.0.1 and a socket in its temporary folder."""
@@ -122,10 +132,7 @@ def pg_server():
     if bindir is None:
         pytest.skip("PostgreSQL's initdb and pg_ctl are not installed (Debian: apt-get install postgresql; "
                     "or set LAYERBENCH_PG_BIN)")
-    try:
-        import psycopg  # noqa: F401
-    except ImportError:
-        pytest.skip(f"psycopg is not installed (pip install -r {db.REQUIREMENTS})")
+    _needs_psycopg()
     started = time.monotonic()
     root = Path(tempfile.mkdtemp(prefix="layerbench-pg-"))
     as_user: list[str] = []
@@ -425,6 +432,7 @@ def test_reading_a_database_that_does_not_exist(tmp_path: Path):
 
 
 def test_unreachable_server_is_one_line():
+    _needs_psycopg()  # without it the CLI says "PostgreSQL needs psycopg" before it tries to connect
     url = f"postgresql://postgres:secret@127.0.0.1:{_free_port()}/layerbench"
     for args in (["list"], ["compare", "--baseline", "latest~1"]):
         line = one_line_error(lb_db(*args, "--db", url))

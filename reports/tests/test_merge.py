@@ -74,6 +74,29 @@ def test_run_id_rule():
     assert merge.task_id({"task": {"slurm_procid": "2"}}) == "task2"
     assert merge.task_id({}) == "undated"
     assert merge.machine_id({"host": {"hostname": "h"}, "device": {"uuid": "GPU-1"}}) == "h/GPU-1"
+    # a file with a run_id (every run since the harness records it) is named by it, Slurm or not
+    rid = "0123456789abcdef0123456789abcdef"
+    assert merge.run_id({"host_name": "n1", "device": None, "date": date, "run_id": rid}) == f"n1/cpu/{rid}"
+    assert merge.run_id({"host_name": "n1", "device": {"uuid": "GPU-8b1c"}, "task": task(3),
+                         "run_id": rid}) == f"n1/GPU-8b1c/{rid}"
+
+
+def test_two_cpu_runs_in_one_second_merge_and_a_copy_is_refused(tmp_path: Path):
+    """The fault P18 found: two runs of one machine, no Slurm, started in the same second, were "in
+    both". Their run ids tell them apart; a copy of one (the same run_id) is still refused."""
+    date = "2026-11-26T16:43:21+0000"
+    a = cpu_run(tmp_path / "a.json", None, date=date, run_id="a" * 32)
+    b = cpu_run(tmp_path / "b.json", None, date=date, run_id="b" * 32)
+    out = tmp_path / "all.json"
+    assert merge_cli(out, a, b).returncode == 0
+    assert [r["run"] for r in load_json(out)["context"]["merged"]["runs"]] == [f"vm/cpu/{'a' * 32}",
+                                                                               f"vm/cpu/{'b' * 32}"]
+    copied = write_json(tmp_path / "copy.json", load_json(a))
+    assert_one_line_error(merge_cli(tmp_path / "again.json", a, copied), f"vm/cpu/{'a' * 32}", "the same run",
+                          str(a), str(copied))
+    # files from before the run id, of one machine and second, are still refused, saying why
+    old = [cpu_run(tmp_path / f"old{i}.json", None, date=date) for i in range(2)]
+    assert_one_line_error(merge_cli(tmp_path / "old.json", *old), f"vm/cpu/{date}", "before the harness recorded")
 
 
 # --- merging ------------------------------------------------------------------------------------
@@ -286,13 +309,16 @@ def test_report_of_a_merged_file_has_the_runs_side_by_side_and_flags_an_outlier(
     md = (out / "report.md").read_text()
     assert "## Runs side by side" in md and "4 runs: NVIDIA H200 ×4" in md
     for i in range(4):
-        assert f"| run {i + 1} | `vm/GPU-{i:04d}/job7.{i}` | NVIDIA H200 |" in md
+        assert f"| run {i + 1} | GPU 0 · {i:04d} | `vm/GPU-{i:04d}/job7.{i}` | NVIDIA H200 |" in md
     assert "| case | run 1 | run 2 | run 3 | run 4 | spread |" in md
     rows = [line for line in md.splitlines() if line.startswith("| `saxpy/runtime/1048576` |")]
     assert rows[0] == "| `saxpy/runtime/1048576` | 2.00 | 2.00 | **2.20** ⚑ +10.0% | 2.00 | 10.0% |"
     assert len(rows) == 2  # the side-by-side row, then the first run's row in "All cases"
-    assert md.count(fleet.FLAG) == 2  # the flag in the table and in the sentence explaining it
-    assert "1 median flagged." in md
+    assert sum(fleet.FLAG in line for line in md.splitlines() if line.startswith("| `")) == 1
+    assert "1 median flagged." in md and "How flags are decided: " + fleet.flag_rule(4) in md
+    # the section opens with the picture of the fleet, before any table
+    section = md[md.index("## Runs side by side"):]
+    assert section.index("fleet.png") < section.index("| run |")
     html = (out / "report.html").read_text()
     assert "Runs side by side" in html and "+10.0%" in html
 
@@ -305,6 +331,31 @@ def test_fleet_flags_need_the_spread_and_the_noise():
     assert fleet.fleet_flags([case(1.0), case(1.0), case(1.04)]) == [None, None, None]  # within 5%
     assert fleet.fleet_flags([case(1.0), case(1.0), case(1.1, noise=0.2)]) == [None, None, None]  # within its noise
     assert fleet.fleet_flags([case(1.0), None]) == [None, None]  # no sibling to compare with
+    # two runs: no median of the others, no flag on either, however far apart
+    assert fleet.fleet_flags([case(1.0), case(1.5)]) == [None, None]
+    assert fleet.fleet_flags([case(1.0), case(1.5), None]) == [None, None, None]
+    assert fleet.two_differ([case(1.0), case(1.1)]) == pytest.approx(0.1)
+    assert fleet.two_differ([case(1.0), case(1.04)]) is None  # within 5%
+    assert fleet.two_differ([case(1.0), case(1.1, noise=0.04)]) is None  # within 3 × √(0.01² + 0.04²)
+    # a case that varies from GPU to GPU (launch overhead) flags only what lies beyond that spread
+    varied = [1.0, 1.08, 0.93, 1.1, 0.95, 1.02, 0.9, 1.05]
+    assert fleet.fleet_flags([case(ms) for ms in varied]) == [None] * 8
+    assert fleet.fleet_flags([case(ms) for ms in varied[:-1] + [1.6]]) == [None] * 7 + [pytest.approx(0.6)]
+
+
+def test_two_runs_side_by_side_flag_nothing_and_say_how(tmp_path: Path):
+    """Two GPUs (the fault P18 found: both runs of a case flagged, in opposite directions): no ⚑; a
+    difference beyond both runs' noise is marked on the case, and the output says how."""
+    medians = dict(FOUR)
+    slow = {**medians, ("saxpy", "runtime"): 2.2}
+    files = [gpu_run(tmp_path / "g0.json", "GPU-0000", task(0), medians),
+             gpu_run(tmp_path / "g1.json", "GPU-0001", task(1), slow)]
+    done = run_cli("merge", *files, "-o", tmp_path / "all.json", "--side-by-side")
+    assert done.returncode == 0, done.stderr
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| `")]
+    assert not any(fleet.FLAG in line for line in rows)
+    assert "| `saxpy/runtime/1048576` | 2.00 | 2.20 | **10.0%** ≠ |" in rows
+    assert "How flags are decided: " + fleet.flag_rule(2) in done.stdout and "1 case marked ≠." in done.stdout
 
 
 # --- the real binary ----------------------------------------------------------------------------
@@ -325,6 +376,36 @@ def test_merge_two_runs_of_the_binary(tmp_path: Path):
     result = merge_cli(out, *made)
     assert result.returncode == 0, result.stderr
     runs = [r["run"] for r in load_json(out)["context"]["merged"]["runs"]]
-    assert [r.rsplit("/", 1)[1] for r in runs] == ["job7.0", "job7.1"]
+    ids = [load_json(path)["context"].get("run_id") for path in made]
+    if ids[0] is None:
+        pytest.skip(f"{BINARY} does not write context.run_id yet (built before it did): rebuild it")
+    assert all(len(i) == 32 and int(i, 16) >= 0 for i in ids) and ids[0] != ids[1]
+    assert [r.rsplit("/", 1)[1] for r in runs] == ids  # the run id, not the task, names the run
     loaded = results.load(out)
     assert len(loaded.cases) == 2 and {c.run for c in loaded.cases} == set(runs)
+
+
+def test_the_fleet_picture_marks_the_slow_gpu_only(tmp_path: Path):
+    """8 GPUs made from one real run (conftest.fleet_of), GPU 3 a fifth slower on reduce: the
+    picture's rows are named by index and short UUID, and only GPU 3's reduce cell is flagged."""
+    from conftest import fleet_of
+    from reports import fleetmap
+
+    merged = tmp_path / "fleet.json"
+    assert merge_cli(merged, *fleet_of(tmp_path, 8, slow=(3, "reduce", 1.2))).returncode == 0
+    labels, workloads, cells = fleetmap.grid(results.load(merged))
+    assert [label.split(" · ")[0] for label in labels] == [f"GPU {k}" for k in range(8)]
+    assert all(len(label.split(" · ")[1]) == 8 for label in labels)
+    assert "reduce" in workloads and "matmul" in workloads
+    flagged = {key for key, (_ratio, _n, flags) in cells.items() if flags}
+    assert flagged == {(3, "reduce")}
+    assert cells[(3, "reduce")][0] == pytest.approx(1 / 1.2, rel=0.02)
+    assert all(abs(ratio - 1) < 0.02 for key, (ratio, _n, _f) in cells.items() if key != (3, "reduce"))
+
+
+def test_runs_of_one_host_without_a_gpu_are_named_apart():
+    r = results.Results(path="x", context={"merged": {"runs": []}}, cases=[])
+    r.context["merged"]["runs"] = [{"run": f"vm/cpu/{c * 32}", "context": {"host_name": "vm", "device": None}}
+                                   for c in "ab"] + [{"run": "n1/GPU-8b1c0c1e-aaaa/x", "context": {
+                                       "host_name": "n1", "device": {"index": 2, "uuid": "GPU-8b1c0c1e-aaaa"}}}]
+    assert fleet.run_labels(r) == ["cpu · vm · aaaaaa", "cpu · vm · bbbbbb", "GPU 2 · 8b1c0c1e"]

@@ -155,6 +155,29 @@ def test_every_outcome_in_every_format_meets_the_published_format(tmp_path, fmt,
         assert board == ({"speed vs ours": 0.9, "% of the GPU's copy bandwidth": 89.5} if outcome == "graded" else {})
 
 
+@pytest.mark.parametrize("fmt", ["gradescope", "prairielearn"])
+def test_each_tests_maximum_is_the_same_in_every_outcome(tmp_path, fmt):
+    """A grading system reads a test's maximum as its weight (PrairieLearn paints a test red when
+    its points differ from max_points): n = 257's is 8.57 whether it passes or fails, n = 1's 8.58."""
+    maxima = {}
+    for outcome, (failing, peaks, submission, _status, _text) in OUTCOMES.items():
+        if submission == "broken.cu":
+            submission = tmp_path / "broken.cu"
+            submission.write_text(BROKEN)
+        folder = tmp_path / outcome.replace(" ", "-")
+        folder.mkdir()
+        _code, doc, output = grade(folder, fmt, submission, child_script(folder, failing, peaks))
+        assert doc, output
+        got, most, _total = scores(fmt, doc)
+        maxima[outcome] = most
+        if fmt == "prairielearn":  # a passed size is green: its points are its max_points
+            for t in doc["tests"][:-1]:
+                assert (t["points"] == t["max_points"]) == (outcome in ("graded", "refused") or (
+                    outcome == "check failed" and t["name"] != "check: n = 257")), (outcome, t)
+    assert all(m == maxima["graded"] for m in maxima.values()), maxima
+    assert maxima["graded"][:7] == [8.58] + [8.57] * 6 and maxima["graded"][7] == 40
+
+
 def test_visibility_per_test_in_gradescope(tmp_path):
     code, doc, output = grade(tmp_path, "gradescope", SOLUTION, child_script(tmp_path), "--visibility", "after_due_date",
                               "--visibility-of", "2^24=hidden", "--visibility-of", "performance=visible")

@@ -22,7 +22,8 @@ class Launch : public Workload {
                   .output = {"out", {}}}) {}
   std::vector<Shape> default_sizes() const override { return {{1, 100, 1}}; }
   std::vector<Shape> edge_sizes() const override { return {{1, 1, 1}, {1, 2, 1}, {1, 17, 1}}; }
-  double bytes_moved(const Shape&) const override { return 0.0; }
+  double bytes_read(const Shape&) const override { return 0.0; }
+  double bytes_written(const Shape&) const override { return 0.0; }
   double flops(const Shape&) const override { return 0.0; }
   std::int64_t launches(const Shape& s) const override { return s.n; }
   double host_bytes(const Shape&) const override { return 64.0; }

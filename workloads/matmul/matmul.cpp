@@ -39,9 +39,8 @@ class Matmul final : public Workload {
   std::vector<Shape> default_sizes() const override {
     return {{512, 512, 512}, {1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096}};
   }
-  double bytes_moved(const Shape& s) const override {
-    return 4.0 * (double(s.m) * s.k + double(s.k) * s.n + double(s.m) * s.n);
-  }
+  double bytes_read(const Shape& s) const override { return 4.0 * (double(s.m) * s.k + double(s.k) * s.n); }  // A, B
+  double bytes_written(const Shape& s) const override { return 4.0 * double(s.m) * s.n; }  // C
   double flops(const Shape& s) const override { return 2.0 * double(s.m) * s.n * s.k; }
   double host_bytes(const Shape& s) const override {
     return 4.0 * (double(s.m) * s.k + double(s.k) * s.n + 2.0 * double(s.m) * s.n);

@@ -41,7 +41,8 @@ class Saxpy final : public Workload {
   std::vector<Shape> default_sizes() const override {
     return {{1, 1 << 20, 1}, {1, 1 << 24, 1}, {1, 1 << 26, 1}};
   }
-  double bytes_moved(const Shape& s) const override { return 12.0 * s.n; }
+  double bytes_read(const Shape& s) const override { return 8.0 * s.n; }      // x, y
+  double bytes_written(const Shape& s) const override { return 4.0 * s.n; }   // y, in place
   double flops(const Shape& s) const override { return 2.0 * s.n; }
   double host_bytes(const Shape& s) const override { return 12.0 * s.n; }
 

@@ -50,7 +50,8 @@ class Transpose final : public Workload {
                                   {"N", ArgKind::kSize, 0, Dim::kN, "int"}},
                   .vendor = {"cuBLAS", "cublasSgeam"}}) {}
   std::vector<Shape> default_sizes() const override { return {{4096, 4096, 1}, {8192, 8192, 1}}; }
-  double bytes_moved(const Shape& s) const override { return 8.0 * double(s.m) * s.n; }
+  double bytes_read(const Shape& s) const override { return 4.0 * double(s.m) * s.n; }     // A
+  double bytes_written(const Shape& s) const override { return 4.0 * double(s.m) * s.n; }  // B
   double flops(const Shape&) const override { return 0.0; }
   double host_bytes(const Shape& s) const override { return 12.0 * double(s.m) * s.n; }  // A, poisoned B, result
 

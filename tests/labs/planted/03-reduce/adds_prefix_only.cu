@@ -1,5 +1,5 @@
 // expect: are some elements skipped or added twice
-// expect-grade: check-failed 51.4 0 0
+// expect-grade: check-failed 51.43 0 0
 // Adds only the first 2^20 elements: right for every check size up to 1000003, wrong at 2^24. With real-valued mean-zero inputs the sum of 2^24 numbers was about 2500 against a tolerance of about 8000, so this passed; reduce's inputs are now whole numbers and the check asks for the exact sum.
 #define BLOCK 256
 extern "C" __global__ void lab_reduce(const float* x, long long n, float* out) {
