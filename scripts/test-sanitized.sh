@@ -62,8 +62,8 @@ if [ "$build_status" -ne 0 ]; then
   exit 1
 fi
 
-# One test process at a time on a GPU machine, as scripts/test.sh.
-command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 && jobs=1
+# -j by cores on a GPU machine too: the tests that need the GPU alone run by themselves
+# (RUN_SERIAL, tests/test_properties.cmake), as in scripts/test.sh.
 rm -rf "$logs" && mkdir -p "$logs"
 echo "test-sanitized: running the tests (ctest -j$jobs, at most ${test_limit} s)"
 test_start=$SECONDS
