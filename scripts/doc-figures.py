@@ -30,7 +30,8 @@ is a query:
   timing STAGE FIELD                                   a timing record (build/timings.json of
                                                        scripts/build.sh and scripts/test.sh): a stage's
                                                        wall or cpu time (min and s), steps, warnings,
-                                                       jobs, tests, failed
+                                                       jobs, tests, failed, load (the 1-minute load
+                                                       average when it ended: what else ran)
   timing cores|cpu|gpus|date|commit                    ... the machine it was measured on, when, what
   timing longest N name|s                              ... the Nth longest test (from 1), its name or time
 
@@ -374,7 +375,8 @@ def fmt_duration(seconds: float) -> str:
 
 # timing field -> (the stage's key, how to format it)
 TIMING_FIELDS = {"wall": ("wall_s", fmt_duration), "cpu": ("cpu_s", fmt_duration), "steps": ("steps", str),
-                 "warnings": ("warnings", str), "jobs": ("jobs", str), "tests": ("tests", str), "failed": ("failed", str)}
+                 "warnings": ("warnings", str), "jobs": ("jobs", str), "tests": ("tests", str), "failed": ("failed", str),
+                 "load": ("load_average", lambda loads: f"{loads[0]:.1f}")}  # the 1-minute load when it ended
 
 
 def timing_text(data: dict, words: list[str]) -> str:
