@@ -22,14 +22,16 @@ export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}" CCACHE_NOHASHDIR="${CCACHE_NOHAS
 # in $build/timings.json (scripts/record-timing.py); scripts/test.sh adds its stages to it.
 timings="$build/timings.json"
 rm -f "$timings"
-cpu_seconds() {  # the CPU seconds of this script's finished children so far (bash's `times`)
+cpu_seconds() {  # cpu=the CPU seconds of this script's finished children so far (bash's `times`,
+  # run in this shell: in a $(...) subshell it would count the subshell's children only)
   times >"$build/.times"
-  awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); s += a[1] * 60 + a[2] } printf "%.1f", s }' \
-    "$build/.times"
+  cpu=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); s += a[1] * 60 + a[2] } printf "%.1f", s }' \
+    "$build/.times")
 }
 record() {  # record STAGE [KEY=VALUE ...]: the stage begun last, ended now
+  cpu_seconds
   python3 scripts/record-timing.py "$timings" "$1" "$((SECONDS - stage_start))" \
-    "$(awk -v a="$(cpu_seconds)" -v b="$stage_cpu" 'BEGIN { printf "%.1f", a - b }')" "${@:2}" || true
+    "$(awk -v a="$cpu" -v b="$stage_cpu" 'BEGIN { printf "%.1f", a - b }')" "${@:2}" || true
 }
 elapsed() {  # elapsed SECONDS -> "7s", "3m05s"
   local s=$1
@@ -55,7 +57,8 @@ fail() {  # fail STAGE
 }
 begin() {  # begin STAGE-TEXT: a stage starts
   stage_start=$SECONDS
-  stage_cpu=$(cpu_seconds)
+  cpu_seconds
+  stage_cpu=$cpu
   stage_from=$(wc -l <"$log")
   say "$1"
 }

@@ -42,11 +42,13 @@ junit=Testing/junit.xml
 mkdir -p Testing
 rm -f "$junit"
 jobs="$(nproc)"
-cpu_seconds() {  # the CPU seconds of this script's finished children so far (bash's `times`)
+cpu_seconds() {  # cpu=the CPU seconds of this script's finished children so far (bash's `times`,
+  # run in this shell: in a $(...) subshell it would count the subshell's children only)
   times >.times
-  awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); s += a[1] * 60 + a[2] } printf "%.1f", s }' .times
+  cpu=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); s += a[1] * 60 + a[2] } printf "%.1f", s }' .times)
 }
-cpu_start=$(cpu_seconds)
+cpu_seconds
+cpu_start=$cpu
 # The tests that hold the GPU alone (RUN_SERIAL), named before the run.
 exclusive=""
 [ "$quick" = 1 ] || exclusive="$(ctest -N -L gpu_exclusive "$@" 2>/dev/null | sed -n 's/^ *Test *#[0-9]*: //p' || true)"
@@ -105,10 +107,11 @@ EOF
 fi
 # ctest's own closing line, then the summary (its last line: "tests: N passed, N failed, N skipped").
 wall=$((SECONDS - start))
+cpu_seconds
 counts="$(grep -E '^[0-9]+% tests passed' "$log" | tail -n 1 | sed -E 's/^[0-9]+% tests passed, ([0-9]+) tests failed out of ([0-9]+)/failed=\1 tests=\2/' || true)"
 [[ "$counts" == failed=* ]] || counts=""
 python3 "$root/scripts/record-timing.py" timings.json "test.ctest$([ "$quick" = 1 ] && echo .quick)" "$wall" \
-  "$(awk -v a="$(cpu_seconds)" -v b="$cpu_start" 'BEGIN { printf "%.1f", a - b }')" jobs="$jobs" $counts || true
+  "$(awk -v a="$cpu" -v b="$cpu_start" 'BEGIN { printf "%.1f", a - b }')" jobs="$jobs" $counts || true
 [ "$quick" = 1 ] || [ ! -f "$junit" ] || python3 "$root/scripts/record-timing.py" timings.json --longest "$junit" 15 || true
 say "ctest ran in $(elapsed): $(grep -E '^[0-9]+% tests passed' "$log" | tail -n 1 || echo "no closing line (see $build/$log)")"
 if [ -f "$junit" ] && command -v python3 >/dev/null; then
