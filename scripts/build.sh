@@ -15,6 +15,24 @@ mkdir -p "$build"
 : >"$log"
 
 say() { echo "build: $*" >&2; }
+# ccache (when CMake finds it: CMakeLists.txt) keys its cache on paths relative to the checkout, so
+# that another build folder or clone of it reuses what this one compiled.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
+# The timing record: each stage's wall and CPU seconds (user + sys of what it ran) and the machine,
+# in $build/timings.json (scripts/record-timing.py); scripts/test.sh adds its stages to it.
+timings="$build/timings.json"
+rm -f "$timings"
+cpu_seconds() {  # cpu=the CPU seconds of this script's finished children so far (bash's `times`,
+  # run in this shell: in a $(...) subshell it would count the subshell's children only)
+  times >"$build/.times"
+  cpu=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); s += a[1] * 60 + a[2] } printf "%.1f", s }' \
+    "$build/.times")
+}
+record() {  # record STAGE [KEY=VALUE ...]: the stage begun last, ended now
+  cpu_seconds
+  python3 scripts/record-timing.py "$timings" "$1" "$((SECONDS - stage_start))" \
+    "$(awk -v a="$cpu" -v b="$stage_cpu" 'BEGIN { printf "%.1f", a - b }')" "${@:2}" || true
+}
 elapsed() {  # elapsed SECONDS -> "7s", "3m05s"
   local s=$1
   if [ "$s" -ge 60 ]; then printf '%dm%02ds' $((s / 60)) $((s % 60)); else printf '%ds' "$s"; fi
@@ -39,6 +57,8 @@ fail() {  # fail STAGE
 }
 begin() {  # begin STAGE-TEXT: a stage starts
   stage_start=$SECONDS
+  cpu_seconds
+  stage_cpu=$cpu
   stage_from=$(wc -l <"$log")
   say "$1"
 }
@@ -55,6 +75,7 @@ status=${PIPESTATUS[0]}
 set -e
 [ "$status" -eq 0 ] || fail "dependencies"
 say "dependencies: ready ($(elapsed $((SECONDS - stage_start))))"
+record build.dependencies
 
 # 2. Configure. CMake's "layerbench:" lines say what was found and what was not (OpenBLAS above all).
 begin "configuring (Release)"
@@ -62,6 +83,7 @@ echo "=== cmake -S . -B $build -DCMAKE_BUILD_TYPE=Release $*" >>"$log"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release "$@" >>"$log" 2>&1 || fail "configure"
 tail -n +"$((stage_from + 1))" "$log" | sed -n 's/^-- layerbench: /build:   /p' >&2
 say "configured ($(elapsed $((SECONDS - stage_start))))"
+record build.configure
 
 # 3. Build, showing make's "[ 42%]" (or ninja's "[12/345]") lines: on a terminal one line rewritten
 # in place, elsewhere a line each time the build passes another tenth. Compiler warnings and the
@@ -104,4 +126,7 @@ rm -f "$build/.build-steps"
 what="$steps steps"
 [ "$steps" = 0 ] && what="up to date"
 [ "$warnings" -gt 0 ] && what+=", $warnings compiler warnings in $log"
+record build.compile jobs="$jobs" steps="$steps" warnings="$warnings"
+stage_start=$total_start stage_cpu=0
+record build.total
 say "built $build/layerbench ($what, $(elapsed $((SECONDS - stage_start)))); all stages $(elapsed $((SECONDS - total_start)))"

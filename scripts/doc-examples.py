@@ -35,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -130,6 +131,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--list", action="store_true", help="list the commands and what would happen to each")
     p.add_argument("--timeout", type=float, default=120, help="seconds each command may take (default 120)")
     p.add_argument("--build", type=Path, default=REPO / "build", help="the build folder (default: <repo>/build)")
+    p.add_argument("--jobs", "-j", type=int, default=os.cpu_count() or 1,
+                   help="blocks run at once (default: the cores; a block's commands run in order)")
     args = p.parse_args(argv)
     exe = args.build.resolve() / "layerbench"
     if not args.list and not os.access(exe, os.X_OK):
@@ -141,41 +144,59 @@ def main(argv: list[str] | None = None) -> int:
     for var in ("LAYERBENCH_LABS", "EDITOR"):
         env.pop(var, None)
     failures, ran, not_run = [], 0, 0
-    folders: dict[int, tempfile.TemporaryDirectory] = {}
-    try:
-        for e in found:
-            where = f"{e.doc}:{e.line}"
-            why = e.skip or ("needs a GPU" if e.gpu else "")
-            if args.list or why:
-                if why:
-                    not_run += 1
-                state = f"not run: {why}" if why else f"run, expects exit {e.exit}"
-                print(f"{where}: {e.command}  [{state}]")
-                continue
-            if e.block not in folders:
-                folders[e.block] = tempfile.TemporaryDirectory(prefix="lb-doc-example-")
-                scratch(Path(folders[e.block].name))
-            started = time.monotonic()
-            try:
-                done = subprocess.run(["bash", "-c", e.command], cwd=folders[e.block].name, env=env,
-                                      capture_output=True, text=True, errors="replace", timeout=args.timeout,
-                                      stdin=subprocess.DEVNULL)
-                code, out = done.returncode, (done.stdout + done.stderr)
-            except subprocess.TimeoutExpired:
-                code, out = None, ""
-            took = time.monotonic() - started
-            ran += 1
-            ok = code == e.exit
-            print(f"{where}: {e.command}  [exit {code if code is not None else 'timeout'}"
-                  f"{'' if ok else f', expected {e.exit}'}, {took:.1f} s]")
-            if not ok:
-                tail = "\n".join(out.strip().splitlines()[-6:])
-                failures.append(f"{where}: `{e.command}` gave "
-                                f"{'no exit (timed out after %g s)' % args.timeout if code is None else f'exit {code}'}"
-                                f", the doc says {e.exit}" + (f"\n    {tail.replace(chr(10), chr(10) + '    ')}" if tail else ""))
-    finally:
-        for folder in folders.values():
-            folder.cleanup()
+    # One block's commands run in order in its own scratch folder (a later one may read what an
+    # earlier one wrote); the blocks run side by side, one per core, and print in the docs' order.
+    blocks: dict[int, list[Example]] = {}
+    for e in found:
+        blocks.setdefault(e.block, []).append(e)
+
+    def run_block(entries: list[Example]) -> tuple[list[str], list[str], int, int]:
+        lines, block_failures, block_ran, block_not_run = [], [], 0, 0
+        folder: tempfile.TemporaryDirectory | None = None
+        try:
+            for e in entries:
+                where = f"{e.doc}:{e.line}"
+                why = e.skip or ("needs a GPU" if e.gpu else "")
+                if args.list or why:
+                    if why:
+                        block_not_run += 1
+                    state = f"not run: {why}" if why else f"run, expects exit {e.exit}"
+                    lines.append(f"{where}: {e.command}  [{state}]")
+                    continue
+                if folder is None:
+                    folder = tempfile.TemporaryDirectory(prefix="lb-doc-example-")
+                    scratch(Path(folder.name))
+                started = time.monotonic()
+                try:
+                    done = subprocess.run(["bash", "-c", e.command], cwd=folder.name, env=env,
+                                          capture_output=True, text=True, errors="replace", timeout=args.timeout,
+                                          stdin=subprocess.DEVNULL)
+                    code, out = done.returncode, (done.stdout + done.stderr)
+                except subprocess.TimeoutExpired:
+                    code, out = None, ""
+                took = time.monotonic() - started
+                block_ran += 1
+                ok = code == e.exit
+                lines.append(f"{where}: {e.command}  [exit {code if code is not None else 'timeout'}"
+                             f"{'' if ok else f', expected {e.exit}'}, {took:.1f} s]")
+                if not ok:
+                    tail = "\n".join(out.strip().splitlines()[-6:])
+                    block_failures.append(
+                        f"{where}: `{e.command}` gave "
+                        f"{'no exit (timed out after %g s)' % args.timeout if code is None else f'exit {code}'}"
+                        f", the doc says {e.exit}" + (f"\n    {tail.replace(chr(10), chr(10) + '    ')}" if tail else ""))
+        finally:
+            if folder is not None:
+                folder.cleanup()
+        return lines, block_failures, block_ran, block_not_run
+
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for lines, block_failures, block_ran, block_not_run in pool.map(run_block, blocks.values()):
+            for line in lines:
+                print(line)
+            failures += block_failures
+            ran += block_ran
+            not_run += block_not_run
     if args.list:
         return 0
     for f in failures:

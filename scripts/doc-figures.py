@@ -27,6 +27,13 @@ is a query:
                                                        the ceiling), or the first benchmark size's ms,
                                                        ours_ms, gbps; FILE: the submission whose file
                                                        name holds it (default: the file's only one)
+  timing STAGE FIELD                                   a timing record (build/timings.json of
+                                                       scripts/build.sh and scripts/test.sh): a stage's
+                                                       wall or cpu time (min and s), steps, warnings,
+                                                       jobs, tests, failed, load (the 1-minute load
+                                                       average when it ended: what else ran)
+  timing cores|cpu|gpus|date|commit                    ... the machine it was measured on, when, what
+  timing longest N name|s                              ... the Nth longest test (from 1), its name or time
 
   CASE is workload/layer/size as `run` takes them (matmul/runtime/4096, vector_add/cpu/2^28,
   launch_async/graph/1000; a rung: matmul/runtime:08/4096; one number is a square or a cube for a
@@ -361,6 +368,46 @@ def grade_value(data: dict, words: list[str]) -> Value:
     return Value([value], fmt, unit)
 
 
+def fmt_duration(seconds: float) -> str:
+    s = round(seconds)
+    return f"{s // 60} min {s % 60:02d} s" if s >= 60 else f"{s} s"
+
+
+# timing field -> (the stage's key, how to format it)
+TIMING_FIELDS = {"wall": ("wall_s", fmt_duration), "cpu": ("cpu_s", fmt_duration), "steps": ("steps", str),
+                 "warnings": ("warnings", str), "jobs": ("jobs", str), "tests": ("tests", str), "failed": ("failed", str),
+                 "load": ("load_average", lambda loads: f"{loads[0]:.1f}")}  # the 1-minute load when it ended
+
+
+def timing_text(data: dict, words: list[str]) -> str:
+    """A figure of a timing record (scripts/record-timing.py)."""
+    machine = data.get("machine", {})
+    if len(words) == 2 and words[1] in ("cores", "cpu", "gpus", "date", "commit"):
+        if words[1] in ("date", "commit"):
+            return str(data.get(words[1], ""))
+        if words[1] == "gpus":
+            gpus = machine.get("gpus") or []
+            return f"{len(gpus)}× {gpus[0]}" if len(set(gpus)) == 1 and len(gpus) > 1 else ", ".join(gpus) or "no GPU"
+        return str(machine.get(words[1], ""))
+    if len(words) == 4 and words[1] == "longest" and words[3] in ("name", "s"):
+        tests = data.get("longest_tests") or []
+        n = int(words[2])
+        if not 1 <= n <= len(tests):
+            raise FigureError(f"the record holds {len(tests)} longest tests, not {n}")
+        t = tests[n - 1]
+        return t["name"] if words[3] == "name" else fmt_duration(t["s"])
+    if len(words) != 3 or words[2] not in TIMING_FIELDS:
+        raise FigureError(f"timing takes STAGE FIELD ({', '.join(TIMING_FIELDS)}), cores|cpu|gpus|date|commit, "
+                          "or longest N name|s")
+    stage = data.get("stages", {}).get(words[1])
+    if stage is None:
+        raise FigureError(f"no stage '{words[1]}' (stages: {', '.join(data.get('stages', {}))})")
+    key, fmt = TIMING_FIELDS[words[2]]
+    if key not in stage:
+        raise FigureError(f"stage '{words[1]}' has no {key}")
+    return fmt(stage[key])
+
+
 def number_value(data: dict, words: list[str]) -> tuple[Value, Value | None]:
     """A query that gives numbers: (its value, the value in parentheses or None)."""
     how = next((w for w in words if w in AGGREGATES), None)
@@ -417,6 +464,8 @@ def evaluate(query: str) -> str:
     words = [w for w in words if w not in OPTIONS]
     if len(words) == 1 and words[0] in CONTEXT_KEYS:
         return context_value(data, words[0])
+    if words and words[0] == "timing":
+        return timing_text(data, words)
     bare, percent = "bare" in options, "%" in options
     if "-" in words:  # a difference, in A's unit and format
         i = words.index("-")

@@ -26,6 +26,8 @@ have_header benchmark/benchmark.h || carried 'benchmark_*.orig.tar.gz' || missin
 have_header gtest/gtest.h || [ -f /usr/src/googletest/CMakeLists.txt ] || carried 'googletest_*.deb' ||
   missing+=(libgtest-dev)
 have_openblas || missing+=(libopenblas-dev)
+# ccache: a rebuild and the sanitized build (scripts/test-sanitized.sh) reuse what was compiled.
+command -v ccache >/dev/null || missing+=(ccache)
 
 if ! command -v nvcc >/dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
   say "the CUDA toolkit (nvcc) is required and was not found"

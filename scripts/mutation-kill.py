@@ -32,7 +32,7 @@ The binary: --exe, else $LB_EXE, else <repo>/build/layerbench. Exit status: 0 ev
 at every size and every control passed; 1 a survivor, an error or a failed control; 2 bad usage, a
 mutation that no longer applies (its `find` is not in the text exactly once), or no driver layer
 here (no GPU).
-tests/test_mutation_kill.cpp runs this script (the ctest MutationKill.*) and asserts on --json.
+tests/test_mutation_kill.cpp runs this script (the ctest MutationKill.* and MutationKillOnTheGpu.*/<text>) and asserts on --json.
 """
 from __future__ import annotations
 

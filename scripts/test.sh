@@ -6,28 +6,56 @@
 # the output of the first failures, and a short summary: passed, failed, and skipped grouped by
 # reason (scripts/test-summary.py). ctest's whole output goes to build/test.log. The exit status is
 # ctest's: non-zero when a test failed. Arguments go to ctest (e.g. -R 'Lab\.' runs those alone).
+#
+# Tests run side by side, `ctest -j` by cores, on a GPU machine too: GPU tests check answers and
+# share the device; those that need it alone (timing, the profiler, the sanitizer) carry the label
+# gpu_exclusive and run by themselves (tests/test_properties.cmake, docs/hardening.md), and are named
+# before the run. --quick runs the quick tier (ctest -L quick: parsing, verification, the record,
+# one case per layer), what to run before each commit, without installing Chromium or the services.
+# Each stage's wall and CPU seconds, with the 15 longest tests, go to build/timings.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
 say() { echo "test: $*" >&2; }
 build="${LAYERBENCH_BUILD_DIR:-build}"
+quick=0
+if [ "${1:-}" = --quick ]; then
+  quick=1
+  shift
+fi
 scripts/build.sh
-# Chromium, for the tests that open a report or a leaderboard in a headless browser (reports/tests/test_chromium.py,
-# tests/python/test_lab_leaderboard_browser.py;
-# it skips, saying why, where Chromium cannot be installed). Running layerbench never needs it.
-scripts/install-report-deps.sh --chromium 2>&1 | sed 's/^/test: /' >&2
-# Slurm, munge and PostgreSQL, which the fleet and history tests start on localhost (tests/slurm,
-# reports/tests/test_db.py); they skip, saying why, where these cannot be installed.
-scripts/install-test-services.sh 2>&1 | sed 's/^/test: /' >&2
+if [ "$quick" = 1 ]; then
+  set -- -L quick "$@"
+else
+  # Chromium, for the tests that open a report or a leaderboard in a headless browser
+  # (reports/tests/test_chromium.py, tests/python/test_lab_leaderboard_browser.py; it skips, saying
+  # why, where Chromium cannot be installed). Running layerbench never needs it.
+  scripts/install-report-deps.sh --chromium 2>&1 | sed 's/^/test: /' >&2
+  # Slurm, munge and PostgreSQL, which the fleet and history tests start on localhost (tests/slurm,
+  # reports/tests/test_db.py); they skip, saying why, where these cannot be installed.
+  scripts/install-test-services.sh 2>&1 | sed 's/^/test: /' >&2
+fi
 
 cd "$build"
 log=test.log
 junit=Testing/junit.xml
 mkdir -p Testing
 rm -f "$junit"
-# One test process at a time on a GPU machine, so tests do not share the device; -j otherwise.
 jobs="$(nproc)"
-command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 && jobs=1
+cpu_seconds() {  # cpu=the CPU seconds of this script's finished children so far (bash's `times`,
+  # run in this shell: in a $(...) subshell it would count the subshell's children only)
+  times >.times
+  cpu=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); s += a[1] * 60 + a[2] } printf "%.1f", s }' .times)
+}
+cpu_seconds
+cpu_start=$cpu
+# The tests that hold the GPU alone (RUN_SERIAL), named before the run.
+exclusive=""
+[ "$quick" = 1 ] || exclusive="$(ctest -N -L gpu_exclusive "$@" 2>/dev/null | sed -n 's/^ *Test *#[0-9]*: //p' || true)"
+if [ -n "$exclusive" ]; then
+  say "tests that hold the GPU alone (label gpu_exclusive; docs/hardening.md says why), run one at a time:"
+  echo "$exclusive" | sed 's/^/test:   /' >&2
+fi
 tty=0
 [ -t 2 ] && [ "${TERM:-dumb}" != dumb ] && tty=1
 width=$(( $(tput cols 2>/dev/null || echo 100) - 1 ))
@@ -78,6 +106,13 @@ if len(failed) > 3:
 EOF
 fi
 # ctest's own closing line, then the summary (its last line: "tests: N passed, N failed, N skipped").
+wall=$((SECONDS - start))
+cpu_seconds
+counts="$(grep -E '^[0-9]+% tests passed' "$log" | tail -n 1 | sed -E 's/^[0-9]+% tests passed, ([0-9]+) tests failed out of ([0-9]+)/failed=\1 tests=\2/' || true)"
+[[ "$counts" == failed=* ]] || counts=""
+python3 "$root/scripts/record-timing.py" timings.json "test.ctest$([ "$quick" = 1 ] && echo .quick)" "$wall" \
+  "$(awk -v a="$cpu" -v b="$cpu_start" 'BEGIN { printf "%.1f", a - b }')" jobs="$jobs" $counts || true
+[ "$quick" = 1 ] || [ ! -f "$junit" ] || python3 "$root/scripts/record-timing.py" timings.json --longest "$junit" 15 || true
 say "ctest ran in $(elapsed): $(grep -E '^[0-9]+% tests passed' "$log" | tail -n 1 || echo "no closing line (see $build/$log)")"
 if [ -f "$junit" ] && command -v python3 >/dev/null; then
   python3 "$root/scripts/test-summary.py" "$junit" --log "$build/$log" || true

@@ -12,6 +12,7 @@
 //    saying why).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -108,14 +109,30 @@ TEST_F(MutationKill, SuitesCoverEveryKernelTextAtEveryDefaultAndEdgeSize) {
                                         << "/kernels.cu";
 }
 
-TEST_F(MutationKill, EveryMutationIsKilledAtEverySize) {
+// One test per kernel text (tests/mutations/<text>.json), so that ctest runs them side by side; each
+// runs that text's control and every mutation of it at every size, as the whole suite did at once.
+std::vector<std::string> mutation_files() {
+  std::vector<std::string> texts;
+  for (const auto& entry : fs::directory_iterator(kRoot / "tests" / "mutations"))
+    if (entry.path().extension() == ".json") texts.push_back(entry.path().stem().string());
+  std::sort(texts.begin(), texts.end());
+  return texts;
+}
+
+class MutationKillOnTheGpu : public MutationKill, public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(MutationKillOnTheGpu, EveryMutationIsKilledAtEverySize) {
   if (const std::string why = lb::gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "no GPU: " << why;
-  const nlohmann::json suites = manifest();
+  const std::string text = GetParam();
+  nlohmann::json suites = nlohmann::json::array();
+  for (const auto& suite : manifest())
+    if (suite["kernel_text"] == text) suites.push_back(suite);
+  ASSERT_EQ(suites.size(), 1u) << "no suite for " << text << " in the manifest";
   std::size_t mutations = 0;
   for (const auto& suite : suites) mutations += suite["mutations"].size();
 
   const fs::path kills = dir_ / "kills.json";
-  const Outcome o = script("--jobs 3 --json " + kills.string());
+  const Outcome o = script("--only " + text + " --jobs 2 --json " + kills.string());
   std::printf("%s", o.out.c_str());  // the kill table
   ASSERT_TRUE(fs::exists(kills)) << "exit " << o.code << "\n" << o.out << o.err;
   const nlohmann::json result = nlohmann::json::parse(slurp(kills));
@@ -148,5 +165,8 @@ TEST_F(MutationKill, EveryMutationIsKilledAtEverySize) {
   }
   EXPECT_EQ(o.code, 0) << o.err;
 }
+
+INSTANTIATE_TEST_SUITE_P(EachKernelText, MutationKillOnTheGpu, ::testing::ValuesIn(mutation_files()),
+                         [](const auto& info) { return info.param; });
 
 }  // namespace

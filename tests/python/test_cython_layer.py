@@ -6,7 +6,7 @@ stream gate, same output as `runtime`) are tests/test_layers.cpp, test_stream_ga
 test_same_kernel.cpp.
 
 The module is found through $LB_PYTHON_MODULE_DIR, which the ctest `cython.pytest` sets to the
-build's folder; run by `python_layers.pytest` (no build folder known) the tests that need it skip."""
+build's folder; run by `python_layers.test_cython_layer.pytest` (no build folder known) the tests that need it skip."""
 from __future__ import annotations
 
 import importlib.util
