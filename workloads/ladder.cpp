@@ -1,5 +1,7 @@
 #include "workloads/ladder.h"
 
+#include "common/cuda_check.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -26,10 +28,7 @@ unsigned Rung::smem_bytes() const {
   return std::visit([](const auto& l) { return l.smem_bytes; }, launch);
 }
 
-std::string source_relative(const char* file) {
-  const std::string path = file, root = LB_SOURCE_ROOT;
-  return path.starts_with(root) ? path.substr(root.size()) : path;
-}
+std::string source_relative(const char* file) { return source_path(file); }  // common/cuda_check.h
 
 bool register_rung(Rung rung) {
   for (const Rung& r : registry())
