@@ -20,7 +20,7 @@ std::uint64_t FreshInputs::sample_seed(std::uint64_t seed, const Workload& workl
 
 FreshInputs::FreshInputs(const Workload& workload, const Shape& shape, std::uint64_t seed, StudentVariant& variant,
                          cudaStream_t stream)
-    : workload_(workload), shape_(shape), seed_(seed), variant_(variant) {
+    : workload_(workload), shape_(shape), seed_(seed), variant_(variant), buffers_(variant.device_buffers()) {
   // One refresh timed on the device (the first sample's: before_sample(0) draws it again).
   const auto clock = make_sample_clock(true, stream);
   clock->start();
@@ -29,9 +29,8 @@ FreshInputs::FreshInputs(const Workload& workload, const Shape& shape, std::uint
 }
 
 void FreshInputs::refresh(std::size_t index, cudaStream_t stream) {
-  const DeviceBuffers buffers = variant_.device_buffers();
   const float alpha = recipe_on_device(workload_, shape_, sample_seed(seed_, workload_, shape_, index),
-                                       buffers.inputs, buffers.output, stream);
+                                       buffers_.inputs, buffers_.output, stream);
   variant_.set_scalar(alpha);
 }
 

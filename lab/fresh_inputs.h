@@ -58,6 +58,7 @@ class FreshInputs final : public SampleHooks {
   Shape shape_;
   std::uint64_t seed_;
   StudentVariant& variant_;
+  DeviceBuffers buffers_;  // the variant's buffers, which do not move: asked for once, not every sample
   std::size_t verified_ = 0, random_checks_ = 0;
   double refresh_ms_ = 0;
 };
