@@ -75,7 +75,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 from reports.output import write_output  # noqa: E402  (a symlinked doc keeps its link; its target is rewritten)
 RESULTS = REPO / "docs" / "results"
-GENERATED = ("docs/results/h100/report.md", "docs/results/h200/report.md")  # layerbench report's own
+GENERATED = ("docs/results/h100/report.md",)  # layerbench report's own
 
 # --- markers -----------------------------------------------------------------------------------
 

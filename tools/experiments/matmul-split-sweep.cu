@@ -2,7 +2,7 @@
 // 1, 2, 4, 8 and 16 against cuBLAS SGEMM (fp32, no TF32), at the default sizes, the odd ones and some
 // between, on a cold L2 (256 MiB written before each launch), median of 30 launches. Each result is
 // checked against cuBLAS's (max |difference|, in the CSV); `chosen` marks matmul_grid's pick.
-// scripts/matmul-split-sweep.sh builds and runs it: CSV on stdout.
+// tools/experiments/matmul-split-sweep.sh builds and runs it: CSV on stdout.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
