@@ -504,7 +504,7 @@ ROWS: list[Row] = [
     Row("ladder", [*LADDER, "-o", "-"], exit=0, check=_stdout("json"), tell="results written",
         shows="; the JSON on stdout, the rest on stderr"),
     Row("ladder", ["ladder", "matmul", "--benchmark_filter=x"], names="--benchmark_filter=x"),
-    # -- report / compare / csv (reports/cli.py) ----------------------------------------------
+    # -- report / compare / csv (python/layerbench/reports/cli.py) ----------------------------------------------
     Row("report", ["report", "missing.json"], names="missing.json"),
     Row("report", ["report", "empty.json"], names="empty.json"),
     Row("report", ["report", "not-json.json"], names="not-json.json"),

@@ -2,7 +2,7 @@
 """Prints two results files side by side for the rate workloads (GB/s, GFLOP/s) at their largest
 size and for launch overhead: median, noise, whether the noise target was reached, and the
 difference. What each workload is (its figure, its size form) comes from the results' descriptors
-(reports/results.py). Used by scripts/device-check.sh to check that back-to-back runs agree.
+(python/layerbench/reports/results.py). Used by scripts/device-check.sh to check that back-to-back runs agree.
 
   scripts/compare-runs.py RUN1.json RUN2.json
 """

@@ -55,7 +55,7 @@ why it is not a figure of a results file: `<!-- unsourced: REASON -->` (a settin
 value, a kernel no longer in the tree). Code blocks and `code spans` are not figures. The reports in
 docs/results/*/ (made by `layerbench report`) are generated already and not read.
 
-  scripts/doc-figures.py            rewrite every figure in place from its source (reports/output.py: atomically, a symlink followed)
+  scripts/doc-figures.py            rewrite every figure in place from its source (python/layerbench/reports/output.py: atomically, a symlink followed)
   scripts/doc-figures.py --check    exit 1 if a figure differs from its source, a source or case is
                                     missing, or a measured number has no marker
   scripts/doc-figures.py --list     every marker, its source and its value

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The figures a closing note or a comparison quotes, from a results file: per layer and workload,
-at the workload's largest size, its figure as its descriptor gives it (reports/results.py): GB/s
+at the workload's largest size, its figure as its descriptor gives it (python/layerbench/reports/results.py): GB/s
 with the fraction of the copy ceiling, GFLOP/s with the fraction of cuBLAS, µs per launch; then
 every one-time cost, and, given a second results file of the same suite run with warm kernel
 caches, the same costs side by side.

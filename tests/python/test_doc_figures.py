@@ -100,7 +100,7 @@ def test_rewrite_then_check(repo):
 
 
 def test_a_symlinked_doc_keeps_its_link(repo):
-    """The rewrite goes through reports/output.py's writer: a doc that is a symlink stays one, and
+    """The rewrite goes through python/layerbench/reports/output.py's writer: a doc that is a symlink stays one, and
     the file it points at gets the new figures."""
     target = repo / "shared.md"
     target.write_text("runs at 1 GFLOP/s<!-- fig gpu matmul/runtime/4096 gflops -->\n")

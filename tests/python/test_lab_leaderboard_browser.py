@@ -5,7 +5,7 @@ headless Chromium from a file:// URL. The rendered page ranks them in the expect
 refused one in its own section, turns no file name into an element, and fits the window.
 
 The binary: $LB_EXE; else, under ctest (which runs this from <build>/tests), that build's
-layerbench; else <repo>/build/layerbench. Chromium is found as reports/tests/test_chromium.py finds
+layerbench; else <repo>/build/layerbench. Chromium is found as tests/reports/test_chromium.py finds
 it (`scripts/install-report-deps.sh --chromium` installs it). Each is skipped, saying why, when missing."""
 from __future__ import annotations
 
