@@ -534,7 +534,7 @@ int run_cli(int argc, char** argv) {
                   "The driver layer compiles FILE in place of its built-in workloads/WORKLOAD/kernels.cu\n"
                   "(the same kernel names; launch's serves launch_async and launch_sync), nothing rebuilt.\n"
                   "Repeatable, one per workload. The results (the driver's \"kernels\") and the console say\n"
-                  "so. For known-wrong kernels (scripts/mutation-kill.py) or trying an edit")
+                  "so. For known-wrong kernels (tests/mutations/mutation-kill.py) or trying an edit")
       ->type_name("WORKLOAD=FILE")
       ->allow_extra_args(false);
   std::string devices;

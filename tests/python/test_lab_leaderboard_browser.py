@@ -49,7 +49,7 @@ window.addEventListener("load", () => {
 # report's browser test.
 from test_bad_inputs_table import find_layerbench  # noqa: E402
 
-_spec = importlib.util.spec_from_file_location("report_chromium", ROOT / "reports" / "tests" / "test_chromium.py")
+_spec = importlib.util.spec_from_file_location("report_chromium", ROOT / "tests" / "reports" / "test_chromium.py")
 _report_chromium = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_report_chromium)
 find_browser = _report_chromium.find_browser

@@ -191,13 +191,15 @@ def test_the_cpu_layers_backend_is_read_for_gflops_workloads(tmp_path: Path):
 
 
 WORKLOAD_NAMES = {"vector_add", "saxpy", "reduce", "matmul", "launch_async", "launch_sync", "transpose"}
-CHECKED = sorted(set((REPO / "reports").glob("*.py")) - {REPO / "reports" / "results.py"}) + [
-    REPO / "scripts" / name for name in ("doc-figures.py", "compare-runs.py", "layer-figures.py", "loc.py")]
+PACKAGE = REPO / "python" / "layerbench"
+CHECKED = sorted(set(PACKAGE.rglob("*.py")) - {PACKAGE / "reports" / "descriptors.py"}) + [
+    REPO / "tools" / name for name in ("doc_figures.py", "compare_runs.py", "layer_figures.py", "loc.py")]
 
 
 @pytest.mark.parametrize("path", CHECKED, ids=lambda p: p.name)
 def test_no_code_outside_results_py_compares_workload_names(path: Path):
-    """P14: the only place that knows workloads by name is results.py's fallback table. Docstrings
+    """P14: the only place that knows workloads by name is the results reader's fallback table
+    (descriptors.py). Docstrings
     and captions may name a workload as an example; a string that is a workload's name, or a test of
     a name's prefix, may not appear in code."""
     found = []

@@ -102,3 +102,51 @@ def bytes_h(value: float | None) -> str:
         if value >= scale:
             return f"{value / scale:.3g} {unit}"
     return f"{value:.0f} B"
+
+
+# --- the docs' figures (tools/doc_figures.py, docs/results/README.md): one format a unit, stable
+# from run to run: GB/s and GFLOP/s whole (a space every three digits from 10 000), ms to four
+# significant digits, µs to three, trailing zeros kept.
+
+def sig_kept(x: float, digits: int) -> str:
+    """x to `digits` significant digits, trailing zeros kept, no exponent."""
+    if x == 0:
+        return "0"
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(x))))
+    return f"{x:.{decimals}f}"  # 12345 at 3 digits keeps the integer
+
+
+def grouped(x: float) -> str:
+    """Whole, thousands apart by a space from 10 000 (the docs' style: 3080, 51 283)."""
+    n = int(round(x))
+    return f"{n:,}".replace(",", " ") if abs(n) >= 10000 else str(n)
+
+
+def docs_rate(x: float) -> str:
+    """GB/s in the docs: whole from 100 (grouped), three significant digits below."""
+    return grouped(x) if x >= 100 else sig_kept(x, 3)
+
+
+def docs_percent(fraction: float) -> str:
+    """A fraction as a percentage: whole from 10%, one decimal below."""
+    p = 100 * fraction
+    return (f"{p:.0f}" if abs(p) >= 9.95 else f"{p:.1f}") + "%"
+
+
+def docs_ratio(x: float) -> str:
+    """A speed-up: '1.73×', '12.3×', '150×'."""
+    return (f"{x:.2f}" if x < 9.995 else f"{x:.1f}" if x < 99.95 else f"{x:.0f}") + "×"
+
+
+def docs_cost_ms(values: list[float]) -> str:
+    """One-time costs: ms, or s from 1000 ms; one value or a range in the unit of its largest."""
+    top = max(values)
+    if top >= 1000:
+        return "–".join(sig_kept(v / 1000, 2) for v in values) + " s"
+    return "–".join(grouped(v) if v >= 10 else sig_kept(v, 2) for v in values) + " ms"
+
+
+def duration(seconds: float) -> str:
+    """A build or test stage's time: '42 s', '3 min 05 s'."""
+    s = round(seconds)
+    return f"{s // 60} min {s % 60:02d} s" if s >= 60 else f"{s} s"

@@ -38,7 +38,7 @@ from .cases import Case, Results, _complete, _message, _num, _status, size_order
 
 __all__ = ["ResultsError", "one_line", "FIGURES", "RATES", "SIZE_FORMS", "Buffer", "Descriptor", "Vendor",
            "describe", "Case", "Results", "size_order", "SCHEMA_VERSIONS", "NUMBER_FIELDS", "MAX_MS",
-           "load", "read", "from_data"]
+           "load", "read", "read_json", "from_data"]
 
 
 SCHEMA_VERSIONS = (1, 2)
@@ -61,7 +61,7 @@ def read(path: str | Path) -> dict[str, Any]:
     """The file's JSON, checked to be a layerbench results file (layout, schema version, and for a
     merged file its runs), otherwise as written; `from_data` makes the Results."""
     path = Path(path)
-    data = _read_json(path)
+    data = read_json(path)
     if not isinstance(data, dict):
         raise ResultsError(path, f"JSON, but not a layerbench results file (the top level is "
                                  f"{_json_type(data)}, expected an object with \"context\" and \"benchmarks\")")
@@ -147,7 +147,10 @@ def from_data(path: str | Path, data: dict[str, Any]) -> Results:
     return Results(path=str(path), context=context, cases=cases, notes=notes, descriptors=descriptors)
 
 
-def _read_json(path: Path) -> Any:
+def read_json(path: str | Path) -> Any:
+    """Any JSON file of ours (a results file, a lab's grade, a timing record), read as the results
+    are: a missing, unreadable, empty, binary, truncated or invalid file is a ResultsError, one line."""
+    path = Path(path)
     try:
         raw = path.read_bytes()
     except FileNotFoundError:

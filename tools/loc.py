@@ -10,9 +10,9 @@ each, <folder>_<name>.py, in the Python layers, which count too. The "layer supp
 layer's other files (its context, buffers, compiler, registration), which every workload of that
 layer shares.
 
-  scripts/loc.py                      print the table (markdown)
-  scripts/loc.py --write FILE...      replace the table between <!-- loc:begin --> and <!-- loc:end -->
-  scripts/loc.py --check FILE...      exit 1 if a file's table differs from the sources
+  tools/loc                      print the table (markdown)
+  tools/loc --write FILE...      replace the table between <!-- loc:begin --> and <!-- loc:end -->
+  tools/loc --check FILE...      exit 1 if a file's table differs from the sources
 """
 import argparse
 import pathlib
@@ -21,8 +21,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 REGISTERED = re.compile(r"^\s*LB_REGISTER_WORKLOAD\(\s*\w+\s*,\s*(-?\d+)\s*\)", re.M)
-LAYERS = ["cpu", "runtime", "driver", "thrust", "cupy", "cupy-raw", "cuda-bindings", "cuda-core", "numba",
-          "numba-vectorize", "pycuda", "cuda-compute", "cython", "vendor"]
+LAYER_REGISTERED = re.compile(r"LB_REGISTER_(?:PYTHON_)?LAYER\((.*?)\);", re.S)
 BEGIN, END = "<!-- loc:begin -->", "<!-- loc:end -->"
 
 
@@ -55,22 +54,40 @@ def files_of(layer: str, w: str) -> list[pathlib.Path]:
     return sorted(folder.glob(f"{w}.*")) + sorted(folder.glob(f"{w}_*.py"))
 
 
+def layers(names: list[str]) -> list[str]:
+    """The layers' folders (variants/<layer>/ with a file of a workload), in the registry's order: the
+    lowest rank a registration of the folder's layers gives (LB_REGISTER_LAYER(Layer{.rank = N}) in the
+    folder, or LB_REGISTER_PYTHON_LAYER(PythonLayer{.rank = N, .dir = "variants/<layer>"})); a folder
+    with none last, by name. No list of names here."""
+    ranks: dict[str, float] = {}
+    for source in sorted((ROOT / "variants").rglob("*.c*")):
+        for registration in LAYER_REGISTERED.findall(source.read_text()):
+            rank = re.search(r"\.rank\s*=\s*(-?\d+)", registration)
+            folder = re.search(r'\.dir\s*=\s*"variants/([^"/]+)"', registration)
+            name = folder.group(1) if folder else source.relative_to(ROOT / "variants").parts[0]
+            if rank:
+                ranks[name] = min(ranks.get(name, float("inf")), int(rank.group(1)))
+    found = [d.name for d in (ROOT / "variants").iterdir()
+             if d.is_dir() and any(files_of(d.name, w) for w in names)]
+    return sorted(found, key=lambda l: (ranks.get(l, float("inf")), l))
+
+
 def table() -> str:
-    layers = [l for l in LAYERS if (ROOT / "variants" / l).is_dir()]
     names = workloads()
-    rows = ["| workload | " + " | ".join(f"`{l}`" for l in layers) + " |",
-            "|---|" + "---:|" * len(layers)]
+    folders = layers(names)
+    rows = ["| workload | " + " | ".join(f"`{l}`" for l in folders) + " |",
+            "|---|" + "---:|" * len(folders)]
     for w in names:
         cells = []
-        for l in layers:
+        for l in folders:
             files = files_of(l, w)
             cells.append(str(sum(code_lines(f) for f in files)) if files else "–")
         # A folder of several workloads is named with them: the Python layers' files say which.
-        several = sorted({f.stem for l in layers for f in files_of(l, w) if f.stem != w})
+        several = sorted({f.stem for l in folders for f in files_of(l, w) if f.stem != w})
         label = f"{w} ({' and '.join(several)})" if several else w
         rows.append(f"| {label} | " + " | ".join(cells) + " |")
     support = []
-    for l in layers:
+    for l in folders:
         files = [f for f in (ROOT / "variants" / l).rglob("*")
                  if f.is_file() and f.suffix in {".h", ".cpp", ".cu", ".py", ".pyx"} and f.stem not in names
                  and not any(f.stem.startswith(w + "_") for w in names)]
@@ -87,7 +104,7 @@ def table() -> str:
                 "The Python layers also share variants/python/lb_*.py "
                 f"({sum(code_lines(f) for f in sorted((ROOT / 'variants' / 'python').glob('lb_*.py')))} lines: the kernel "
                 "text's path and launch shapes, the way into the driver layer's kernel cache, what a variant is and receives (lb_variant), which CUDA libraries a layer loaded, CuPy's stream and copies) and run through the C++ adapter there. "
-                "Counted by scripts/loc.py: code lines only, no blanks or comments.")
+                "Counted by tools/loc.py: code lines only, no blanks or comments.")
     return "\n".join(rows)
 
 
@@ -119,7 +136,7 @@ def main() -> int:
         elif updated != text:
             stale.append(name)
     for name in stale:
-        print(f"loc.py: the lines-of-code table in {name} is out of date; run scripts/loc.py --write {name}",
+        print(f"loc.py: the lines-of-code table in {name} is out of date; run tools/loc --write {name}",
               file=sys.stderr)
     return 1 if stale else 0
 

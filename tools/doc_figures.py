@@ -38,7 +38,7 @@ is a query:
   CASE is workload/layer/size as `run` takes them (matmul/runtime/4096, vector_add/cpu/2^28,
   launch_async/graph/1000; a rung: matmul/runtime:08/4096; one number is a square or a cube for a
   workload whose cases have two or three); each part may hold {a,b,c} or be *
-  (any), the layer also a group: @ours (the layers that run our kernel text), @nvcc, @nvrtc. Several
+  (any): a set of layers (those that run our kernel text, say) is named in full. Several
   cases give their range ("41.2–41.9 TFLOP/s"), or min or max. WHAT may hold {a,b} too.
   FIELD: ms us gbps gflops tflops copy cublas launch noise e2e first_run (copy and cublas: the
   fraction of the copy ceiling or of cuBLAS SGEMM).
@@ -55,10 +55,10 @@ why it is not a figure of a results file: `<!-- unsourced: REASON -->` (a settin
 value, a kernel no longer in the tree). Code blocks and `code spans` are not figures. The reports in
 docs/results/*/ (made by `layerbench report`) are generated already and not read.
 
-  scripts/doc-figures.py            rewrite every figure in place from its source (python/layerbench/reports/output.py: atomically, a symlink followed)
-  scripts/doc-figures.py --check    exit 1 if a figure differs from its source, a source or case is
+  tools/doc-figures            rewrite every figure in place from its source (python/layerbench/reports/output.py: atomically, a symlink followed)
+  tools/doc-figures --check    exit 1 if a figure differs from its source, a source or case is
                                     missing, or a measured number has no marker
-  scripts/doc-figures.py --list     every marker, its source and its value
+  tools/doc-figures --list     every marker, its source and its value
 """
 from __future__ import annotations
 
@@ -71,9 +71,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from layerbench.reports import fmt, results
+from layerbench.reports.output import write_output  # a symlinked doc keeps its link; its target is rewritten
+
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-from reports.output import write_output  # noqa: E402  (a symlinked doc keeps its link; its target is rewritten)
 RESULTS = REPO / "docs" / "results"
 GENERATED = ("docs/results/h100/report.md",)  # layerbench report's own
 
@@ -93,60 +94,22 @@ class FigureError(Exception):
     pass
 
 
-# --- formats -----------------------------------------------------------------------------------
-
-def sig(x: float, digits: int) -> str:
-    """x to `digits` significant digits, trailing zeros kept, no exponent."""
-    if x == 0:
-        return "0"
-    decimals = max(0, digits - 1 - math.floor(math.log10(abs(x))))
-    text = f"{x:.{decimals}f}"
-    if decimals == 0 and len(text.lstrip("-")) > digits:  # 12345 at 3 digits: keep the integer
-        return text
-    return text
-
-
-def grouped(x: float) -> str:
-    """Whole, thousands apart by a space from 10 000 (the docs' style: 3080, 51 283)."""
-    n = int(round(x))
-    return f"{n:,}".replace(",", " ") if abs(n) >= 10000 else str(n)
-
-
-def fmt_gbps(x):
-    return grouped(x) if x >= 100 else sig(x, 3)
-
-
-def fmt_percent(fraction):
-    p = 100 * fraction
-    return (f"{p:.0f}" if abs(p) >= 9.95 else f"{p:.1f}") + "%"
-
-
-def fmt_ratio(x):
-    return (f"{x:.2f}" if x < 9.995 else f"{x:.1f}" if x < 99.95 else f"{x:.0f}") + "×"
-
-
-def fmt_ms_cost(values):
-    """One-time costs: ms, or s from 1000 ms; one value or a range in the unit of its largest."""
-    top = max(values)
-    if top >= 1000:
-        return "–".join(sig(v / 1000, 2) for v in values) + " s"
-    return "–".join(grouped(v) if v >= 10 else sig(v, 2) for v in values) + " ms"
-
+# --- formats: the docs' number style, python/layerbench/reports/fmt.py's (docs_*) -----------------
 
 # field -> (how to read it from a case, how to format one value, unit)
 FIELDS = {
-    "ms": (lambda c: c.get("median_ms"), lambda x: sig(x, 4), "ms"),
-    "us": (lambda c: c["median_ms"] * 1000 if c.get("median_ms") is not None else None, lambda x: sig(x, 3), "µs"),
-    "gbps": (lambda c: c.get("gbps"), fmt_gbps, "GB/s"),
-    "gflops": (lambda c: c.get("gflops"), grouped, "GFLOP/s"),
+    "ms": (lambda c: c.get("median_ms"), lambda x: fmt.sig_kept(x, 4), "ms"),
+    "us": (lambda c: c["median_ms"] * 1000 if c.get("median_ms") is not None else None, lambda x: fmt.sig_kept(x, 3), "µs"),
+    "gbps": (lambda c: c.get("gbps"), fmt.docs_rate, "GB/s"),
+    "gflops": (lambda c: c.get("gflops"), fmt.grouped, "GFLOP/s"),
     "tflops": (lambda c: c["gflops"] / 1000 if c.get("gflops") is not None else None, lambda x: f"{x:.1f}",
                "TFLOP/s"),
     "copy": (lambda c: c.get("fraction_of_copy"), lambda x: f"{x:.2f}", ""),
     "cublas": (lambda c: c.get("fraction_of_cublas"), lambda x: f"{x:.2f}", ""),
-    "launch": (lambda c: c.get("us_per_launch"), lambda x: sig(x, 3), "µs"),
-    "noise": (lambda c: c.get("rel_stddev"), fmt_percent, ""),
-    "e2e": (lambda c: c.get("end_to_end_ms"), lambda x: sig(x, 4), "ms"),
-    "first_run": (lambda c: c.get("first_run_ms"), lambda x: sig(x, 3), "ms"),
+    "launch": (lambda c: c.get("us_per_launch"), lambda x: fmt.sig_kept(x, 3), "µs"),
+    "noise": (lambda c: c.get("rel_stddev"), fmt.docs_percent, ""),
+    "e2e": (lambda c: c.get("end_to_end_ms"), lambda x: fmt.sig_kept(x, 4), "ms"),
+    "first_run": (lambda c: c.get("first_run_ms"), lambda x: fmt.sig_kept(x, 3), "ms"),
 }
 FRACTIONS = {"copy", "cublas", "noise"}
 
@@ -168,26 +131,21 @@ def load(name: str) -> dict:
     if path not in _loaded:
         if not path.is_file():
             raise FigureError(f"source {path.relative_to(REPO)} is not committed")
-        data = json.loads(path.read_text())
-        data["_cases"] = [b for b in data.get("benchmarks", []) if b.get("run_type", "iteration") == "iteration"]
+        # Through the reports' one reader: a results file checked, its repetitions folded into one
+        # case each (`_cases`: the cases' JSON entries); a lab's grade or a timing record as its JSON.
+        try:
+            data = results.read_json(path)
+            if isinstance(data, dict) and "benchmarks" in data:
+                data = {**data, "_cases": [c.entry for c in results.from_data(path, results.read(path)).cases]}
+        except results.ResultsError as e:
+            raise FigureError(str(e)) from None
         _loaded[path] = data
     return _loaded[path]
 
 
-# Named groups of layers a CASE may use as its layer part: @ours, the layers that run our kernel text.
-GROUPS = {
-    "ours": ["runtime", "driver", "cupy-raw", "cuda-bindings", "cuda-core", "pycuda", "cython"],
-    "nvcc": ["runtime", "pycuda", "cython"],   # our kernel text built by nvcc
-    "nvrtc": ["driver", "cupy-raw", "cuda-bindings", "cuda-core"],  # ... by NVRTC
-}
-
-
 def expand(part: str) -> list[str]:
-    """a{b,c}d -> [abd, acd]; @group -> its layers."""
-    if re.fullmatch(r"@[\w-]+", part):
-        if part[1:] not in GROUPS:
-            raise FigureError(f"unknown group '{part}' (groups: {', '.join('@' + g for g in GROUPS)})")
-        return GROUPS[part[1:]]
+    """a{b,c}d -> [abd, acd]. A set of layers is named in the marker, as the doc's sentence names
+    it: no list of layers here (a layer's names live in its own folder and in the results)."""
     m = re.search(r"\{([^{}]*)\}", part)
     if not m:
         return [part]
@@ -264,10 +222,10 @@ class Value:
 
     def text(self, bare: bool, percent: bool) -> str:
         if self.costs:
-            t = fmt_ms_cost(self.numbers)
+            t = fmt.docs_cost_ms(self.numbers)
             return t.rsplit(" ", 1)[0] if bare else t
-        fmt = fmt_percent if percent else self.fmt
-        parts = [fmt(x) for x in self.numbers]
+        one = fmt.docs_percent if percent else self.fmt
+        parts = [one(x) for x in self.numbers]
         if len(parts) == 2 and parts[0] == parts[1]:
             parts = parts[:1]
         if len(parts) == 2 and parts[0].endswith("%") and parts[1].endswith("%"):
@@ -313,7 +271,7 @@ def context_value(data: dict, key: str) -> str:
     if key == "suite_s":
         return f"{lb['suite_wall_s']:.1f} s"
     if key == "noise_target":
-        return fmt_percent(ctx["measurement"]["noise_target"])
+        return fmt.docs_percent(ctx["measurement"]["noise_target"])
     if key == "mode":
         return ctx["measurement"]["gpu_cache_mode"]
     if key == "driver":
@@ -321,13 +279,13 @@ def context_value(data: dict, key: str) -> str:
     if key == "peak_bw":
         return f"{device['theoretical_bandwidth_gbps']:.1f} GB/s"
     if key == "peak_fp32":
-        return grouped(device["theoretical_fp32_gflops"]) + " GFLOP/s"
+        return fmt.grouped(device["theoretical_fp32_gflops"]) + " GFLOP/s"
     if key == "memory":
         return f"{device['memory_bytes'] / 2**30:.1f} GiB"
     if key == "version":
         return lb.get("version", "")
     if key == "context_creation":
-        return fmt_ms_cost([device["context_creation_ms"]])
+        return fmt.docs_cost_ms([device["context_creation_ms"]])
     if key == "sms":
         return str(device["sm_count"])
     if key == "host_threads":
@@ -345,10 +303,10 @@ OPTIONS = {"bare", "%", "frac", "diff", "x"}
 GRADE_FIELDS = {
     "points": (lambda s: s["points"], lambda x: f"{x:g}", ""),
     "speed": (lambda s: s["performance"]["speed_vs_runtime"], lambda x: f"{x:.2f}", ""),
-    "ceiling": (lambda s: s["performance"]["fraction_of_ceiling"], fmt_percent, ""),
-    "ms": (lambda s: s["performance"]["benchmarks"][0]["student"]["median_ms"], lambda x: sig(x, 4), "ms"),
-    "ours_ms": (lambda s: s["performance"]["benchmarks"][0]["runtime"]["median_ms"], lambda x: sig(x, 4), "ms"),
-    "gbps": (lambda s: s["performance"]["benchmarks"][0]["student"]["gbps"], fmt_gbps, "GB/s"),
+    "ceiling": (lambda s: s["performance"]["fraction_of_ceiling"], fmt.docs_percent, ""),
+    "ms": (lambda s: s["performance"]["benchmarks"][0]["student"]["median_ms"], lambda x: fmt.sig_kept(x, 4), "ms"),
+    "ours_ms": (lambda s: s["performance"]["benchmarks"][0]["runtime"]["median_ms"], lambda x: fmt.sig_kept(x, 4), "ms"),
+    "gbps": (lambda s: s["performance"]["benchmarks"][0]["student"]["gbps"], fmt.docs_rate, "GB/s"),
 }
 
 
@@ -358,23 +316,18 @@ def grade_value(data: dict, words: list[str]) -> Value:
     subs = [s for s in data.get("submissions", []) if len(words) == 2 or words[2] in s.get("file", "")]
     if len(subs) != 1:
         raise FigureError(f"{len(subs)} submissions match (one is needed): name the file")
-    read, fmt, unit = GRADE_FIELDS[words[1]]
+    read, formats, unit = GRADE_FIELDS[words[1]]
     try:
         value = read(subs[0])
     except (KeyError, IndexError, TypeError):
         value = None
     if value is None:
         raise FigureError(f"{subs[0].get('file')}: no {words[1]} (outcome {subs[0].get('outcome')})")
-    return Value([value], fmt, unit)
-
-
-def fmt_duration(seconds: float) -> str:
-    s = round(seconds)
-    return f"{s // 60} min {s % 60:02d} s" if s >= 60 else f"{s} s"
+    return Value([value], formats, unit)
 
 
 # timing field -> (the stage's key, how to format it)
-TIMING_FIELDS = {"wall": ("wall_s", fmt_duration), "cpu": ("cpu_s", fmt_duration), "steps": ("steps", str),
+TIMING_FIELDS = {"wall": ("wall_s", fmt.duration), "cpu": ("cpu_s", fmt.duration), "steps": ("steps", str),
                  "warnings": ("warnings", str), "jobs": ("jobs", str), "tests": ("tests", str), "failed": ("failed", str),
                  "load": ("load_average", lambda loads: f"{loads[0]:.1f}")}  # the 1-minute load when it ended
 
@@ -395,17 +348,17 @@ def timing_text(data: dict, words: list[str]) -> str:
         if not 1 <= n <= len(tests):
             raise FigureError(f"the record holds {len(tests)} longest tests, not {n}")
         t = tests[n - 1]
-        return t["name"] if words[3] == "name" else fmt_duration(t["s"])
+        return t["name"] if words[3] == "name" else fmt.duration(t["s"])
     if len(words) != 3 or words[2] not in TIMING_FIELDS:
         raise FigureError(f"timing takes STAGE FIELD ({', '.join(TIMING_FIELDS)}), cores|cpu|gpus|date|commit, "
                           "or longest N name|s")
     stage = data.get("stages", {}).get(words[1])
     if stage is None:
         raise FigureError(f"no stage '{words[1]}' (stages: {', '.join(data.get('stages', {}))})")
-    key, fmt = TIMING_FIELDS[words[2]]
+    key, formats = TIMING_FIELDS[words[2]]
     if key not in stage:
         raise FigureError(f"stage '{words[1]}' has no {key}")
-    return fmt(stage[key])
+    return formats(stage[key])
 
 
 def number_value(data: dict, words: list[str]) -> tuple[Value, Value | None]:
@@ -419,9 +372,9 @@ def number_value(data: dict, words: list[str]) -> tuple[Value, Value | None]:
             raise FigureError("ceiling takes one name: copy, sgemm or sgemm_tflops")
         ceilings = data["context"].get("ceilings") or {}
         if words[1] == "copy":
-            return Value([ceilings["copy_gbps"]], fmt_gbps, "GB/s"), None
+            return Value([ceilings["copy_gbps"]], fmt.docs_rate, "GB/s"), None
         if words[1] == "sgemm":
-            return Value([ceilings["sgemm_gflops"]], grouped, "GFLOP/s"), None
+            return Value([ceilings["sgemm_gflops"]], fmt.grouped, "GFLOP/s"), None
         if words[1] == "sgemm_tflops":
             return Value([ceilings["sgemm_gflops"] / 1000], lambda x: f"{x:.1f}", "TFLOP/s"), None
         raise FigureError(f"unknown ceiling '{words[1]}'")
@@ -439,12 +392,12 @@ def number_value(data: dict, words: list[str]) -> tuple[Value, Value | None]:
     for field in words[1].split(","):
         if field not in FIELDS:
             raise FigureError(f"unknown field '{field}'")
-        read, fmt, unit = FIELDS[field]
+        read, formats, unit = FIELDS[field]
         got = [read(c) for c in cases]
         if any(g is None for g in got):
             bad = [c["name"] for c, g in zip(cases, got) if g is None]
             raise FigureError(f"{', '.join(bad)}: no {field} (status {cases[0].get('status')})")
-        values.append(Value(aggregate(got, how), fmt, unit, fraction=field in FRACTIONS))
+        values.append(Value(aggregate(got, how), formats, unit, fraction=field in FRACTIONS))
     if len(values) > 2:
         raise FigureError("at most two fields")
     return values[0], (values[1] if len(values) == 2 else None)
@@ -480,12 +433,12 @@ def evaluate(query: str) -> str:
             raise FigureError("a ratio needs one number on each side (add min or max)")
         r = a.numbers[0] / b.numbers[0]
         if "diff" in options:
-            return fmt_percent(abs(r - 1))
+            return fmt.docs_percent(abs(r - 1))
         if percent:
-            return fmt_percent(r)
+            return fmt.docs_percent(r)
         if "frac" in options:
             return f"{r:.2f}"
-        return fmt_ratio(r)
+        return fmt.docs_ratio(r)
     main, extra = number_value(data, words)
     text = main.text(bare, percent and main.fraction)
     if extra is not None:
@@ -624,7 +577,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"PROBLEM: {line}")
     if args.check:
         print(f"{total} figures in {len(paths)} docs: {len(stale)} stale, {len(problems)} problems"
-              + ("; rewrite them with scripts/doc-figures.py" if stale else ""))
+              + ("; rewrite them with tools/doc-figures" if stale else ""))
         return 1 if stale or problems else 0
     if not args.list:
         print(f"{total} figures in {len(paths)} docs; rewrote {len(changed)} docs"

@@ -21,12 +21,12 @@ a loss below what the workload's check can see there, by its documented bound. I
 killed in the kill rate and shown as such; if it is ever killed there, the suite fails so that the
 mark is removed (as scripts/bad_inputs.py treats its known problems).
 
-    scripts/mutation-kill.py                          # every mutation: the kill table; exit 1 on a survivor
-    scripts/mutation-kill.py --only reduce            # one kernel text's mutations (repeatable)
-    scripts/mutation-kill.py --only reduce/shifted_read
-    scripts/mutation-kill.py --json kills.json        # also the verdicts, case by case, as JSON
-    scripts/mutation-kill.py --list                   # the mutations; checks that each applies (no GPU)
-    scripts/mutation-kill.py --write-texts DIR        # the mutated texts and DIR/manifest.json (no GPU)
+    tests/mutations/mutation-kill.py                          # every mutation: the kill table; exit 1 on a survivor
+    tests/mutations/mutation-kill.py --only reduce            # one kernel text's mutations (repeatable)
+    tests/mutations/mutation-kill.py --only reduce/shifted_read
+    tests/mutations/mutation-kill.py --json kills.json        # also the verdicts, case by case, as JSON
+    tests/mutations/mutation-kill.py --list                   # the mutations; checks that each applies (no GPU)
+    tests/mutations/mutation-kill.py --write-texts DIR        # the mutated texts and DIR/manifest.json (no GPU)
 
 The binary: --exe, else $LB_EXE, else <repo>/build/layerbench. Exit status: 0 every mutation killed
 at every size and every control passed; 1 a survivor, an error or a failed control; 2 bad usage, a
@@ -48,7 +48,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 MUTATIONS = REPO / "tests" / "mutations"
 SEED = 20240601  # fixed, so a table can be reproduced; --seed picks another
 RUN_TIMEOUT_S = 600

@@ -21,8 +21,8 @@ first on PATH (for `layerbench ...`), and CUDA_VISIBLE_DEVICES is empty: the GPU
 so, on every machine, so that a command does the same here as on a GPU machine and takes seconds.
 Each has a time limit (--timeout, 120 s).
 
-  scripts/doc-examples.py            run them all: each command's exit and time, then a verdict
-  scripts/doc-examples.py --list     list the commands and what would happen to each
+  tools/doc-examples            run them all: each command's exit and time, then a verdict
+  tools/doc-examples --list     list the commands and what would happen to each
 
 Exit status: 0 every command run gave its exit status; 1 otherwise; 2 bad usage.
 """

@@ -4,14 +4,12 @@ size and for launch overhead: median, noise, whether the noise target was reache
 difference. What each workload is (its figure, its size form) comes from the results' descriptors
 (python/layerbench/reports/results.py). Used by scripts/device-check.sh to check that back-to-back runs agree.
 
-  scripts/compare-runs.py RUN1.json RUN2.json
+  tools/compare-runs RUN1.json RUN2.json
 """
 import sys
 from collections import Counter
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from reports import results as results_mod  # noqa: E402  (no matplotlib: results.py needs none)
+from layerbench.reports import results as results_mod  # no matplotlib: the reader needs none
 
 
 def cases(path):

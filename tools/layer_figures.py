@@ -5,30 +5,15 @@ with the fraction of the copy ceiling, GFLOP/s with the fraction of cuBLAS, µs 
 every one-time cost, and, given a second results file of the same suite run with warm kernel
 caches, the same costs side by side.
 
-  scripts/layer-figures.py RESULTS.json [CACHED.json]
+  tools/layer-figures RESULTS.json [CACHED.json]
 
-The figures are printed in the docs' formats (scripts/doc-figures.py's). The docs themselves take
+The figures are printed in the docs' formats (python/layerbench/reports/fmt.py's docs_* formats, as tools/doc-figures writes them). The docs themselves take
 theirs from the committed results: copy RESULTS.json over docs/results/<gpu>/results.json (and
-CACHED.json over docs/results/<gpu>/warm-caches.json), then run scripts/doc-figures.py.
+CACHED.json over docs/results/<gpu>/warm-caches.json), then run tools/doc-figures.
 """
-import importlib.util
-import json
 import sys
-from pathlib import Path
 
-_spec = importlib.util.spec_from_file_location("doc_figures", Path(__file__).with_name("doc-figures.py"))
-figures = importlib.util.module_from_spec(_spec)
-sys.modules["doc_figures"] = figures  # its dataclasses look their module up
-_spec.loader.exec_module(figures)
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from reports import results as results_mod  # noqa: E402  (no matplotlib: results.py needs none)
-
-
-def load(path):
-    with open(path) as f:
-        data = json.load(f)
-    cases = [b for b in data["benchmarks"] if b.get("run_type") == "iteration"]
-    return data["context"], cases
+from layerbench.reports import fmt, results as results_mod  # no matplotlib: the reader needs none
 
 
 def cell(r, layer, workload):
@@ -40,48 +25,53 @@ def cell(r, layer, workload):
     c = case.entry
     if case.status != "ok" or d.figure not in c:
         return case.status
-    text = {"gbps": figures.fmt_gbps, "gflops": figures.grouped}.get(d.figure, lambda x: figures.sig(x, 3))(c[d.figure])
+    text = {"gbps": fmt.docs_rate, "gflops": fmt.grouped}.get(d.figure, lambda x: fmt.sig_kept(x, 3))(c[d.figure])
     if d.fraction_field and isinstance(c.get(d.fraction_field), (int, float)):
         text += f" ({c[d.fraction_field]:.2f})"
     return text
 
 
-def costs(context, cases):
+def costs(r):
+    """{(layer, what): ms}: each layer's one-time costs, from its context, then from its cases."""
     found = {}
-    for layer, info in context.get("layers", {}).items():
+    for layer, info in (r.ctx("layers") or {}).items():
         for cost in info.get("one_time_costs", []):
             found[(layer, cost["what"])] = cost["ms"]
-    for c in cases:
-        for cost in c.get("one_time_costs", []):
-            found.setdefault((c["layer"], cost["what"]), cost["ms"])  # the first case that paid it
+    for c in r.cases:
+        for cost in c.entry.get("one_time_costs", []):
+            found.setdefault((c.layer, cost["what"]), cost["ms"])  # the first case that paid it
     return found
 
 
 def main():
     if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
-    context, cases = load(sys.argv[1])
-    r = results_mod.load(sys.argv[1])
+    try:
+        r = results_mod.load(sys.argv[1])
+        cached = results_mod.load(sys.argv[2]) if len(sys.argv) == 3 else None
+    except results_mod.ResultsError as e:
+        sys.exit(f"layer-figures: {e}")
+    context = r.context
     device, ceilings = context.get("device") or {}, context.get("ceilings") or {}
-    print(f"{device.get('name', 'no GPU')}: copy {figures.fmt_gbps(ceilings.get('copy_gbps', 0))} GB/s, "
-          f"cuBLAS SGEMM {figures.grouped(ceilings.get('sgemm_gflops', 0))} GFLOP/s; "
+    print(f"{device.get('name', 'no GPU')}: copy {fmt.docs_rate(ceilings.get('copy_gbps', 0))} GB/s, "
+          f"cuBLAS SGEMM {fmt.grouped(ceilings.get('sgemm_gflops', 0))} GFLOP/s; "
           f"suite {context['layerbench']['suite_wall_s']:.1f} s")
-    layers = list(dict.fromkeys(c["layer"] for c in cases))
+    layers = list(dict.fromkeys(c.layer for c in r.cases))
     # The columns: GB/s workloads, GFLOP/s ones, then launch overhead, each in the order they ran.
     columns = [w for figure in results_mod.FIGURES for w in r.workloads if r.figure(w) == figure and r.sizes(w)]
     print("| layer | " + " | ".join(columns) + " |")
     print("|---|" + "---:|" * len(columns))
     for layer in layers:
         print(f"| {layer} | " + " | ".join(cell(r, layer, w) for w in columns) + " |")
-    first = costs(context, cases)
-    second = costs(*load(sys.argv[2])) if len(sys.argv) == 3 else {}
+    first = costs(r)
+    second = costs(cached) if cached else {}
     print("\nOne-time costs" + (" (this run | the cached run)" if second else ""))
     for (layer, what), ms in first.items():
         again = second.get((layer, what.replace("compiled", "cache hit")), second.get((layer, what)))
-        print(f"  {layer:14s} {what[:70]:70s} {figures.fmt_ms_cost([ms]):>9s}"
-              + (f" | {figures.fmt_ms_cost([again]):>9s}" if again is not None else ""))
+        print(f"  {layer:14s} {what[:70]:70s} {fmt.docs_cost_ms([ms]):>9s}"
+              + (f" | {fmt.docs_cost_ms([again]):>9s}" if again is not None else ""))
     print("\nFor the docs: copy the results over docs/results/<gpu>/results.json (the cached run over "
-          "warm-caches.json), then run scripts/doc-figures.py (docs/results/README.md).")
+          "warm-caches.json), then run tools/doc-figures (docs/results/README.md).")
 
 
 if __name__ == "__main__":
