@@ -19,7 +19,7 @@ pass every case and exit 0. The table (markdown) goes to stdout.
 A survivor fails the suite, except at a size the mutation marks "known_survivors" ({size: why}):
 a loss below what the workload's check can see there, by its documented bound. It is counted as not
 killed in the kill rate and shown as such; if it is ever killed there, the suite fails so that the
-mark is removed (as scripts/bad_inputs.py treats its known problems).
+mark is removed (as tests/bad_inputs treats its known problems).
 
     tests/mutations/mutation-kill.py                          # every mutation: the kill table; exit 1 on a survivor
     tests/mutations/mutation-kill.py --only reduce            # one kernel text's mutations (repeatable)

@@ -1,19 +1,12 @@
-"""tools/doc-figures: the formats, the markers and the lint, on a results file made here (the
+"""tools/doc_figures.py: the formats, the markers and the lint, on a results file made here (the
 docs themselves are checked by ctest's docs.figures_current)."""
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-_spec = importlib.util.spec_from_file_location("doc_figures", ROOT / "scripts" / "doc-figures.py")
-figures = importlib.util.module_from_spec(_spec)
-sys.modules["doc_figures"] = figures
-_spec.loader.exec_module(figures)
+import doc_figures as figures  # tools/ and python/ are on the path: pytest.ini's pythonpath
 
 
 def case(name: str, **fields) -> dict:
@@ -29,7 +22,7 @@ def repo(tmp_path, monkeypatch):
     data = {"context": {"date": "2026-11-22T15:56:06+0000", "device": {"name": "GPU X", "sm_count": 132},
                         "ceilings": {"copy_gbps": 2991.5, "sgemm_gflops": 51283.2},
                         "layers": {"driver": {"one_time_costs": [{"what": "primary context retain", "ms": 0.0027}]}},
-                        "layerbench": {"version": "0.1.0", "command_line": "build/layerbench run"},
+                        "layerbench": {"version": "0.1.0", "command_line": "build/layerbench run", "schema_version": 2},
                         "measurement": {"noise_target": 0.005, "gpu_cache_mode": "cold"}},
             "benchmarks": [
                 case("matmul/runtime/4096x4096x4096", gflops=41296.4, median_ms=3.3281, fraction_of_cublas=0.8053),
@@ -39,8 +32,9 @@ def repo(tmp_path, monkeypatch):
                      one_time_costs=[{"what": "NVRTC vector_add (compiled)", "ms": 103.06}]),
                 case("vector_add/runtime/1048576", median_ms=0.00723, gbps=1740.0),
                 case("launch_async/runtime/1000", us_per_launch=3.9912),
-                case("matmul/runtime:08_async_pipeline/4096x4096x4096", gflops=41798.0),
-                case("matmul/runtime:09_async_pipeline_wide/4096x4096x4096", gflops=44360.0),
+                case("matmul/runtime:08_async_pipeline/4096x4096x4096", gflops=41798.0, rung={"id": "matmul/08_async_pipeline"}),
+                case("matmul/runtime:09_async_pipeline_wide/4096x4096x4096", gflops=44360.0,
+                     rung={"id": "matmul/09_async_pipeline_wide"}),
             ]}
     (results / "results.json").write_text(json.dumps(data))
     monkeypatch.setattr(figures, "REPO", tmp_path)

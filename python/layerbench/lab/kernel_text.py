@@ -4,7 +4,7 @@ and launches it (docs/labs.md, "Python labs"): PyCUDA (lab 06: SourceModule, nvc
 parent has already compiled it with NVRTC for sm_90 (lab/student_program.cpp), so a compile error
 is reported without a GPU. Here, in the child, the runner's library compiles it again for the
 GPU and launches it with the lab's shape; what the runners share (the buffers and their guard
-zone, the argument binding, the grid, the device addresses timing draws fresh inputs at) is lb_lab_python's Program and Variant.
+zone, the argument binding, the grid, the device addresses timing draws fresh inputs at) is program.py's Program and Variant.
 Each runner goes through its layer's support module (variants/pycuda/_pycuda_layer.py,
 variants/cuda-core/_cuda_core_layer.py), as the layer's own variants do: the same context, stream
 and memory habits, so that what the lab times is what the layer costs.
@@ -14,28 +14,38 @@ so this module imports (and its pure parts are tested) where neither is installe
 from __future__ import annotations
 
 import contextlib
-import importlib
+import importlib.util
 import sys
 import time
 import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lb_lab_python import GpuError, Program, StudentError
+from .program import GpuError, Program
+from .rules import StudentError
 
 if TYPE_CHECKING:  # variants/python, on the path wherever the runner runs
     import lb_variant
 
-SOURCE_ROOT = Path(__file__).resolve().parents[1]
+SOURCE_ROOT = Path(__file__).resolve().parents[3]
 
 
 def layer_module(layer_dir: str, module: str):
-    """A layer's support module (variants/<layer_dir>/<module>.py), with its folder on sys.path as
-    the adapter puts it there for the layer's variants (python_layer.cpp)."""
-    folder = str(SOURCE_ROOT / "variants" / layer_dir)
-    if folder not in sys.path:
-        sys.path.append(folder)
-    return importlib.import_module(module)
+    """A layer's support module (variants/<layer_dir>/<module>.py) under its own name, the one the
+    layer's variants import it by: the module already imported (the adapter puts the layer's folder on
+    the embedded interpreter's path, python_layer.cpp), else loaded from its file. The search path is
+    not touched."""
+    if module in sys.modules:
+        return sys.modules[module]
+    spec = importlib.util.spec_from_file_location(module, SOURCE_ROOT / "variants" / layer_dir / f"{module}.py")
+    loaded = importlib.util.module_from_spec(spec)
+    sys.modules[module] = loaded
+    try:
+        spec.loader.exec_module(loaded)
+    except BaseException:
+        del sys.modules[module]
+        raise
+    return loaded
 
 
 def read_source(path: str) -> str:
