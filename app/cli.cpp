@@ -463,15 +463,14 @@ void add_measurement_options(CLI::App* sub, RunArgs& args, bool& no_kernel_cache
 // the project's .venv, else python3 on the PATH. Returns only if the hand-over failed.
 int hand_over_to_reports(const std::string& subcommand, const std::vector<std::string>& args) {
   namespace fs = std::filesystem;
-  const fs::path root(LB_SOURCE_ROOT);
-  const fs::path script = root / "reports" / "cli.py";
-  if (!fs::exists(script)) {
+  const fs::path package = fs::path(python_package_root()) / "layerbench" / "reports";
+  if (!fs::exists(package)) {
     std::fprintf(stderr, "layerbench: error: '%s' needs the reports tool, which is not at %s\n", subcommand.c_str(),
-                 script.c_str());
+                 package.c_str());
     return 2;
   }
-  std::string python = chosen_python();  // common/python_interpreter.h: the one the Python layers use
-  std::vector<std::string> words{python, script.string(), subcommand};
+  std::vector<std::string> words = reports_command(subcommand);  // common/python_interpreter.h
+  const std::string python = words.front();
   words.insert(words.end(), args.begin(), args.end());
   std::vector<char*> exec_argv;
   for (auto& w : words) exec_argv.push_back(w.data());
@@ -494,13 +493,13 @@ int run_cli(int argc, char** argv) {
   app.require_subcommand(1);
   CLI::App* list = app.add_subcommand("list", "List the workloads and layers, and whether each layer can run here");
   list->allow_extras();  // named below, in the order typed (CLI11 lists them back to front)
-  // Handed over whole to reports/cli.py, --help included.
+  // Handed over whole to the report tool (python -m layerbench.reports), --help included.
   const std::vector<std::pair<const char*, const char*>> reports_commands = {
-      {"report", "Make report.md, report.html and plots from a results file (reports/cli.py)"},
-      {"compare", "Compare two results files case by case, with a regression verdict (reports/cli.py)"},
-      {"csv", "Write a results file as CSV, one row per case (reports/cli.py)"},
-      {"merge", "Merge results files of several GPUs, hosts or tasks into one (reports/cli.py)"},
-      {"db", "A results database with history: add, list, compare (reports/cli.py)"}};
+      {"report", "Make report.md, report.html and plots from a results file (python/layerbench/reports)"},
+      {"compare", "Compare two results files case by case, with a regression verdict (python/layerbench/reports)"},
+      {"csv", "Write a results file as CSV, one row per case (python/layerbench/reports)"},
+      {"merge", "Merge results files of several GPUs, hosts or tasks into one (python/layerbench/reports)"},
+      {"db", "A results database with history: add, list, compare (python/layerbench/reports)"}};
   for (const auto& [name, help] : reports_commands) {
     CLI::App* sub = app.add_subcommand(name, help);
     sub->set_help_flag();
@@ -535,7 +534,7 @@ int run_cli(int argc, char** argv) {
                   "The driver layer compiles FILE in place of its built-in workloads/WORKLOAD/kernels.cu\n"
                   "(the same kernel names; launch's serves launch_async and launch_sync), nothing rebuilt.\n"
                   "Repeatable, one per workload. The results (the driver's \"kernels\") and the console say\n"
-                  "so. For known-wrong kernels (scripts/mutation-kill.py) or trying an edit")
+                  "so. For known-wrong kernels (tests/mutations/mutation-kill.py) or trying an edit")
       ->type_name("WORKLOAD=FILE")
       ->allow_extra_args(false);
   std::string devices;

@@ -12,4 +12,13 @@ std::string chosen_python() {
   return std::filesystem::exists(venv, ec) ? venv.string() : "python3";
 }
 
+std::string python_package_root() { return (std::filesystem::path(LB_SOURCE_ROOT) / "python").string(); }
+
+std::vector<std::string> reports_command(const std::string& subcommand) {
+  std::string path = python_package_root();
+  if (const char* env = std::getenv("PYTHONPATH"); env && *env) path += std::string(":") + env;
+  setenv("PYTHONPATH", path.c_str(), 1);
+  return {chosen_python(), "-m", "layerbench.reports", subcommand};
+}
+
 }  // namespace lb

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Atheris (libFuzzer for Python) target for the reports tool's results loader, reports/results.py.
+"""Atheris (libFuzzer for Python) target for the reports tool's results loader, python/layerbench/reports/results.py.
 
 Each input is the bytes of a results file. The target writes them to a file, calls
 results.load(path) and, when that returns, runs the Results through what `layerbench csv` and
@@ -39,11 +39,11 @@ from pathlib import Path
 import atheris
 
 REPO = Path(__file__).resolve().parent.parent
-# $LB_FUZZ_ROOT: import reports/ from another tree (e.g. one with a proposed fix applied).
-sys.path.insert(0, os.environ.get("LB_FUZZ_ROOT") or str(REPO))
+# The package comes from PYTHONPATH, which scripts/fuzz.sh's wrapper sets: python/ of this tree, or
+# of $LB_FUZZ_ROOT (another tree, e.g. one with a proposed fix applied).
 
 with atheris.instrument_imports():
-    from reports import compare, csvout, fmt, results
+    from layerbench.reports import compare, csvout, fmt, results
 
 WORK = Path(tempfile.mkdtemp(prefix="lb-fuzz-results-"))
 INPUT = WORK / "input.json"

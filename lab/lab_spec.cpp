@@ -168,7 +168,7 @@ struct RunnerEntry {
   const char* name;
   LabRunner runner;
   const char* extension;  // of the student's file
-  bool embedded_python;   // the child loads the file through lab/lb_lab_python.py's RUNNERS
+  bool embedded_python;   // the child loads the file through layerbench.lab's RUNNERS (python/layerbench/lab)
 };
 constexpr RunnerEntry kRunners[] = {
     {"nvrtc", LabRunner::kNvrtc, ".cu", false},         {"numba", LabRunner::kNumba, ".py", true},

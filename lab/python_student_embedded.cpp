@@ -1,9 +1,9 @@
-// The Python labs through the embedded interpreter: lab/lb_lab_python.py's rules check and runner,
+// The Python labs through the embedded interpreter: layerbench.lab's rules check and runner (python/layerbench/lab),
 // called through the boundary the Python layers use (variants/python/python_object.h: the
 // exception mapping, lb_variant's Size/Setup/Problem, NumPy views, stream handles). A StudentError
 // from Python is the student's (StudentCompileError: the file breaks the rules, does not parse or
 // does not compile), mapped by this file's hook; any other Python exception is the runner's or the
-// GPU's (a CUDA error from Numba, or lb_lab_python.GpuError, PyCUDA's and cuda.core's, becomes a
+// GPU's (a CUDA error from Numba, or layerbench.lab.GpuError, PyCUDA's and cuda.core's, becomes a
 // CudaError, so that the check reports it as it reports the CUDA C++ labs' faults). The workload's
 // buffers and kernel arguments reach the runner from its descriptor (lb_variant.Workload), not from
 // a table of workload names. Which runner (lab.json's "runner") is passed by its name.
@@ -33,6 +33,7 @@ std::unique_ptr<StudentProgram> load_python_lab_kernels(const LabSpec&, const st
 #include <string>
 
 #include "common/cuda_check.h"
+#include "common/python_interpreter.h"
 #include "variants/python/python_layer.h"
 #include "variants/python/python_object.h"
 
@@ -43,23 +44,23 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// lab/lb_lab_python.py, imported once, with lab/ on sys.path (after the interpreter's own path and
-// variants/python, where lb_numba is).
+// The labs' Python package, layerbench.lab (python/layerbench/lab), imported once, with the package's
+// root on sys.path (after the interpreter's own path and variants/python, where lb_numba is).
 py::module_ lab_module(const fs::path& file) {
   if (const std::string why = embedded_python_unavailable_reason(); !why.empty())
     throw StudentCompileError(file.string() + ": cannot check a Python lab here: " + why);
   // Never released: the interpreter is never finalized (python_layer.cpp says why).
   static const py::module_* module = [] {
     py::list path = py::module_::import("sys").attr("path");
-    const std::string dir = (fs::path(LB_SOURCE_ROOT) / "lab").string();
+    const std::string dir = python_package_root();  // common/python_interpreter.h
     if (!path.contains(dir)) path.append(dir);
-    return new py::module_(py::module_::import("lb_lab_python"));
+    return new py::module_(py::module_::import("layerbench.lab"));
   }();
   return *module;
 }
 
 
-// The runner's own exceptions: lb_lab_python.StudentError -> StudentCompileError (its text is the
+// The runner's own exceptions: layerbench.lab.StudentError -> StudentCompileError (its text is the
 // student's), GpuError -> CudaError. The others go on to the shared mapping (python::throw_mapped).
 python::ErrorHook student_errors(const fs::path& file) {
   return [file](const py::error_already_set& e) {
@@ -79,7 +80,7 @@ py::list argument_names(const LabSpec& spec) {
   return names;
 }
 
-// One size of the student's kernel: lb_lab_python.Variant, an lb_variant.Variant with the lab's
+// One size of the student's kernel: layerbench.lab.Variant, an lb_variant.Variant with the lab's
 // calls for timing (device_pointers, set_alpha: lab/fresh_inputs.h) and its guard zone (first_write_past_end). The lab's
 // session (the driver layer's, in Setup) is C++'s: the runner gets none.
 class PythonStudentVariant final : public StudentVariant {

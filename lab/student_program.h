@@ -67,7 +67,7 @@ struct StudentBuild {
 // True when the lab's student file is Python (Numba kernels, held to the Python lab's rules), else
 // CUDA C++ (which the parent compiles with NVRTC, whichever runner launches it).
 bool is_python_lab(const LabSpec& spec);
-// True when the child loads the submission through the embedded interpreter (lab/lb_lab_python.py):
+// True when the child loads the submission through the embedded interpreter (python/layerbench/lab):
 // the numba, pycuda and cuda-core runners. A build without an embeddable Python refuses these labs.
 bool needs_embedded_python(const LabSpec& spec);
 

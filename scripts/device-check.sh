@@ -46,9 +46,9 @@ for run in 1 2; do
   echo "suite $run exit code: $code, wall $(( ($(date +%s%N) - start) / 1000000 )) ms (whole process, context creation included)"
 done
 if [ -f "$out/suite2.json" ]; then
-  python3 scripts/compare-runs.py "$out/suite1.json" "$out/suite2.json" >"$out/compare.txt"
+  LAYERBENCH_PYTHON=python3 tools/compare-runs "$out/suite1.json" "$out/suite2.json" >"$out/compare.txt"
   tail -n 25 "$out/compare.txt"
-  python3 scripts/layer-figures.py "$out/suite1.json" "$out/suite2.json"
+  LAYERBENCH_PYTHON=python3 tools/layer-figures "$out/suite1.json" "$out/suite2.json"
 else
-  python3 scripts/layer-figures.py "$out/suite1.json"
+  LAYERBENCH_PYTHON=python3 tools/layer-figures "$out/suite1.json"
 fi

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs the fuzz targets for a bounded time each (docs/fuzzing.md):
 #   fuzz_sizes         libFuzzer (clang, ASan + UBSan): the --size parser, harness/sizes.cpp
-#   fuzz_results_load  atheris: the reports tool's results loader, reports/results.py (+ csv, compare)
+#   fuzz_results_load  atheris: the reports tool's results loader, python/layerbench/reports/results.py (+ csv, compare)
 #
 # usage: scripts/fuzz.sh [SECONDS] [--update-corpus] [--only sizes|results]
 #   SECONDS          time per target, default 60
@@ -149,7 +149,7 @@ fuzz_sizes() {
   run_target fuzz_sizes fuzz/corpus/sizes fuzz/findings/sizes 64 "$bin" -timeout=10 -max_len=128 -dict="$ROOT/fuzz/sizes.dict"
 }
 
-# --- fuzz_results_load: atheris over reports/results.py -------------------------------------------
+# --- fuzz_results_load: atheris over python/layerbench/reports/results.py -------------------------------------------
 fuzz_results() {
   local py="${FUZZ_PYTHON:-}"
   if [ -z "$py" ]; then
@@ -178,7 +178,9 @@ fuzz_results() {
   fi
   # libFuzzer's -merge (and -fork) run argv[0] again: give it an executable.
   local wrapper="$BUILD/fuzz_results_load"
-  printf '#!/bin/sh\nexec "%s" "%s" "$@"\n' "$venv/bin/python" "$ROOT/fuzz/fuzz_results_load.py" >"$wrapper"
+  # The package from python/ of this tree, or of $LB_FUZZ_ROOT when set (another tree, a proposed fix).
+  printf '#!/bin/sh\nPYTHONPATH="${LB_FUZZ_ROOT:-%s}/python${PYTHONPATH:+:$PYTHONPATH}" exec "%s" "%s" "$@"\n' \
+    "$ROOT" "$venv/bin/python" "$ROOT/fuzz/fuzz_results_load.py" >"$wrapper"
   chmod +x "$wrapper"
   export LB_FUZZ_ARGV0="$wrapper"
   run_target fuzz_results_load fuzz/corpus/results fuzz/findings/results 4096 "$wrapper" \

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Installs what the report tool (reports/, Python) needs and this machine lacks:
+# Installs what the report tool (python/layerbench/reports/) needs and this machine lacks:
 #   - matplotlib and pytest: nothing to do when the system python3 imports them; else a virtual
-#     environment in .venv (python3 -m venv) with reports/requirements.txt installed into it.
+#     environment in .venv (python3 -m venv) with python/requirements.txt installed into it.
 #     `layerbench report|compare|csv` and the report tests use .venv/bin/python3 when it exists.
 #     When that cannot be done it says so in one line and goes on (exit status 0).
 #   - jsonschema (the lab autograder tests): into that .venv, or Debian's package for python3.
 #   - with --chromium only (scripts/test.sh passes it; running layerbench never needs a browser):
 #     Debian's chromium, for the tests that open report.html and a class leaderboard in a headless browser
-#     (reports/tests/test_chromium.py). When it cannot be installed (no apt, no root or sudo, no
+#     (tests/reports/test_chromium.py). When it cannot be installed (no apt, no root or sudo, no
 #     package registry) this prints one line and goes on; that test then skips and says why.
 # On a machine whose python3 already has matplotlib and pytest and that has no package registry
 # (the lent GPU machines), it changes nothing and succeeds (the apt attempts for jsonschema and
@@ -50,9 +50,9 @@ else
     fi
   fi
   if [ -x .venv/bin/python3 ]; then
-    say "installing reports/requirements.txt into .venv"
-    if ! .venv/bin/python3 -m pip install -q --disable-pip-version-check -r reports/requirements.txt; then
-      say "pip could not install reports/requirements.txt into .venv (no package registry?); the report tool needs matplotlib and pytest"
+    say "installing python/requirements.txt into .venv"
+    if ! .venv/bin/python3 -m pip install -q --disable-pip-version-check -r python/requirements.txt; then
+      say "pip could not install python/requirements.txt into .venv (no package registry?); the report tool needs matplotlib and pytest"
     fi
   fi
 fi
@@ -61,7 +61,7 @@ fi
 #     saying so): into .venv where the report tool uses it, else Debian's python3-jsonschema.
 if [ -x .venv/bin/python3 ]; then
   .venv/bin/python3 -c 'import jsonschema' 2>/dev/null ||
-    .venv/bin/python3 -m pip install -q --disable-pip-version-check "$(grep -E '^jsonschema' reports/requirements.txt)" ||
+    .venv/bin/python3 -m pip install -q --disable-pip-version-check "$(grep -E '^jsonschema' python/requirements.txt)" ||
     say "pip could not install jsonschema into .venv; the lab autograder schema tests will skip"
 elif ! python3 -c 'import jsonschema' 2>/dev/null; then
   apt_install python3-jsonschema ||

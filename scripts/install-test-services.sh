@@ -2,7 +2,7 @@
 # Installs the real services the fleet and history tests start on localhost, and this machine lacks:
 # Debian's slurm-wlm and munge (tests/slurm: a one-node Slurm cluster), postgresql (the results
 # database's server test), and the PostgreSQL client library for Python (psycopg, pinned in
-# reports/requirements-db.txt) into the report tool's interpreter. scripts/test.sh calls it; running
+# python/requirements-db.txt) into the report tool's interpreter. scripts/test.sh calls it; running
 # layerbench never needs it. Where something cannot be installed (no apt, no root or sudo, no package
 # registry) it prints one line and goes on: the test that needs it then skips and says why.
 set -uo pipefail
@@ -36,10 +36,10 @@ fi
 python=python3
 [ -x .venv/bin/python3 ] && python=.venv/bin/python3
 if ! "$python" -c 'import psycopg' 2>/dev/null; then
-  if "$python" -m pip install -q -r reports/requirements-db.txt >/dev/null 2>&1; then
-    say "installed reports/requirements-db.txt into $python"
+  if "$python" -m pip install -q -r python/requirements-db.txt >/dev/null 2>&1; then
+    say "installed python/requirements-db.txt into $python"
   else
-    say "could not install reports/requirements-db.txt into $python; the PostgreSQL tests skip"
+    say "could not install python/requirements-db.txt into $python; the PostgreSQL tests skip"
   fi
 fi
 exit 0

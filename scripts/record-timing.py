@@ -4,7 +4,7 @@ and scripts/test.sh write as they go: per stage the wall and CPU seconds (user +
 stage ran), and what else the stage says (steps, warnings, jobs, tests, the longest tests); and the
 machine: cores, CPU model, GPUs, load average when the stage ended (other work on the machine shows
 there), the commit. Committed from a machine (docs/results/timings/), it is what README.md and
-docs/hardening.md quote through scripts/doc-figures.py's `timing` query; no figure is typed by hand.
+docs/hardening.md quote through tools/doc-figures's `timing` query; no figure is typed by hand.
 
   record-timing.py FILE STAGE WALL_S CPU_S [KEY=VALUE ...]      (VALUE: a number, or text)
   record-timing.py FILE --longest JUNIT_XML [N]                 (the N longest tests, default 15)

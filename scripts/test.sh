@@ -28,11 +28,11 @@ if [ "$quick" = 1 ]; then
   set -- -L quick "$@"
 else
   # Chromium, for the tests that open a report or a leaderboard in a headless browser
-  # (reports/tests/test_chromium.py, tests/python/test_lab_leaderboard_browser.py; it skips, saying
+  # (tests/reports/test_chromium.py, tests/python/test_lab_leaderboard_browser.py; it skips, saying
   # why, where Chromium cannot be installed). Running layerbench never needs it.
   scripts/install-report-deps.sh --chromium 2>&1 | sed 's/^/test: /' >&2
   # Slurm, munge and PostgreSQL, which the fleet and history tests start on localhost (tests/slurm,
-  # reports/tests/test_db.py); they skip, saying why, where these cannot be installed.
+  # tests/reports/test_db.py); they skip, saying why, where these cannot be installed.
   scripts/install-test-services.sh 2>&1 | sed 's/^/test: /' >&2
 fi
 

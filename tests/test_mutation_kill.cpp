@@ -1,5 +1,5 @@
 // The mutation-kill suite, device side: known-wrong versions of every workload's kernel text
-// (tests/mutations/<text>.json, applied to workloads/<text>/kernels.cu by scripts/mutation-kill.py)
+// (tests/mutations/<text>.json, applied to workloads/<text>/kernels.cu by tests/mutations/mutation-kill.py)
 // compiled at run time through the driver layer (`run --kernel-text`), each of which must fail
 // `layerbench run --check` at every size it runs at, by its verification. The script runs them and
 // judges each case; this test holds it to the suite's promises:
@@ -29,11 +29,11 @@ namespace {
 namespace fs = std::filesystem;
 using lb::lab::testing::kRoot;
 using lb::lab::testing::slurp;
-const fs::path kScript = kRoot / "scripts" / "mutation-kill.py";
+const fs::path kScript = kRoot / "tests" / "mutations" / "mutation-kill.py";
 
 class MutationKill : public lb::lab::testing::LabCliTest {
  protected:
-  // scripts/mutation-kill.py ARGS, with the build's layerbench.
+  // tests/mutations/mutation-kill.py ARGS, with the build's layerbench.
   Outcome script(const std::string& args) const {
     return run_command(std::string(LB_PYTHON) + " " + kScript.string() + " --exe " + LB_EXE + " " + args);
   }
@@ -41,7 +41,7 @@ class MutationKill : public lb::lab::testing::LabCliTest {
   // The mutated texts and their manifest (--write-texts): no GPU needed.
   nlohmann::json manifest() const {
     const Outcome o = script("--write-texts " + (dir_ / "texts").string());
-    EXPECT_EQ(o.code, 0) << "scripts/mutation-kill.py --write-texts failed (a mutation that no longer applies is "
+    EXPECT_EQ(o.code, 0) << "tests/mutations/mutation-kill.py --write-texts failed (a mutation that no longer applies is "
                             "named here):\n"
                          << o.out << o.err;
     if (o.code != 0) return nlohmann::json::array();

@@ -246,7 +246,7 @@ TEST(RateLimit, UnknownArchitectureLaunchAndIntegratedAreNotChecked) {
 }
 
 // Every GPU case in the committed results (every results file under docs/results: the suites, the
-// ladders, the P14-P16 runs, on the H100 and the H200) is within the limit of its device: a
+// ladders, the runs the docs quote, on the H100 and the H200) is within the limit of its device: a
 // legitimate figure never fails the check.
 TEST(RateLimit, EveryCommittedResultIsWithinItsLimit) {
   double worst = 0;
@@ -290,7 +290,7 @@ TEST(RateLimit, EveryCommittedResultIsWithinItsLimit) {
     }
   }
   if (checked == 0) GTEST_SKIP() << "no committed results in this tree";
-  EXPECT_GE(files, 19) << "the committed results files were not all found";
+  EXPECT_GE(files, 11) << "the committed results files were not all found";  // docs/results/README.md lists them
   std::printf("%d committed GPU cases in %d files checked; the closest to its limit: %s at %.3f of it\n", checked,
               files, worst_case.c_str(), worst);
 }

@@ -1,5 +1,5 @@
-"""The Python runners of the kernel-text labs (lab/lb_lab_kernel_text.py: PyCUDA, lab 06; cuda.core,
-lab 07) and what every Python runner shares (lb_lab_python's Program and Variant), no GPU needed:
+"""The Python runners of the kernel-text labs (python/layerbench/lab/kernel_text.py: PyCUDA, lab 06; cuda.core,
+lab 07) and what every Python runner shares (layerbench.lab.program: Program and Variant), no GPU needed:
 
 - one runner per lab.json "runner" name, the registry matching lab_spec.cpp's runner table, and
   importing the runners imports neither PyCUDA nor cuda.core;
@@ -28,10 +28,10 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [p for p in (str(ROOT / "lab"), str(ROOT / "variants" / "python")) if p not in sys.path]
+sys.path[:0] = [p for p in (str(ROOT / "python"), str(ROOT / "variants" / "python")) if p not in sys.path]
 
-import lb_lab_kernel_text as K  # noqa: E402  (standard library only at its top)
-import lb_lab_python as L  # noqa: E402
+from layerbench.lab import kernel_text as K  # noqa: E402  (standard library only at its top)
+import layerbench.lab as L  # noqa: E402
 from lb_variant import Buffer, KernelArg, Problem, Setup, Size, Workload  # noqa: E402
 from test_pycuda_layer import child, needs_pycuda  # noqa: E402  (tests/python is on pytest's path)
 
@@ -73,7 +73,7 @@ def test_every_python_runner_is_a_runner_of_the_spec_and_every_lab_has_its_runne
 
 def test_each_registered_runner_is_a_program_class():
     for runner, (module, name) in L.RUNNERS.items():
-        cls = getattr(importlib.import_module(module), name)
+        cls = getattr(importlib.import_module(f".{module}", L.__name__), name)
         assert issubclass(cls, L.Program), runner
     with pytest.raises(RuntimeError, match="no Python runner named 'nvrtc'"):
         L.runner_class("nvrtc")
@@ -82,8 +82,8 @@ def test_each_registered_runner_is_a_program_class():
 def test_importing_the_runners_imports_no_gpu_library():
     done = subprocess.run([sys.executable, "-c", f"""
 import sys
-sys.path[:0] = [{str(ROOT / 'lab')!r}, {str(ROOT / 'variants' / 'python')!r}]
-import lb_lab_kernel_text
+sys.path[:0] = [{str(ROOT / 'python')!r}, {str(ROOT / 'variants' / 'python')!r}]
+from layerbench.lab import kernel_text as lb_lab_kernel_text
 print(sorted(m for m in ("pycuda", "cuda.core", "numba", "numpy") if m in sys.modules))
 """], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
@@ -292,9 +292,9 @@ def test_lab_06_files_compile_with_pycuda_as_the_runner_compiles_them(tmp_path):
     broken.write_text('extern "C" __global__ void lab_vector_add(float* c) {\n  c[0] = 1\n}\n')
     files = [str(p) for p in lab_files("06-pycuda-vector-add")]
     result = child(f"""
-        sys.path.insert(0, {str(ROOT / 'lab')!r})
+        sys.path.insert(0, {str(ROOT / 'python')!r})
         import pycuda.compiler, pycuda.driver as drv, _pycuda_layer as layer
-        import lb_lab_kernel_text as K
+        from layerbench.lab import kernel_text as K
         out = {{}}
         for path in {files!r} + [{str(broken)!r}]:
             options = K.pycuda_compile_options(path, K.read_source(path), 90, line_info=True, exact_buffers=False)

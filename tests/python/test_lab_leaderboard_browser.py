@@ -5,7 +5,7 @@ headless Chromium from a file:// URL. The rendered page ranks them in the expect
 refused one in its own section, turns no file name into an element, and fits the window.
 
 The binary: $LB_EXE; else, under ctest (which runs this from <build>/tests), that build's
-layerbench; else <repo>/build/layerbench. Chromium is found as reports/tests/test_chromium.py finds
+layerbench; else <repo>/build/layerbench. Chromium is found as tests/reports/test_chromium.py finds
 it (`scripts/install-report-deps.sh --chromium` installs it). Each is skipped, saying why, when missing."""
 from __future__ import annotations
 
@@ -45,11 +45,25 @@ window.addEventListener("load", () => {
 </script>"""
 
 
-# One way to find the binary and one to run Chromium, shared with the bad-input table's test and the
-# report's browser test.
-from test_bad_inputs_table import find_layerbench  # noqa: E402
 
-_spec = importlib.util.spec_from_file_location("report_chromium", ROOT / "reports" / "tests" / "test_chromium.py")
+
+def find_layerbench() -> tuple[Path | None, str]:
+    """(the binary, where it came from), or (None, where it was looked for): $LB_EXE; else, under
+    ctest (which runs this from <build>/tests), that build's layerbench; else <repo>/build/layerbench."""
+    if os.environ.get("LB_EXE"):
+        return Path(os.environ["LB_EXE"]), "$LB_EXE"
+    cwd = Path.cwd()
+    if cwd.name == "tests" and (cwd / "CTestTestfile.cmake").exists() and (cwd.parent / "layerbench").exists():
+        return cwd.parent / "layerbench", "the build ctest runs in"
+    fallback = ROOT / "build" / "layerbench"
+    if fallback.exists():
+        return fallback, "build/layerbench"
+    return None, f"no $LB_EXE, not under ctest, and no {fallback}"
+
+
+# One way to run Chromium, shared with the report's browser test.
+
+_spec = importlib.util.spec_from_file_location("report_chromium", ROOT / "tests" / "reports" / "test_chromium.py")
 _report_chromium = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_report_chromium)
 find_browser = _report_chromium.find_browser

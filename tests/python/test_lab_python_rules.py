@@ -1,4 +1,4 @@
-"""The Python labs' rules (lab/lb_lab_python.py), no GPU needed: what a lab file may hold at its
+"""The Python labs' rules (python/layerbench/lab), no GPU needed: what a lab file may hold at its
 top (imports of numba and math, constants, a docstring, @cuda.jit functions with literal
 arguments), what it may not (any other import, calls, classes, control flow, plain functions,
 assignments to other modules' names, exec/eval/open/dunders anywhere), and that every refusal names
@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [p for p in (str(ROOT / "lab"),) if p not in sys.path]
+sys.path[:0] = [p for p in (str(ROOT / "python"),) if p not in sys.path]
 
-import lb_lab_python as rules  # noqa: E402  (standard library only: no Numba needed for the rules)
+from layerbench.lab import rules  # noqa: E402  (standard library only: no Numba needed for the rules)
 
 KERNEL = "lab_vector_add"
 GOOD_KERNEL = """
@@ -229,12 +229,12 @@ def test_guard_matches_the_cuda_labs():
 
 RUNNER = r"""
 import json, sys, types
-sys.path[:0] = [sys.argv[1] + "/lab", sys.argv[1] + "/variants/python"]
+sys.path[:0] = [sys.argv[1] + "/python", sys.argv[1] + "/variants/python"]
 import numpy as np
 from numba import cuda
 import lb_numba
 lb_numba.stream = lambda handle: cuda.stream()  # the simulator has no external streams
-import lb_lab_python as L
+import layerbench.lab as L
 from lb_variant import Buffer, KernelArg, Problem, Setup, Size, Workload
 
 # The workloads' descriptors (workloads/<w>/<w>.cpp), as python_student_embedded.cpp hands them over.

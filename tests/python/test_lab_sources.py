@@ -6,7 +6,7 @@ spec's signature; skeletons have //@@ gaps and are not solutions; nothing under 
 solution. Whether the solutions are right and the planted files wrong is the runner's GPU test.
 
 Python labs (student_file *.py, Numba kernels; docs/labs.md, "Python labs") are checked the same
-way with their own tools: lab/lb_lab_python.py's rules check passes the skeleton, the solution and
+way with their own tools: python/layerbench/lab's rules check passes the skeleton, the solution and
 the planted mistakes that are wrong on the GPU, and rejects the planted rule breakers with their
 `# expect:` text; what passes the rules compiles to PTX for sm_90 with Numba (cuda.compile_ptx
 with cc=(9, 0): no GPU needed) for the lab's argument types."""
@@ -331,8 +331,8 @@ def strip_py_comments(source: str) -> str:
 def lab_rules():
     import sys
 
-    sys.path[:0] = [p for p in (str(ROOT / "lab"), str(ROOT / "variants" / "python")) if p not in sys.path]
-    import lb_lab_python
+    sys.path[:0] = [p for p in (str(ROOT / "python"), str(ROOT / "variants" / "python")) if p not in sys.path]
+    import layerbench.lab as lb_lab_python
 
     return lb_lab_python
 

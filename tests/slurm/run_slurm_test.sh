@@ -3,7 +3,7 @@
 # scripts/slurm/layerbench.sbatch as a two-task job array on a tiny CPU suite, and checks what the
 # tasks wrote: two results files, <host>-cpu-task<N>.json, each valid JSON of status-ok cases (and,
 # where layerbench records it, each task's own Slurm identity in context.task); then, where
-# `layerbench merge` exists (reports/cli.py merge), that merging them gives one file of 2 runs with
+# `layerbench merge` exists (python -m layerbench.reports merge), that merging them gives one file of 2 runs with
 # every case of both, each case naming its run.
 #
 #   tests/slurm/run_slurm_test.sh build/layerbench       (ctest: slurm.array_and_merge)
@@ -283,13 +283,13 @@ EOF
 # `layerbench merge` is there once its help names an output option (a placeholder has none).
 py=python3
 [ -x "$repo/.venv/bin/python3" ] && py=$repo/.venv/bin/python3
-merge_help=$(cd "$repo" && timeout 60 "$py" reports/cli.py merge --help 2>/dev/null) || merge_help=""
+merge_help=$(cd "$repo" && PYTHONPATH=python timeout 60 "$py" -m layerbench.reports merge --help 2>/dev/null) || merge_help=""
 if ! grep -qE -- '(^|[[:space:],])(-o|--out|--output)([[:space:]=,]|$)' <<<"$merge_help"; then
   echo "merge: not available yet"
 else
   merged=$tmp/all.json
-  (cd "$repo" && timeout 60 "$py" reports/cli.py merge "${files[@]}" -o "$merged") ||
-    fail "python3 reports/cli.py merge ${files[*]} -o $merged"
+  (cd "$repo" && PYTHONPATH=python timeout 60 "$py" -m layerbench.reports merge "${files[@]}" -o "$merged") ||
+    fail "PYTHONPATH=python python3 -m layerbench.reports merge ${files[*]} -o $merged"
   python3 - "$merged" "${files[@]}" <<'EOF' || fail "the merged file"
 import json, sys
 merged_path, *inputs = sys.argv[1:]

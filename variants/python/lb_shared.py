@@ -14,6 +14,7 @@ The adapter (python_layer.cpp) puts this folder on sys.path."""
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
 import importlib.util
 import os
 import re
@@ -36,10 +37,20 @@ def _import_native():
     folders = [os.environ.get("LB_NATIVE_DIR"), os.environ.get("LB_PYTHON_MODULE_DIR"),
                str(SOURCE_ROOT / "build" / "python")]
     for folder in filter(None, folders):
-        if any(Path(folder).glob("lb_native*.so")):
-            if folder not in sys.path:
-                sys.path.append(folder)
-            return importlib.import_module("lb_native")  # found but not importable: that error
+        for found in sorted(Path(folder).glob("lb_native*.so")):
+            # Loaded from its file, the search path untouched; one built for another Python is
+            # skipped (its suffix names that Python's ABI), one that fails to load raises its error.
+            if not found.name.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)):
+                continue
+            spec = importlib.util.spec_from_file_location("lb_native", found)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules["lb_native"] = module
+            try:
+                spec.loader.exec_module(module)
+            except BaseException:
+                del sys.modules["lb_native"]
+                raise
+            return module
     raise ImportError("lb_native (the launch constants and the kernel cache, variants/python/lb_native.cpp) is "
                       "not built: build layerbench (cmake --build build) and set $LB_NATIVE_DIR to <build>/python "
                       "if the build folder is not <source>/build")

@@ -5,7 +5,7 @@ WorkloadDescriptor). The adapter (variants/python/python_object.cpp) makes these
 here knows a workload by its name.
 
 Standard library only, and nothing imported from the project at the top: the Python labs' rules
-(lab/lb_lab_python.py) are checked and tested without NumPy or Numba."""
+(python/layerbench/lab) are checked and tested without NumPy or Numba."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field

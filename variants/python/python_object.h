@@ -30,7 +30,7 @@ pybind11::int_ stream_handle(cudaStream_t stream);
 std::string python_error_line(const pybind11::error_already_set& e);
 
 // Called first with a Python exception: throws the caller's own error for the exceptions it knows
-// (the labs': lb_lab_python.StudentError -> StudentCompileError), returns for the others.
+// (the labs': layerbench.lab.StudentError -> StudentCompileError), returns for the others.
 using ErrorHook = std::function<void(const pybind11::error_already_set& e)>;
 
 // Throws the harness's error for a Python exception raised by `what`: the hook's, else

@@ -1,0 +1,66 @@
+"""`db compare`: per device, one stored run against another, through the reports' compare."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..reports import compare as compare_mod
+from ..reports import fmt, results
+from .store import Database
+from .queries import StoredRun, devices, load_run, parse_selector, select
+
+
+@dataclass
+class DeviceComparison:
+    device: str
+    base: StoredRun | None
+    new: StoredRun | None
+    comparison: compare_mod.Comparison | None
+    note: str = ""
+
+
+def compare_db(db: Database, baseline: str, new: str = "latest", threshold: float = 0.05, k: float = 2.0,
+               gpu: str | None = None) -> list[DeviceComparison]:
+    """Per device: the run `new` selects against the run `baseline` selects, with compare.py's
+    verdicts. ResultsError when a selector is unknown or matches no run of any device."""
+    base_sel, new_sel = parse_selector(baseline, "--baseline"), parse_selector(new, "--new")
+    groups = devices(db, gpu)
+    if not groups:
+        raise results.ResultsError(db.label, "holds no runs" + (f" of a GPU matching '{gpu}'" if gpu else ""))
+    matched = {label: any(select(runs, sel) for runs in groups.values())
+               for label, sel in (("--baseline", base_sel), ("--new", new_sel))}
+    for label, text in (("--baseline", baseline), ("--new", new)):
+        if not matched[label]:
+            raise results.ResultsError(db.label, f"{label} {text}: no run in the database matches it")
+    out = []
+    for group, runs in groups.items():
+        b, n = select(runs, base_sel), select(runs, new_sel)
+        label = runs[-1].device_label
+        if b is None or n is None:
+            if base_sel[0] == "run" or new_sel[0] == "run":
+                continue  # a run id names one device's run: the other devices are not asked about
+            missing = "--baseline " + baseline if b is None else "--new " + new
+            out.append(DeviceComparison(label, b, n, None, f"no run matches {missing}"))
+            continue
+        if b.id == n.id:
+            out.append(DeviceComparison(label, b, n, None, f"{baseline} and {new} are the same run (run {b.id})"))
+            continue
+        c = compare_mod.compare(load_run(db, b.id), load_run(db, n.id), threshold=threshold, k=k)
+        out.append(DeviceComparison(label, b, n, c))
+    return out
+
+
+def compare_markdown(found: list[DeviceComparison], db_label: str, baseline: str, new: str,
+                     threshold: float, k: float) -> str:
+    out = ["# layerbench db compare", "",
+           f"Database `{db_label}`; per device, `{new}` (NEW) against `{baseline}` (BASE); threshold "
+           f"{fmt.pct(threshold, 1)}, noise k = {k:g} (verdicts as in `layerbench compare`, docs/reports.md).", ""]
+    for d in found:
+        if d.comparison is None:
+            out += [f"## {d.device}", "", f"Not compared: {d.note}.", ""]
+            continue
+        table = compare_mod.to_markdown(d.comparison).splitlines()
+        # compare's document, one heading level down, under the device's heading
+        table = [("#" + line if line.startswith("#") else line) for line in table[1:]]
+        out += [f"## {d.device}", "", f"BASE run {d.base.id} ({d.base.date}, commit {d.base.source_commit or '?'}), "
+                f"NEW run {d.new.id} ({d.new.date}, commit {d.new.source_commit or '?'})."] + table + [""]
+    return "\n".join(out).rstrip() + "\n"

@@ -1,0 +1,65 @@
+"""The Python labs (docs/labs.md, "Python labs"): the rules a student's file must follow, checked
+on its syntax tree before it is imported, and the runner that compiles its kernel with Numba and
+launches it for the harness (lab/python_student_embedded.cpp imports this package, layerbench.lab, and calls both). The runners of the labs
+whose student writes CUDA C++ kernel text launched from Python (PyCUDA, cuda.core) are in
+kernel_text.py; what every runner shares (the buffers and their guard zone, the argument
+binding, the grid, the device addresses timing draws fresh inputs at) is Program and Variant (program.py); the rules are rules.py, the numba runner numba_runner.py.
+
+The rules exist for the grader's integrity. A judge that imports a submission runs the student's
+host code in the grading process, where it can patch the checker, the timer or the reference.
+Here the file may define GPU kernels only: its top level holds imports of numba and math, constant
+assignments, a docstring and functions decorated with @cuda.jit; everything that Python evaluates
+when the file is imported (decorator arguments, parameter defaults, constants) is a literal. So
+importing the file defines kernels and runs nothing of the student's; the kernels' bodies are
+compiled by Numba, never executed by Python. The runner, not the student, allocates, uploads,
+launches (the lab's grid and block, on the harness's stream) and downloads; the harness times
+and checks.
+
+This module imports nothing but the standard library at its top, so that the rules can be checked
+(and tested) without Numba or a GPU; the runner imports Numba when it is first used. The runner is
+an lb_variant.Variant, called through the adapter the Python layers use
+(variants/python/python_object.h); what a workload's buffers and kernel parameters are comes from its
+C++ descriptor, handed over as an lb_variant.Workload, not from a table of workload names."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .rules import GUARD_BITS, GUARD_FLOATS, StudentError, check_file, check_source, signature_of
+from .program import GpuError, Program, Variant
+
+if TYPE_CHECKING:  # variants/python, on the path wherever the runner runs (never needed by the rules)
+    import lb_variant
+
+__all__ = ["GUARD_BITS", "GUARD_FLOATS", "StudentError", "check_file", "check_source", "signature_of", "GpuError",
+           "Program", "Variant", "RUNNERS", "runner_class", "load"]
+
+
+# --- loading: one runner per lab.json "runner" ------------------------------------------------------
+
+# The Python runners by their lab.json names (lab_spec.cpp's runner table): the module and class of
+# each, imported only when a lab of that runner is loaded. The nvrtc and nvcc-host runners are C++'s.
+RUNNERS = {
+    "numba": ("numba_runner", "NumbaProgram"),
+    "pycuda": ("kernel_text", "PycudaProgram"),
+    "cuda-core": ("kernel_text", "CudaCoreProgram"),
+}
+
+
+def runner_class(runner: str) -> type:
+    import importlib
+
+    if runner not in RUNNERS:
+        raise RuntimeError(f"lab runner: no Python runner named {runner!r} (there are {', '.join(RUNNERS)})")
+    module, name = RUNNERS[runner]
+    return getattr(importlib.import_module(f".{module}", __package__), name)
+
+
+def load(path: str, kernel: str, arguments, workload: lb_variant.Workload, block, grid: str, line_info: bool,
+         exact_buffers: bool = False, output_starts_zero: bool = False, sm_count: int = 1,
+         runner: str = "numba") -> Program:
+    """The student's file, compiled for the lab by `runner`, lab.json's "runner"
+    (lab/python_student_embedded.cpp calls this): `workload` is the lab's workload's descriptor,
+    `output_starts_zero` the spec's output_starts ("zero"), `sm_count` the device's (the
+    grid-stride rule's grid)."""
+    return runner_class(runner)(path, kernel, arguments, workload, block, grid, line_info, exact_buffers,
+                                output_starts_zero, sm_count)

@@ -1,0 +1,288 @@
+"""The rules a Python lab's file must follow, checked on its syntax tree before it is imported
+(docs/labs.md, "Python labs"); the package's docstring says why they exist. Standard library only:
+the rules are checked and tested without Numba or a GPU."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+
+
+
+# The modules a lab file may import (whole, or names from them).
+ALLOWED_MODULES = ("numba", "numba.cuda", "math")
+# Keyword arguments @cuda.jit(...) may take in a lab file. Not link= (it would compile files from
+# disk into the kernel), cache= (it would read and write a cache beside the file), extensions=.
+ALLOWED_JIT_KEYWORDS = ("device", "fastmath", "lineinfo", "opt", "debug", "inline", "forceinline",
+                        "launch_bounds", "max_registers", "lto", "shared_memory_carveout")
+# Names that reach the interpreter's machinery, forbidden anywhere in the file, even inside a kernel.
+FORBIDDEN_NAMES = ("exec", "eval", "compile", "open", "__import__", "globals", "locals", "vars", "getattr",
+                   "setattr", "delattr", "breakpoint")
+
+RULE = "only @cuda.jit kernels, imports of numba and math, and constant assignments may be at the top of a lab file"
+
+# What one copy of the output is followed by, on the device: a guard zone of this many floats, each
+# holding the NaN bit pattern GUARD_BITS, compared bit for bit after the run (lab/lab_kernel.cpp's
+# StudentKernel::kGuardFloats and kGuardBits: the same for CUDA C++ and Python labs).
+GUARD_FLOATS = 1 << 16
+GUARD_BITS = 0x7F8ABCDE
+
+# The Numba type of each kernel argument, by its name in the workloads' vocabulary (lab_spec.cpp's
+# argument_vocabulary): arrays are C-contiguous float32 (matmul's 2-D, row-major), sizes int64 (what
+# Numba makes of a Python int), alpha float32.
+ARGUMENT_TYPES = {
+    "a": "float32[::1]", "b": "float32[::1]", "c": "float32[::1]", "x": "float32[::1]", "y": "float32[::1]",
+    "out": "float32[::1]", "n": "int64", "alpha": "float32",
+    "A": "float32[:, ::1]", "B": "float32[:, ::1]", "C": "float32[:, ::1]", "M": "int64", "N": "int64", "K": "int64",
+}
+
+
+class StudentError(Exception):
+    """What the student reads: the file breaks the rules, does not parse, or its kernel does not
+    compile. The C++ side turns it into a StudentCompileError."""
+
+
+def signature_of(arguments) -> str:
+    """The kernel's Numba signature for the spec's arguments: "void(float32[::1], ..., int64)"."""
+    return "void(" + ", ".join(ARGUMENT_TYPES[name] for name in arguments) + ")"
+
+
+# --- the rules ------------------------------------------------------------------------------------
+
+_OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
+              ast.Pow: "**", ast.LShift: "<<", ast.RShift: ">>", ast.BitOr: "|", ast.BitAnd: "&", ast.BitXor: "^",
+              ast.MatMult: "@"}
+
+
+class _Rules:
+    def __init__(self, filename: str):
+        self.filename = filename
+        self.modules: dict[str, str] = {}  # a name bound at the top -> the module (or module.name) it is
+        self.constants: set[str] = set()
+        self.functions: dict[str, ast.FunctionDef] = {}
+        self.jit_keywords: dict[str, dict] = {}  # function -> the keywords of its @cuda.jit(...)
+
+    def fail(self, node: ast.AST | None, message: str):
+        line = getattr(node, "lineno", None)
+        where = f"{self.filename}:{line}" if line else self.filename
+        raise StudentError(f"{where}: {message}")
+
+    def fail_rule(self, node: ast.AST, what: str):
+        self.fail(node, f"{RULE} ({what})")
+
+    # -- what a node is, for messages
+    def dotted(self, node: ast.AST) -> str | None:
+        """`numba.cuda.jit` for an attribute chain on a name, with an imported name resolved to its
+        module; None for anything else."""
+        if isinstance(node, ast.Name):
+            return self.modules.get(node.id, node.id)
+        if isinstance(node, ast.Attribute):
+            base = self.dotted(node.value)
+            return f"{base}.{node.attr}" if base else None
+        return None
+
+    def describe(self, node: ast.AST) -> str:
+        if isinstance(node, ast.Expr):
+            return self.describe(node.value)
+        if isinstance(node, ast.Call):
+            name = self.dotted(node.func)
+            return f"this is a call to {name}" if name else "this is a call"
+        if isinstance(node, ast.ClassDef):
+            return f"class {node.name} is a class definition"
+        if isinstance(node, (ast.If, ast.For, ast.While, ast.With, ast.Try)):
+            return f"this is a{'n' if isinstance(node, ast.If) else ''} {type(node).__name__.lower()} statement, which runs on the host"
+        if isinstance(node, ast.AugAssign):
+            target = self.dotted(node.target) or "this"
+            return f"{target} {_OPERATORS.get(type(node.op), '?')}= ... is not a constant assignment"
+        if isinstance(node, ast.Delete):
+            return "this is a del statement"
+        if isinstance(node, ast.Lambda):
+            return "this is a lambda"
+        if isinstance(node, ast.AsyncFunctionDef):
+            return f"{node.name} is an async function"
+        return f"this is {type(node).__name__.lower()} code, which runs on the host when the file is imported"
+
+    # -- constants: literals, arithmetic of literals and earlier constants, tuples of those
+    def is_constant(self, node: ast.AST) -> bool:
+        if isinstance(node, ast.Constant):
+            return isinstance(node.value, (int, float, bool, str)) or node.value is None
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            return self.is_constant(node.operand)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv,
+                                                                  ast.Mod)):
+            return self.is_constant(node.left) and self.is_constant(node.right)
+        if isinstance(node, ast.Tuple):
+            return all(self.is_constant(e) for e in node.elts)
+        if isinstance(node, ast.Name):
+            return node.id in self.constants
+        return False
+
+    # -- the whole file
+    def check_names_everywhere(self, tree: ast.AST):
+        for node in ast.walk(tree):
+            name = None
+            if isinstance(node, ast.Name):
+                name = node.id
+            elif isinstance(node, ast.Attribute):
+                name = node.attr
+            elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                name = node.name
+            elif isinstance(node, ast.arg):
+                name = node.arg
+            if name and name.startswith("__") and name.endswith("__"):
+                self.fail(node, f"{name} is not allowed in a lab file: it reaches Python's machinery, and the file "
+                                "holds GPU kernels only")
+            if isinstance(node, ast.Name) and node.id in FORBIDDEN_NAMES:
+                self.fail(node, f"{node.id} is not allowed in a lab file: the file holds GPU kernels only, and none "
+                                "of its host code runs in the checker")
+            if isinstance(node, (ast.Global, ast.Nonlocal)):
+                self.fail(node, f"{type(node).__name__.lower()} is not allowed in a lab file")
+            if isinstance(node, (ast.Import, ast.ImportFrom)) and node not in self.top_level:
+                self.fail(node, "imports belong at the top of the file, not inside a kernel")
+            if isinstance(node, (ast.Await, ast.Yield, ast.YieldFrom, ast.AsyncFunctionDef, ast.AsyncFor,
+                                 ast.AsyncWith)):
+                self.fail(node, "generators and async code are not kernels")
+
+    def check_import(self, node: ast.Import | ast.ImportFrom):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name not in ALLOWED_MODULES:
+                    self.fail_rule(node, f"this imports {alias.name}; import only numba, numba.cuda or math")
+                if alias.asname:
+                    self.modules[alias.asname] = alias.name
+                else:
+                    top = alias.name.split(".")[0]
+                    self.modules[top] = top
+            return
+        module = node.module or ""
+        if node.level or module not in ALLOWED_MODULES:
+            self.fail_rule(node, f"this imports from {'.' * node.level}{module}; import only from numba, numba.cuda "
+                                 "or math")
+        for alias in node.names:
+            if alias.name == "*":
+                self.fail(node, f"`from {module} import *` is not allowed in a lab file: name what you use "
+                                f"(from {module} import ...)")
+            self.modules[alias.asname or alias.name] = f"{module}.{alias.name}"
+
+    def check_assign(self, node: ast.stmt):
+        if isinstance(node, ast.AnnAssign):
+            targets, value = [node.target], node.value
+            if value is None or not (isinstance(node.annotation, ast.Name) and node.annotation.id in
+                                     ("int", "float", "bool", "str")):
+                self.fail_rule(node, "an annotated assignment must be NAME: int|float|bool|str = constant")
+        else:
+            targets, value = node.targets, node.value
+        for target in targets:
+            if isinstance(target, (ast.Attribute, ast.Subscript)):
+                name = self.dotted(target) or ast.unparse(target)
+                self.fail_rule(node, f"this assigns to {name}: a lab file may not change what other modules hold")
+            if not isinstance(target, ast.Name):
+                self.fail_rule(node, "only a plain name may be assigned at the top, e.g. TPB = 256")
+            if target.id in self.modules or target.id in self.functions:
+                self.fail(node, f"{target.id} is already imported or defined: do not assign to it")
+        if not self.is_constant(value):
+            self.fail_rule(node, f"{targets[0].id} is assigned something other than a constant: a number, or "
+                                 "arithmetic of numbers and earlier constants")
+        for target in targets:
+            self.constants.add(target.id)
+
+    def jit_decorator(self, fn: ast.FunctionDef) -> dict:
+        """The keywords of the function's one @cuda.jit decorator (empty for a bare @cuda.jit)."""
+        if len(fn.decorator_list) != 1:
+            what = "no decorator" if not fn.decorator_list else f"{len(fn.decorator_list)} decorators"
+            self.fail_rule(fn, f"{fn.name} has {what}: a function here must be a GPU function, decorated with "
+                               "@cuda.jit (a kernel) or @cuda.jit(device=True) (a helper the kernels call); "
+                               "a plain Python function would run on the host")
+        decorator = fn.decorator_list[0]
+        call = decorator if isinstance(decorator, ast.Call) else None
+        target = call.func if call else decorator
+        if self.dotted(target) != "numba.cuda.jit":
+            self.fail_rule(decorator, f"{fn.name} is decorated with {self.dotted(target) or 'an expression'}, "
+                                      "not cuda.jit")
+        keywords = {}
+        if call:
+            if len(call.args) > 1 or any(not (isinstance(a, ast.Constant) and isinstance(a.value, str))
+                                         for a in call.args):
+                self.fail(decorator, f"@cuda.jit's signature for {fn.name} must be one string; the runner "
+                                     "compiles the kernel for the lab's argument types anyway")
+            for kw in call.keywords:
+                if kw.arg not in ALLOWED_JIT_KEYWORDS:
+                    self.fail(decorator, f"@cuda.jit({kw.arg or '**'}=...) is not allowed in a lab file (allowed: "
+                                         f"{', '.join(ALLOWED_JIT_KEYWORDS)})")
+                try:
+                    keywords[kw.arg] = ast.literal_eval(kw.value)
+                except (ValueError, TypeError, SyntaxError):
+                    self.fail(decorator, f"@cuda.jit({kw.arg}=...) must be a literal: a number, True/False, a "
+                                         "string or a tuple of those")
+        return keywords
+
+    def check_function(self, fn: ast.FunctionDef):
+        if fn.name in self.modules or fn.name in self.constants:
+            self.fail(fn, f"{fn.name} is already imported or assigned: give the function another name")
+        keywords = self.jit_decorator(fn)
+        args = fn.args
+        for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
+            if a is not None and a.annotation is not None:
+                self.fail(a, f"{fn.name}: parameter annotations are evaluated on the host; leave them out")
+        if fn.returns is not None:
+            self.fail(fn, f"{fn.name}: a return annotation is evaluated on the host; leave it out")
+        for default in args.defaults + [d for d in args.kw_defaults if d is not None]:
+            if not self.is_constant(default):
+                self.fail(default, f"{fn.name}: a parameter's default must be a constant")
+        self.functions[fn.name] = fn
+        self.jit_keywords[fn.name] = keywords
+
+    def check(self, source: str) -> "_Rules":
+        try:
+            tree = ast.parse(source, filename=self.filename)
+        except SyntaxError as e:
+            where = f"{self.filename}:{e.lineno}" if e.lineno else self.filename
+            raise StudentError(f"{where}: SyntaxError: {e.msg}") from None
+        except ValueError as e:  # null bytes
+            raise StudentError(f"{self.filename}: cannot be parsed: {e}") from None
+        self.top_level = set(tree.body)
+        self.check_names_everywhere(tree)
+        for i, node in enumerate(tree.body):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                self.check_import(node)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                self.check_assign(node)
+            elif isinstance(node, ast.FunctionDef):
+                self.check_function(node)
+            elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+                pass  # a docstring, or a string on its own
+            elif isinstance(node, ast.Pass):
+                pass
+            else:
+                self.fail_rule(node, self.describe(node))
+        return self
+
+
+def check_source(source: str, filename: str, kernel: str, argument_count: int) -> dict:
+    """Raises StudentError (naming filename and line) unless `source` follows the rules and defines
+    `kernel` as a @cuda.jit kernel (not device=True) taking `argument_count` positional parameters.
+    Returns the keywords of the kernel's @cuda.jit(...) decorator."""
+    rules = _Rules(filename).check(source)
+    fn = rules.functions.get(kernel)
+    if fn is None:
+        raise StudentError(f"{filename}: no kernel named {kernel} (expected @cuda.jit def {kernel}(...) at the "
+                           "top of the file)")
+    keywords = rules.jit_keywords[kernel]
+    if keywords.get("device"):
+        rules.fail(fn, f"{kernel} is a device function (device=True): the kernel the runner launches must be "
+                       "decorated with plain @cuda.jit")
+    params = fn.args.posonlyargs + fn.args.args
+    if fn.args.vararg or fn.args.kwarg or fn.args.kwonlyargs or len(params) != argument_count:
+        rules.fail(fn, f"{kernel} must take exactly {argument_count} parameters, in the lab's order (it takes "
+                       f"{', '.join(a.arg for a in params) or 'none'}{', *...' if fn.args.vararg or fn.args.kwonlyargs else ''}"
+                       f"{', **...' if fn.args.kwarg else ''})")
+    return keywords
+
+
+def check_file(path: str, kernel: str, argument_count: int) -> dict:
+    """check_source on a file, named in messages as `path` is given."""
+    try:
+        source = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise StudentError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    return check_source(source, str(path), kernel, argument_count)

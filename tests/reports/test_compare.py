@@ -1,0 +1,109 @@
+"""`layerbench compare` on constructed inputs (clearly faster, clearly slower, within noise,
+missing cases) and on two real runs of the same build (fixtures/README.md)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import H200_RUN1, H200_RUN2, case_entry, results_file, run_cli
+from layerbench.reports import compare, results
+
+# case: (BASE median, BASE noise, NEW median, NEW noise) -> expected verdict
+CASES = {
+    ("vector_add", "runtime"): (1.00, 0.01, 0.50, 0.01, "faster"),      # clearly faster
+    ("vector_add", "driver"): (1.00, 0.01, 2.00, 0.01, "slower"),       # clearly slower
+    ("saxpy", "runtime"): (1.00, 0.01, 1.02, 0.01, "same"),             # below the threshold
+    ("saxpy", "driver"): (1.00, 0.30, 1.30, 0.30, "unclear"),           # beyond the threshold, within the noise
+    ("reduce", "runtime"): (1.00, 0.01, 1.07, 0.01, "slower"),          # small but beyond both
+    ("reduce", "driver"): (1.00, 0.0, 1.50, 0.0, "unclear"),            # one sample: noise not measured
+}
+
+
+def build(tmp_path: Path) -> tuple[Path, Path]:
+    base, new = [], []
+    for (workload, layer), (b, bn, n, nn, _verdict) in CASES.items():
+        samples = 1 if bn == 0.0 else 200
+        base.append(case_entry(workload, layer, 1 << 20, b, rel_stddev=bn, samples=samples))
+        new.append(case_entry(workload, layer, 1 << 20, n, rel_stddev=nn, samples=samples))
+    base.append(case_entry("matmul", "thrust", 512, 3.0))        # only in BASE
+    new.append(case_entry("matmul", "runtime", 2048, 1.0))       # only in NEW
+    base.append(case_entry("matmul", "cpu", 512, 5.0))
+    new.append(case_entry("matmul", "cpu", 512, 5.0, status="failed", message="result differs"))
+    return results_file(tmp_path / "base.json", base), results_file(tmp_path / "new.json", new)
+
+
+def test_verdicts_on_constructed_inputs(tmp_path: Path):
+    base, new = build(tmp_path)
+    c = compare.compare(results.load(base), results.load(new))
+    got = {(r.base.workload, r.base.layer): r.verdict for r in c.rows}
+    assert got == {key: value[4] for key, value in CASES.items()}
+    assert [x.name for x in c.only_base] == ["matmul/thrust/512x512x512"]
+    assert [x.name for x in c.only_new] == ["matmul/runtime/2048x2048x2048"]
+    assert [b.name for b, _n, _why in c.not_compared] == ["matmul/cpu/512x512x512"]
+
+
+def test_cli_table_and_exit_code_1_when_slower(tmp_path: Path):
+    base, new = build(tmp_path)
+    result = run_cli("compare", base, new)
+    assert result.returncode == 1, result.stderr
+    out = result.stdout
+    assert "| case | size | BASE median ms |" in out
+    assert "`vector_add/driver/1048576`" in out and "**slower**" in out and "**faster**" in out
+    assert "2.000 | +100.0%" in out
+    assert "## Only in BASE" in out and "matmul/thrust/512x512x512" in out
+    assert "## Only in NEW" in out and "matmul/runtime/2048x2048x2048" in out
+    assert "failed (result differs)" in out
+    assert "slower beyond 5%" in result.stderr
+
+
+def test_threshold_is_settable(tmp_path: Path):
+    base, new = build(tmp_path)
+    # 10%: the 7% slow-down no longer counts; the 100% one still does
+    c = compare.compare(results.load(base), results.load(new), threshold=0.10)
+    assert {(r.base.workload, r.base.layer): r.verdict for r in c.rows}[("reduce", "runtime")] == "same"
+    # 150%: nothing is slower beyond it, so the exit status is 0
+    result = run_cli("compare", base, new, "--threshold", "150")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_swapping_the_files_swaps_faster_and_slower(tmp_path: Path):
+    base, new = build(tmp_path)
+    forward = compare.compare(results.load(base), results.load(new))
+    backward = compare.compare(results.load(new), results.load(base))
+    assert forward.count("faster") == backward.count("slower")
+    assert forward.count("slower") == backward.count("faster")
+
+
+def test_out_file(tmp_path: Path):
+    base, new = build(tmp_path)
+    out = tmp_path / "cmp" / "compare.md"
+    result = run_cli("compare", base, new, "--out", out)
+    assert result.returncode == 1
+    assert out.read_text().startswith("# layerbench compare")
+    assert "1 faster, 2 slower, 1 same, 2 unclear" in result.stdout and "| case |" not in result.stdout
+
+
+def test_identical_files_are_all_same():
+    result = run_cli("compare", H200_RUN1, H200_RUN1)
+    assert result.returncode == 0
+    assert "48 same, 0 unclear" in result.stdout
+
+
+def test_two_runs_of_the_same_build_raise_no_alarm():
+    """Two back-to-back default-suite runs of one build on the H200: several medians moved by more
+    than 5% (small CPU cases most), but none beyond its noise in the slower direction, so compare
+    exits 0. This is the run-to-run variation the noise rule has to absorb."""
+    result = run_cli("compare", H200_RUN1, H200_RUN2)
+    assert result.returncode == 0, result.stdout
+    c = compare.compare(results.load(H200_RUN1), results.load(H200_RUN2))
+    assert c.count("slower") == 0
+    assert c.count("unclear") > 0  # the noisy small cases are called unclear, not same
+
+
+@pytest.mark.parametrize("ratio,noise,expected", [
+    (1.049, 0.0, "same"), (1.06, 0.001, "slower"), (1 / 1.06, 0.001, "faster"),
+    (1.06, 0.05, "unclear"), (1.5, None, "unclear"), (1.01, None, "same"),
+])
+def test_verdict_rule(ratio, noise, expected):
+    assert compare.verdict(ratio, noise, threshold=0.05, k=2.0)[0] == expected
