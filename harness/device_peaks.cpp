@@ -1,5 +1,7 @@
 #include "harness/device_peaks.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cuda_runtime.h>
 
 #include <algorithm>

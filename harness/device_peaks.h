@@ -3,7 +3,7 @@
 // skipped work (a verified result notwithstanding: a kernel can be right and still not do what the
 // workload's byte or flop count says every correct run does). docs/methodology.md, "Plausibility".
 #pragma once
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 

@@ -18,20 +18,15 @@ say() { echo "build: $*" >&2; }
 # ccache (when CMake finds it: CMakeLists.txt) keys its cache on paths relative to the checkout, so
 # that another build folder or clone of it reuses what this one compiled.
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
+# Files compiled with a precompiled header (cmake/PrecompiledHeaders.cmake) are cached only with these.
+export CCACHE_SLOPPINESS="${CCACHE_SLOPPINESS:-pch_defines,time_macros}"
 # The timing record: each stage's wall and CPU seconds (user + sys of what it ran) and the machine,
 # in $build/timings.json (scripts/record-timing.py); scripts/test.sh adds its stages to it.
 timings="$build/timings.json"
 rm -f "$timings"
-cpu_seconds() {  # cpu=the CPU seconds of this script's finished children so far (bash's `times`,
-  # run in this shell: in a $(...) subshell it would count the subshell's children only)
-  times >"$build/.times"
-  cpu=$(awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); s += a[1] * 60 + a[2] } printf "%.1f", s }' \
-    "$build/.times")
-}
+source scripts/timing.sh  # cpu_seconds, record_stage
 record() {  # record STAGE [KEY=VALUE ...]: the stage begun last, ended now
-  cpu_seconds
-  python3 scripts/record-timing.py "$timings" "$1" "$((SECONDS - stage_start))" \
-    "$(awk -v a="$cpu" -v b="$stage_cpu" 'BEGIN { printf "%.1f", a - b }')" "${@:2}" || true
+  record_stage "$timings" "$1" "$((SECONDS - stage_start))" "$stage_cpu" "${@:2}"
 }
 elapsed() {  # elapsed SECONDS -> "7s", "3m05s"
   local s=$1
@@ -78,9 +73,14 @@ say "dependencies: ready ($(elapsed $((SECONDS - stage_start))))"
 record build.dependencies
 
 # 2. Configure. CMake's "layerbench:" lines say what was found and what was not (OpenBLAS above all).
-begin "configuring (Release)"
-echo "=== cmake -S . -B $build -DCMAKE_BUILD_TYPE=Release $*" >>"$log"
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release "$@" >>"$log" 2>&1 || fail "configure"
+# Ninja where installed (scripts/install-deps.sh installs it): it keeps both cores busy from the
+# first step to the last, where make's recursion leaves one idle between targets. A build folder
+# keeps the generator it was first configured with.
+generator=()
+[ ! -f "$build/CMakeCache.txt" ] && command -v ninja >/dev/null && generator=(-G Ninja)
+begin "configuring (Release${generator:+, Ninja})"
+echo "=== cmake -S . -B $build ${generator[*]} -DCMAKE_BUILD_TYPE=Release $*" >>"$log"
+cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release "$@" >>"$log" 2>&1 || fail "configure"
 tail -n +"$((stage_from + 1))" "$log" | sed -n 's/^-- layerbench: /build:   /p' >&2
 say "configured ($(elapsed $((SECONDS - stage_start))))"
 record build.configure

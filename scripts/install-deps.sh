@@ -20,6 +20,8 @@ have_openblas() {
 command -v cmake >/dev/null || missing+=(cmake)
 command -v g++ >/dev/null || missing+=(g++)
 command -v make >/dev/null || missing+=(make)
+# Ninja: scripts/build.sh's generator where present (make otherwise).
+command -v ninja >/dev/null || missing+=(ninja-build)
 have_header nlohmann/json.hpp || carried 'nlohmann-json3-dev_*.deb' || missing+=(nlohmann-json3-dev)
 have_header CLI/CLI.hpp || carried 'libcli11-dev_*.deb' || missing+=(libcli11-dev)
 have_header benchmark/benchmark.h || carried 'benchmark_*.orig.tar.gz' || missing+=(libbenchmark-dev)

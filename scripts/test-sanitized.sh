@@ -38,11 +38,20 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=86:suppression
 symbolizer="$(command -v llvm-symbolizer || true)"
 [ -n "$symbolizer" ] && export ASAN_SYMBOLIZER_PATH="$symbolizer"
 
+# Each stage's wall and CPU seconds (sanitized.build, sanitized.ctest) go to a timing record,
+# $LAYERBENCH_TIMINGS or $build/timings.json (scripts/record-timing.py; .ci/run names build/'s).
+timings="${LAYERBENCH_TIMINGS:-$build/timings.json}"
+source scripts/timing.sh  # cpu_seconds, record_stage
+record() {  # record STAGE WALL_S CPU_START [KEY=VALUE ...]
+  record_stage "$timings" "$@"
+}
+mkdir -p "$build"
 start=$SECONDS
+cpu_seconds
+build_cpu=$cpu
 echo "test-sanitized: configuring $build (RelWithDebInfo at -O1 -g1, LAYERBENCH_SANITIZE=ON)"
 # Google Benchmark: the system's library (LAYERBENCH_RELEASE_BENCHMARK=OFF): its DEBUG warning does
 # not matter to a test, and this needs no network and no build of it.
-mkdir -p "$build"
 # -O1 and line tables only (-g1): what ASan advises, and half the compile time of -O2 with the
 # sanitizers (files that ask for -O3 themselves keep it). Device code is compiled as always.
 # Without a GPU the host side of nvcc's .cu files never runs but for their layers' registration: they
@@ -55,7 +64,11 @@ if ! { command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; }; the
   echo "test-sanitized: no GPU: the host side of nvcc's .cu files uninstrumented, as the plain build's (from ccache)"
 fi
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLAYERBENCH_SANITIZE=ON \
+# Files compiled with a precompiled header (cmake/PrecompiledHeaders.cmake) are cached only with these.
+export CCACHE_SLOPPINESS="${CCACHE_SLOPPINESS:-pch_defines,time_macros}"
+generator=()  # Ninja where installed, as scripts/build.sh; a build folder keeps its first generator
+[ ! -f "$build/CMakeCache.txt" ] && command -v ninja >/dev/null && generator=(-G Ninja)
+cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLAYERBENCH_SANITIZE=ON \
       -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" "${cuda_flags[@]}" \
       -DLAYERBENCH_RELEASE_BENCHMARK=OFF -DLAYERBENCH_BUILD_TESTS=ON >"$build/configure.log" 2>&1 ||
   { cat "$build/configure.log"; echo "test-sanitized: configure failed"; exit 1; }
@@ -64,6 +77,7 @@ build_status=0
 timeout "$build_limit" cmake --build "$build" -j"$jobs" --target "${targets[@]}" >"$build/build.log" 2>&1 ||
   build_status=$?
 build_s=$((SECONDS - start))
+record sanitized.build "$build_s" "$build_cpu" jobs="$jobs"
 if [ "$build_status" -ne 0 ]; then
   tail -n 40 "$build/build.log"
   [ "$build_status" -eq 124 ] && echo "test-sanitized: the build ran past ${build_limit} s"
@@ -74,12 +88,25 @@ fi
 # -j by cores on a GPU machine too: the tests that need the GPU alone run by themselves
 # (RUN_SERIAL, tests/test_properties.cmake), as in scripts/test.sh.
 rm -rf "$logs" && mkdir -p "$logs"
+# The plain build's test times, where this folder has none of its own (a fresh one, as in CI): ctest
+# starts the longest tests first, instead of in the order defined and ending with one running alone.
+costs=Testing/Temporary/CTestCostData.txt
+plain="${LAYERBENCH_BUILD_DIR:-build}"
+if [ ! -f "$build/$costs" ] && [ -f "$plain/$costs" ]; then
+  mkdir -p "$(dirname "$build/$costs")" && cp "$plain/$costs" "$build/$costs"
+fi
 echo "test-sanitized: running the tests (ctest -j$jobs, at most ${test_limit} s)"
 test_start=$SECONDS
+cpu_seconds
+test_cpu=$cpu
 test_status=0
 timeout "$test_limit" ctest --test-dir "$build" -j"$jobs" --timeout 300 -E "$exclude" --output-on-failure \
   >"$build/ctest.log" 2>&1 || test_status=$?
 test_s=$((SECONDS - test_start))
+counts="$(grep -E '^[0-9]+% tests passed' "$build/ctest.log" | tail -n 1 |
+          sed -E 's/^[0-9]+% tests passed, ([0-9]+) tests failed out of ([0-9]+)/failed=\1 tests=\2/' || true)"
+[[ "$counts" == failed=* ]] || counts=""
+record sanitized.ctest "$test_s" "$test_cpu" jobs="$jobs" $counts
 
 # --- summary ---------------------------------------------------------------------------------
 reports=("$logs"/*)

@@ -7,6 +7,7 @@
 #include "common/device_buffer.h"
 #include "common/gpu.h"
 #include "variants/variant.h"
+#include <nlohmann/json.hpp>
 
 namespace lb::faulty_gpu {
 namespace {

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "variants/cpu/cpu_layer.h"
+#include <nlohmann/json.hpp>
 
 namespace lb::faulty {
 namespace {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "variants/one_time_cost.h"
+#include <nlohmann/json.hpp>
 
 namespace lb {
 namespace {

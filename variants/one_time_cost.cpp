@@ -1,5 +1,7 @@
 #include "variants/one_time_cost.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <array>
 #include <cctype>

@@ -2,7 +2,7 @@
 // the log they are handed; the harness records it, and the console and the report add it up per
 // layer and kind.
 #pragma once
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 #include <vector>

@@ -3,7 +3,12 @@
 
 #include "variants/variant.h"
 
+#include <nlohmann/json.hpp>
+
 namespace lb {
+
+nlohmann::json LayerSession::describe() const { return nlohmann::json::object(); }
+
 namespace {
 std::vector<std::unique_ptr<Layer>>& layers() {
   static std::vector<std::unique_ptr<Layer>> registry;

@@ -16,7 +16,9 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <nlohmann/json.hpp>
+// The declaration of nlohmann::json only: the full header is ~130k lines, and every layer file
+// (nvcc parses each twice) includes this one; files that build JSON include it themselves.
+#include <nlohmann/json_fwd.hpp>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -49,7 +51,7 @@ class LayerSession {
  public:
   virtual ~LayerSession() = default;
   // What the results record about this run of the layer, beside Layer::describe.
-  virtual nlohmann::json describe() const { return nlohmann::json::object(); }
+  virtual nlohmann::json describe() const;  // an empty object unless the session says more
 };
 
 // What allocate() receives.

@@ -6,6 +6,7 @@
 #include "common/gpu.h"
 #include "variants/driver/kernel_sources.h"
 #include "variants/driver/nvrtc_compiler.h"
+#include <nlohmann/json.hpp>
 
 namespace lb::driver {
 namespace {

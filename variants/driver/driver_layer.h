@@ -15,6 +15,7 @@
 #include "variants/gpu_launch.h"
 #include "variants/ladder_launch.h"
 #include "variants/variant.h"
+#include <nlohmann/json.hpp>
 
 namespace lb::driver {
 

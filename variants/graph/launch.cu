@@ -12,6 +12,7 @@
 #include "common/gpu.h"
 #include "variants/variant.h"
 #include "workloads/launch/kernels.h"
+#include <nlohmann/json.hpp>
 
 namespace lb::graph {
 namespace {

@@ -23,6 +23,7 @@
 #include "common/python_interpreter.h"
 #include "variants/python/python_object.h"
 #include "variants/variant.h"
+#include <nlohmann/json.hpp>
 
 namespace py = pybind11;
 

@@ -4,6 +4,7 @@
 #include "common/gpu.h"
 #include "variants/python/python_layer.h"
 #include "variants/variant.h"
+#include <nlohmann/json.hpp>
 
 namespace lb {
 namespace {

@@ -2,6 +2,7 @@
 #include <string>
 
 #include "variants/runtime/runtime_layer.h"
+#include <nlohmann/json.hpp>
 
 namespace lb::runtime {
 

@@ -4,6 +4,7 @@
 
 #include "common/gpu.h"
 #include "variants/thrust/thrust_layer.h"
+#include <nlohmann/json.hpp>
 
 #if THRUST_DEVICE_SYSTEM == THRUST_DEVICE_SYSTEM_OMP
 #include <omp.h>

@@ -19,6 +19,7 @@
 
 #include "common/elapsed.h"
 #include "variants/vendor/vendor_layer.h"
+#include <nlohmann/json.hpp>
 
 namespace lb::vendor {
 
