@@ -11,12 +11,15 @@ group="${CTEST_RESOURCE_GROUP_0_GPUS:-}"
 if [ -n "$group" ]; then
   id="${group#id:}"
   id="${id%%,*}"
-  case "$id" in
-    gpu[0-9]*) index="${id#gpu}" ;;
-    *) echo "gpu_slot.sh: CTEST_RESOURCE_GROUP_0_GPUS=$group: expected an id gpuK" >&2; exit 2 ;;
+  index="${id#gpu}"
+  case "$id:$index" in
+    gpu*:*[!0-9]* | *: | "$index:$index")
+      echo "gpu_slot.sh: CTEST_RESOURCE_GROUP_0_GPUS=$group: expected an id gpuK" >&2
+      exit 2
+      ;;
   esac
   if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then
-    device="$(echo "$CUDA_VISIBLE_DEVICES" | cut -d, -f$((index + 1)))"
+    device="$(echo "$CUDA_VISIBLE_DEVICES" | awk -F, -v i=$((index + 1)) '{ print $i }')"
     if [ -z "$device" ]; then
       echo "gpu_slot.sh: $id: CUDA_VISIBLE_DEVICES=$CUDA_VISIBLE_DEVICES has no entry $index" >&2
       exit 2
