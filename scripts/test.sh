@@ -12,8 +12,9 @@
 # gpu_exclusive and take a whole GPU, some the whole host (tests/test_properties.cmake,
 # docs/hardening.md), and are named before the run. On a GPU machine ctest gets a resource spec file
 # (build/gpu-resources.json) with one entry per device found (nvidia-smi -L, or CUDA_VISIBLE_DEVICES
-# where set), so that tests spread over the GPUs; without a GPU, none. --quick runs the quick tier (ctest -L quick: parsing, verification, the record,
-# one case per layer), what to run before each commit, without installing Chromium or the services.
+# where set), so that tests spread over the GPUs; without a GPU, none. --quick runs the quick tier
+# (ctest -L quick: parsing, verification, the record, one case per layer), what to run before each
+# commit, without installing Chromium or the services.
 # Each stage's wall and CPU seconds, with the 15 longest tests, go to build/timings.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
