@@ -99,13 +99,14 @@ std::string limiter_line(const TripFacts& f) {
            format_number("%.0f%%", std::max(0.0, 100.0 * (f.trip_ms / bound - 1.0))) + " of the " + overlapped + " " +
            copies + "; only a faster link would make it much faster";
   // Chunks overlap, but the first upload and the last download stick out: with k equal chunks a
-  // trip takes about bound + (serial - bound) / k, so the student's time says roughly which k it has.
-  const double chunks = std::max(1.0, std::round(1.0 / std::max(share, 1e-9)));
+  // trip takes about bound + (serial - bound) / k, so the student's time says roughly which k it has
+  // (at least 2: the copies overlapped).
+  const double chunks = std::max(2.0, std::round(1.0 / std::max(share, 1e-9)));
   return "overlap, but too few chunks: your trip takes " + ms(f.trip_ms) + " against the " + overlapped + " " + copies +
          "; the first chunk's upload and the last chunk's download are not hidden: with k chunks a trip takes "
          "about " +
          ms(bound) + " + " + ms(serial - bound) + " / k, so yours behaves like " + format_number("%.0f", chunks) +
-         " chunk" + (chunks > 1.5 ? "s" : "") + "; use more, smaller chunks (a few MiB each)";
+         " chunks; use more, smaller chunks (a few MiB each)";
 }
 
 std::string explain_trip_result(const Workload& workload, const HostProblem& problem, std::span<const float> got) {

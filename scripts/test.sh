@@ -9,9 +9,12 @@
 #
 # Tests run side by side, `ctest -j` by cores, on a GPU machine too: GPU tests check answers and
 # share the device; those that need it alone (timing, the profiler, the sanitizer) carry the label
-# gpu_exclusive and run by themselves (tests/test_properties.cmake, docs/hardening.md), and are named
-# before the run. --quick runs the quick tier (ctest -L quick: parsing, verification, the record,
-# one case per layer), what to run before each commit, without installing Chromium or the services.
+# gpu_exclusive and take a whole GPU, some the whole host (tests/test_properties.cmake,
+# docs/hardening.md), and are named before the run. On a GPU machine ctest gets a resource spec file
+# (build/gpu-resources.json) with one entry per device found (nvidia-smi -L, or CUDA_VISIBLE_DEVICES
+# where set), so that tests spread over the GPUs; without a GPU, none. --quick runs the quick tier
+# (ctest -L quick: parsing, verification, the record, one case per layer), what to run before each
+# commit, without installing Chromium or the services.
 # Each stage's wall and CPU seconds, with the 15 longest tests, go to build/timings.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,7 +52,29 @@ cpu_seconds() {  # cpu=the CPU seconds of this script's finished children so far
 }
 cpu_seconds
 cpu_start=$cpu
-# The tests that hold the GPU alone (RUN_SERIAL), named before the run.
+# The GPUs, as ctest's resource "gpus": ids gpu0..gpuK-1, in the order of CUDA_VISIBLE_DEVICES where
+# set (tests/gpu_slot.sh maps an id back to its device), each with as many slots as tests/CMakeLists.txt
+# says (LB_GPU_SLOTS: a test takes 1, or all of them to have the GPU alone).
+resources=()
+gpus=0
+if [ -n "${CUDA_VISIBLE_DEVICES+set}" ]; then
+  gpus=$(echo "$CUDA_VISIBLE_DEVICES" | tr ',' '\n' | grep -c . || true)
+elif command -v nvidia-smi >/dev/null; then
+  gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
+fi
+rm -f gpu-resources.json
+if [ "$gpus" -gt 0 ]; then
+  slots="$(cat gpu_slots.txt)"
+  python3 -c '
+import json, sys
+gpus, slots = int(sys.argv[1]), int(sys.argv[2])
+print(json.dumps({"version": {"major": 1, "minor": 0},
+                  "local": [{"gpus": [{"id": f"gpu{i}", "slots": slots} for i in range(gpus)]}]}, indent=2))
+' "$gpus" "$slots" >gpu-resources.json
+  resources=(--resource-spec-file "$PWD/gpu-resources.json")
+  say "$gpus GPU(s): tests spread over them ($build/gpu-resources.json, $slots slots each)"
+fi
+# The tests that hold the GPU alone (a whole GPU's slots; some RUN_SERIAL too), named before the run.
 exclusive=""
 [ "$quick" = 1 ] || exclusive="$(ctest -N -L gpu_exclusive "$@" 2>/dev/null | sed -n 's/^ *Test *#[0-9]*: //p' || true)"
 if [ -n "$exclusive" ]; then
@@ -87,7 +112,7 @@ progress() {
 
 say "running the tests with -j$jobs (ctest's whole output: $build/$log)"
 set +e
-ctest --output-on-failure -j"$jobs" --output-junit "$PWD/$junit" "$@" 2>&1 | tee "$log" | progress
+ctest --output-on-failure -j"$jobs" ${resources[@]+"${resources[@]}"} --output-junit "$PWD/$junit" "$@" 2>&1 | tee "$log" | progress
 status=${PIPESTATUS[0]}
 set -e
 

@@ -1,16 +1,25 @@
-// What the `layerbench lab` tests share: the source tree's paths, small file helpers, and a fixture
-// that runs the layerbench executable (LB_EXE) in a fresh temporary folder and collects its exit
-// status, stdout and stderr.
+// What the `layerbench lab` tests share: the source tree's paths, where each lab's solution and
+// planted submissions are (the one place that knows that layout; the parameterized GPU tests of
+// test_lab.cpp take their labs and files from here), small file helpers, and a fixture that runs
+// the layerbench executable (LB_EXE) in a fresh temporary folder and collects its exit status,
+// stdout and stderr.
 #pragma once
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
+
+#include "lab/lab_spec.h"
+#include "lab/student_program.h"
+#include "variants/python/python_layer.h"
 
 namespace lb::lab::testing {
 
@@ -18,6 +27,59 @@ namespace fs = std::filesystem;
 
 inline const fs::path kRoot = LB_SOURCE_ROOT;
 inline const fs::path kLabs = kRoot / "labs";
+
+// --- the labs' files: every test finds a lab's solution and planted submissions through these ---
+
+// A lab's reference solution: the student's file, solved.
+inline fs::path solution_file(const std::string& lab, const std::string& student_file) {
+  return kLabs / "solutions" / lab / student_file;
+}
+inline fs::path solution_file(const LabSpec& spec) { return solution_file(spec.name, spec.student_file); }
+// A lab's planted wrong (or deliberately slow) submissions, each saying in its first lines what it
+// must get (test_lab.cpp, "What a planted file must get").
+inline fs::path planted_dir(const std::string& lab) { return kRoot / "tests" / "labs" / "planted" / lab; }
+inline fs::path planted_file(const std::string& lab, const std::string& name) { return planted_dir(lab) / name; }
+inline std::vector<fs::path> planted_files(const std::string& lab) {
+  std::vector<fs::path> files;
+  if (fs::exists(planted_dir(lab)))
+    for (const auto& entry : fs::directory_iterator(planted_dir(lab))) files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// The labs this build can check: all of them, less those the child runs through the embedded
+// interpreter (Numba, PyCUDA, cuda.core) in a build without it (-DLAYERBENCH_PYTHON_LAYERS=OFF),
+// which refuses those, saying so (tests/test_lab_python.cpp).
+inline std::vector<LabSpec> checkable_labs() {
+  if (!fs::exists(kLabs)) return {};
+  std::vector<LabSpec> labs = all_labs(kLabs);
+  if (!python_layers_built_without().empty())
+    std::erase_if(labs, [](const LabSpec& spec) { return needs_embedded_python(spec); });
+  return labs;
+}
+inline std::vector<std::string> checkable_lab_names() {
+  std::vector<std::string> names;
+  for (const LabSpec& spec : checkable_labs()) names.push_back(spec.name);
+  return names;
+}
+// Every planted submission of a checkable lab, as (lab, file).
+struct PlantedSubmission {
+  std::string lab;
+  fs::path file;
+};
+inline void PrintTo(const PlantedSubmission& p, std::ostream* os) { *os << p.lab << "/" << p.file.filename().string(); }
+inline std::vector<PlantedSubmission> planted_submissions() {
+  std::vector<PlantedSubmission> all;
+  for (const LabSpec& spec : checkable_labs())
+    for (const fs::path& file : planted_files(spec.name)) all.push_back({spec.name, file});
+  return all;
+}
+// A name gtest takes for a parameter (letters, digits, _): "08-transfer" -> "08_transfer".
+inline std::string test_param_name(std::string text) {
+  for (char& c : text)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return text;
+}
 
 inline std::string slurp(const fs::path& p) {
   std::ifstream in(p);
@@ -34,9 +96,10 @@ inline bool has(const std::string& text, const std::string& part) { return text.
 class LabCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
+    const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+    // A parameterized test's names hold '/' (EachLab/...): one folder, not a tree left behind.
     dir_ = fs::temp_directory_path() / ("layerbench_lab_" + std::to_string(getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->test_suite_name() +
-                                        "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+                                        test_param_name(test->test_suite_name()) + "_" + test_param_name(test->name()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }

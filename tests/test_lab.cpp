@@ -213,9 +213,8 @@ TEST_F(Lab, StartCopiesTheLabNeverSolutionsAndRefusesToOverwrite) {
   // The default folder is ./<lab>, and the real tree's labs never bring their solutions along.
   ASSERT_EQ(run("lab start 01-vector-add").code, 0);
   for (const auto& entry : fs::recursive_directory_iterator(dir_ / "01-vector-add"))
-    for (const auto& solution : fs::recursive_directory_iterator(kLabs / "solutions"))
-      if (solution.is_regular_file())
-        EXPECT_NE(slurp(entry.path()), slurp(solution.path())) << entry.path() << " is a solution";
+    for (const LabSpec& spec : all_labs(kLabs))
+      EXPECT_NE(slurp(entry.path()), slurp(solution_file(spec))) << entry.path() << " is a solution";
 
   const Outcome unknown = run("lab start 99");
   EXPECT_EQ(unknown.code, 2);
@@ -280,12 +279,10 @@ TEST(LabCompile, EverySkeletonSolutionAndPlantedFileCompiles) {
     if (is_python_lab(spec)) continue;  // Numba: tests/test_lab_python.cpp (PyCUDA's, cuda.core's: C++)
     if (spec.runner == LabRunner::kNvccHost) continue;  // host code, nvcc's: tests/test_lab_transfer.cpp
     EXPECT_NO_THROW(compile_student_kernel(spec, spec.dir / spec.student_file, kHostCheckSm, no_cache)) << spec.name;
-    const fs::path solution = kLabs / "solutions" / spec.name / spec.student_file;
+    const fs::path solution = solution_file(spec);
     if (fs::exists(solution)) EXPECT_NO_THROW(compile_student_kernel(spec, solution, kHostCheckSm, no_cache));
-    const fs::path planted = kRoot / "tests" / "labs" / "planted" / spec.name;
-    if (!fs::exists(planted)) continue;
-    for (const auto& entry : fs::directory_iterator(planted))
-      EXPECT_NO_THROW(compile_student_kernel(spec, entry.path(), kHostCheckSm, no_cache)) << entry.path();
+    for (const fs::path& planted : planted_files(spec.name))
+      EXPECT_NO_THROW(compile_student_kernel(spec, planted, kHostCheckSm, no_cache)) << planted;
   }
 }
 
@@ -431,7 +428,7 @@ TEST_F(Lab, CheckReportsAHangingAndACrashingChild) {
   write(dir_ / "crash.sh", "#!/bin/sh\nkill -SEGV $$\n");
   fs::permissions(dir_ / "hang.sh", fs::perms::owner_all);
   fs::permissions(dir_ / "crash.sh", fs::perms::owner_all);
-  const std::string solution = (kLabs / "solutions" / "01-vector-add" / "vector_add.cu").string();
+  const std::string solution = solution_file("01-vector-add", "vector_add.cu").string();
   const auto started = std::chrono::steady_clock::now();
   const Outcome hang = run("lab --labs " + labs.string() + " check 1 " + solution, "LAYERBENCH_LAB_RUNNER=" + (dir_ / "hang.sh").string());
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), 10.0);
@@ -448,7 +445,7 @@ TEST_F(Lab, CheckReportsAHangingAndACrashingChild) {
 
 TEST_F(Lab, CheckWithoutAGpuSaysSoAndExits3) {
   if (gpu_unavailable_reason().empty()) GTEST_SKIP() << "a GPU is present: the GPU tests below run instead";
-  const Outcome o = run("lab check 1 " + (kLabs / "solutions" / "01-vector-add" / "vector_add.cu").string());
+  const Outcome o = run("lab check 1 " + solution_file("01-vector-add", "vector_add.cu").string());
   EXPECT_EQ(o.code, 3) << o.out << o.err;
   EXPECT_TRUE(has(o.out, "cannot run the check here: no usable GPU")) << o.out;
   EXPECT_EQ(std::count(o.out.begin(), o.out.end(), '\n'), 1) << o.out;
@@ -546,7 +543,7 @@ TEST_F(Lab, GradeWritesJsonCsvAndMarkdownForEverySubmission) {
       "\"input_reset_ms\": 0.11}'\n";
   write(dir_ / "child.sh", script);
   fs::permissions(dir_ / "child.sh", fs::perms::owner_all);
-  const std::string solution = (kLabs / "solutions" / "01-vector-add" / "vector_add.cu").string();
+  const std::string solution = solution_file("01-vector-add", "vector_add.cu").string();
   const std::string skeleton = (kLabs / "01-vector-add" / "vector_add.cu").string();
   write(dir_ / "broken.cu", "extern \"C\" __global__ void lab_vector_add(const float* a, const float* b, float* c, long long n) {\n  c[0] = a[0] +;\n}\n");
   const Outcome o = run("lab --labs " + labs.string() + " grade 1 " + solution + " " + (dir_ / "broken.cu").string() +
@@ -585,44 +582,41 @@ TEST_F(Lab, GradeWritesJsonCsvAndMarkdownForEverySubmission) {
 
 // --- on a GPU: solutions pass, skeletons and planted files fail with their expected cause ------
 
-// The labs this build can check: all of them, less those the child runs through the embedded
-// interpreter (Numba, PyCUDA, cuda.core) in a build without it (-DLAYERBENCH_PYTHON_LAYERS=OFF),
-// which refuses those, saying so (tests/test_lab_python.cpp).
-std::vector<LabSpec> checkable_labs() {
-  std::vector<LabSpec> labs = all_labs(kLabs);
-  if (!lb::python_layers_built_without().empty())
-    std::erase_if(labs, [](const LabSpec& spec) { return needs_embedded_python(spec); });
-  return labs;
-}
-
-TEST_F(Lab, SolutionsPassSkeletonsFailOnTheGpu) {
-  if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "no GPU: " << why;
-  for (const LabSpec& spec : checkable_labs()) {
-    const fs::path solution = kLabs / "solutions" / spec.name / spec.student_file;
-    const Outcome pass = run("lab check " + spec.name + " " + solution.string());
-    EXPECT_EQ(pass.code, 0) << spec.name << "\n" << pass.out << pass.err;
-    const Outcome skeleton = run("lab check " + spec.name + " " + (spec.dir / spec.student_file).string());
-    EXPECT_EQ(skeleton.code, 1) << spec.name << "\n" << skeleton.out << skeleton.err;
+// One test per lab (EachLab/LabSolutionOnTheGpu.*/<lab>), so that ctest runs the labs side by side.
+class LabSolutionOnTheGpu : public Lab, public ::testing::WithParamInterface<std::string> {
+ protected:
+  void SetUp() override {
+    Lab::SetUp();
+    if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "no GPU: " << why;
+    spec_ = find_lab(kLabs, GetParam());
   }
+  LabSpec spec_;
+};
+
+TEST_P(LabSolutionOnTheGpu, SolutionPassesSkeletonFails) {
+  const Outcome pass = run("lab check " + spec_.name + " " + solution_file(spec_).string());
+  EXPECT_EQ(pass.code, 0) << spec_.name << "\n" << pass.out << pass.err;
+  const Outcome skeleton = run("lab check " + spec_.name + " " + (spec_.dir / spec_.student_file).string());
+  EXPECT_EQ(skeleton.code, 1) << spec_.name << "\n" << skeleton.out << skeleton.err;
 }
 
 // Each solution passes every size and is timed at every benchmark size; whether it reaches the top
 // tier is a figure for the closing note (`lab grade` on the device), not a timed test.
-TEST_F(Lab, GradeTimesEverySolutionOnTheGpu) {
-  if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "no GPU: " << why;
-  for (const LabSpec& spec : checkable_labs()) {
-    const fs::path solution = kLabs / "solutions" / spec.name / spec.student_file;
-    const Outcome o = run("lab grade " + spec.name + " " + solution.string() + " --json grade.json");
-    EXPECT_EQ(o.code, 0) << spec.name << "\n" << o.out << o.err;
-    const nlohmann::json j = nlohmann::json::parse(slurp(dir_ / "grade.json"));
-    const nlohmann::json& g = j["submissions"][0];
-    EXPECT_EQ(g["outcome"], "graded") << g.dump(2);
-    EXPECT_EQ(g["check"]["points"], spec.check_points) << g.dump(2);
-    EXPECT_GT(g["performance"]["speed_vs_runtime"].get<double>(), 0.0) << g.dump(2);
-    EXPECT_EQ(g["performance"]["benchmarks"].size(), spec.benchmark_sizes.size()) << g.dump(2);
-    std::printf("%s: %s\n", spec.name.c_str(), o.out.substr(o.out.find("GRADE")).c_str());
-  }
+TEST_P(LabSolutionOnTheGpu, GradeTimesTheSolution) {
+  const Outcome o = run("lab grade " + spec_.name + " " + solution_file(spec_).string() + " --json grade.json");
+  ASSERT_EQ(o.code, 0) << spec_.name << "\n" << o.out << o.err;
+  const nlohmann::json j = nlohmann::json::parse(slurp(dir_ / "grade.json"));
+  const nlohmann::json& g = j["submissions"][0];
+  EXPECT_EQ(g["outcome"], "graded") << g.dump(2);
+  EXPECT_EQ(g["check"]["points"], spec_.check_points) << g.dump(2);
+  EXPECT_GT(g["performance"]["speed_vs_runtime"].get<double>(), 0.0) << g.dump(2);
+  EXPECT_EQ(g["performance"]["benchmarks"].size(), spec_.benchmark_sizes.size()) << g.dump(2);
+  std::printf("%s: %s\n", spec_.name.c_str(), o.out.substr(o.out.find("GRADE")).c_str());
 }
+
+INSTANTIATE_TEST_SUITE_P(EachLab, LabSolutionOnTheGpu, ::testing::ValuesIn(checkable_lab_names()),
+                         [](const auto& info) { return test_param_name(info.param); });
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(LabSolutionOnTheGpu);  // a tree without labs/
 
 // What a planted file must get, from its first lines ("// " or "# " before each):
 //   expect: TEXT              `lab check` fails (exit 1) and says TEXT
@@ -662,42 +656,48 @@ PlantedExpectations planted_expectations(const fs::path& file) {
   return e;
 }
 
-std::vector<std::pair<LabSpec, fs::path>> planted_files() {
-  std::vector<std::pair<LabSpec, fs::path>> files;
-  for (const LabSpec& spec : checkable_labs()) {
-    const fs::path planted = kRoot / "tests" / "labs" / "planted" / spec.name;
-    if (!fs::exists(planted)) continue;
-    for (const auto& entry : fs::directory_iterator(planted)) files.emplace_back(spec, entry.path());
-  }
-  return files;
-}
-
 TEST(LabPlanted, EveryPlantedFileSaysWhatItMustGet) {
-  for (const auto& [spec, file] : planted_files()) {
+  for (const auto& [lab, file] : planted_submissions()) {
     const PlantedExpectations e = planted_expectations(file);
     EXPECT_NE(e.check_fails_with.empty(), !e.check_passes) << file << ": exactly one of expect: / expect-check: pass";
   }
 }
 
-TEST_F(Lab, PlantedSubmissionsGetTheirCheckVerdictOnTheGpu) {
-  if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "no GPU: " << why;
-  for (const auto& [spec, file] : planted_files()) {
-    const PlantedExpectations e = planted_expectations(file);
-    const Outcome o = run("lab check " + spec.name + " " + file.string());
-    EXPECT_EQ(o.code, e.check_passes ? 0 : 1) << file << "\n" << o.out << o.err;
-    if (!e.check_fails_with.empty())
-      EXPECT_TRUE(has(o.out, e.check_fails_with)) << file << " expects '" << e.check_fails_with << "'\n" << o.out;
-  }
+// "<lab>_<file>", e.g. 08_transfer_too_few_chunks.
+std::string planted_test_name(const ::testing::TestParamInfo<PlantedSubmission>& info) {
+  return test_param_name(info.param.lab + "_" + info.param.file.stem().string());
 }
+
+// One test per planted file (EachPlantedFile/PlantedOnTheGpu.*/<lab>_<file>), side by side.
+class PlantedOnTheGpu : public Lab, public ::testing::WithParamInterface<PlantedSubmission> {
+ protected:
+  void SetUp() override {
+    Lab::SetUp();
+    if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "no GPU: " << why;
+  }
+};
+
+TEST_P(PlantedOnTheGpu, GetsItsCheckVerdict) {
+  const auto& [lab, file] = GetParam();
+  const PlantedExpectations e = planted_expectations(file);
+  const Outcome o = run("lab check " + lab + " " + file.string());
+  EXPECT_EQ(o.code, e.check_passes ? 0 : 1) << file << "\n" << o.out << o.err;
+  if (!e.check_fails_with.empty())
+    EXPECT_TRUE(has(o.out, e.check_fails_with)) << file << " expects '" << e.check_fails_with << "'\n" << o.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(EachPlantedFile, PlantedOnTheGpu, ::testing::ValuesIn(planted_submissions()),
+                         planted_test_name);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(PlantedOnTheGpu);
 
 TEST_F(Lab, PlantedSubmissionsUnderTheSanitizerOnTheGpu) {
   if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "no GPU: " << why;
   if (const ToolLookup tool = find_cuda_tool("compute-sanitizer"); !tool.found()) GTEST_SKIP() << tool.why_not;
   int checked = 0;
-  for (const auto& [spec, file] : planted_files()) {
+  for (const auto& [lab, file] : planted_submissions()) {
     const PlantedExpectations e = planted_expectations(file);
     if (e.sanitize_fails_with.empty()) continue;
-    const Outcome o = run("lab check " + spec.name + " " + file.string() + " --sanitize");
+    const Outcome o = run("lab check " + lab + " " + file.string() + " --sanitize");
     EXPECT_EQ(o.code, 1) << file << "\n" << o.out << o.err;
     EXPECT_TRUE(has(o.out, "compute-sanitizer memcheck: ")) << o.out;
     EXPECT_FALSE(has(o.out, "memcheck: 0 errors")) << o.out;
@@ -708,23 +708,34 @@ TEST_F(Lab, PlantedSubmissionsUnderTheSanitizerOnTheGpu) {
   EXPECT_GT(checked, 0);
 }
 
-TEST_F(Lab, PlantedSubmissionsGetTheirGradeOnTheGpu) {
-  if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "no GPU: " << why;
-  for (const auto& [spec, file] : planted_files()) {
-    const PlantedExpectations e = planted_expectations(file);
-    if (!e.grade_outcome) continue;
-    const Outcome o = run("lab grade " + spec.name + " " + file.string() + " --json grade.json");
-    const nlohmann::json g = nlohmann::json::parse(slurp(dir_ / "grade.json"))["submissions"][0];
-    EXPECT_EQ(g["outcome"], *e.grade_outcome) << file << "\n" << o.out << o.err;
-    EXPECT_EQ(g["check"]["points"].get<double>(), e.check_points) << file << "\n" << g.dump(2);
-    const double performance = g["performance"]["points"].get<double>();
-    EXPECT_GE(performance, e.performance_lo) << file << "\n" << g.dump(2);
-    EXPECT_LE(performance, e.performance_hi) << file << "\n" << g.dump(2);
-    if (!e.grade_says.empty())
-      EXPECT_TRUE(has(g["feedback"].dump(), e.grade_says)) << file << " expects '" << e.grade_says << "'\n" << g.dump(2);
-    std::printf("%s: %s\n", file.filename().c_str(), o.out.substr(o.out.find("GRADE")).c_str());
-  }
+// Only the planted files that state a grade (expect-grade:), one test each: each holds the GPU and
+// the host alone (tests/test_properties.cmake), since its performance points are a measurement.
+std::vector<PlantedSubmission> planted_with_a_grade() {
+  std::vector<PlantedSubmission> graded = planted_submissions();
+  std::erase_if(graded, [](const PlantedSubmission& p) { return !planted_expectations(p.file).grade_outcome; });
+  return graded;
 }
+class PlantedGradeOnTheGpu : public PlantedOnTheGpu {};
+
+TEST_P(PlantedGradeOnTheGpu, GetsItsGrade) {
+  const auto& [lab, file] = GetParam();
+  const PlantedExpectations e = planted_expectations(file);
+  const Outcome o = run("lab grade " + lab + " " + file.string() + " --json grade.json");
+  ASSERT_TRUE(fs::exists(dir_ / "grade.json")) << file << "\n" << o.out << o.err;
+  const nlohmann::json g = nlohmann::json::parse(slurp(dir_ / "grade.json"))["submissions"][0];
+  EXPECT_EQ(g["outcome"], *e.grade_outcome) << file << "\n" << o.out << o.err;
+  EXPECT_EQ(g["check"]["points"].get<double>(), e.check_points) << file << "\n" << g.dump(2);
+  const double performance = g["performance"]["points"].get<double>();
+  EXPECT_GE(performance, e.performance_lo) << file << "\n" << g.dump(2);
+  EXPECT_LE(performance, e.performance_hi) << file << "\n" << g.dump(2);
+  if (!e.grade_says.empty())
+    EXPECT_TRUE(has(g["feedback"].dump(), e.grade_says)) << file << " expects '" << e.grade_says << "'\n" << g.dump(2);
+  std::printf("%s: %s\n", file.filename().c_str(), o.out.substr(o.out.find("GRADE")).c_str());
+}
+
+INSTANTIATE_TEST_SUITE_P(EachGradedPlantedFile, PlantedGradeOnTheGpu, ::testing::ValuesIn(planted_with_a_grade()),
+                         planted_test_name);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(PlantedGradeOnTheGpu);
 
 // --- timed samples' inputs (lab/fresh_inputs.h): no sample can profit from the one before it ------
 
@@ -785,7 +796,7 @@ TEST(FreshInputs, EachSampleRefillsTheSameBuffersOnTheGpu) {
   const Stream stream;
   for (const char* lab : {"01-vector-add", "02-saxpy-grid-stride", "03-reduce"}) {
     const LabSpec spec = parse_lab_spec(kLabs / lab / "lab.json");
-    const fs::path solution = kLabs / "solutions" / spec.name / spec.student_file;
+    const fs::path solution = solution_file(spec);
     const std::unique_ptr<StudentProgram> program =
         load_student_program(spec, solution, {context.sm(), context.sm_count()}, {});
     const std::unique_ptr<StudentVariant> variant = program->make_variant();

@@ -30,6 +30,9 @@ namespace fs = std::filesystem;
 using lb::lab::testing::kRoot;
 using lb::lab::testing::slurp;
 const fs::path kScript = kRoot / "tests" / "mutations" / "mutation-kill.py";
+// layerbench runs at once in one kernel text's kill test on the GPU; tests/test_properties.cmake
+// reserves as many of ctest's processors for it (PROCESSORS), so that -j by cores still holds.
+constexpr int kJobs = 4;
 
 class MutationKill : public lb::lab::testing::LabCliTest {
  protected:
@@ -39,8 +42,8 @@ class MutationKill : public lb::lab::testing::LabCliTest {
   }
 
   // The mutated texts and their manifest (--write-texts): no GPU needed.
-  nlohmann::json manifest() const {
-    const Outcome o = script("--write-texts " + (dir_ / "texts").string());
+  nlohmann::json manifest(const std::string& only = "") const {
+    const Outcome o = script(only + "--write-texts " + (dir_ / "texts").string());
     EXPECT_EQ(o.code, 0) << "tests/mutations/mutation-kill.py --write-texts failed (a mutation that no longer applies is "
                             "named here):\n"
                          << o.out << o.err;
@@ -54,29 +57,6 @@ std::vector<std::pair<std::string, std::string>> shipped_headers() {
   for (const auto& s : lb::driver::embedded_sources())
     if (std::string(s.path).ends_with(".h")) headers.emplace_back(s.path, s.text);
   return headers;
-}
-
-TEST_F(MutationKill, EveryMutationAppliesAndCompilesWithNvrtc) {
-  const nlohmann::json suites = manifest();
-  ASSERT_FALSE(suites.empty());
-  int compiled = 0;
-  for (const auto& suite : suites) {
-    std::vector<std::pair<std::string, std::string>> texts = {{"(control)", suite["control"].get<std::string>()}};
-    for (const auto& m : suite["mutations"]) texts.emplace_back(m["name"].get<std::string>(), m["file"].get<std::string>());
-    for (const auto& [name, file] : texts) {
-      SCOPED_TRACE(suite["kernel_text"].get<std::string>() + "/" + name);
-      try {
-        const auto k = lb::driver::compile_cubin({file, slurp(file), shipped_headers(), 90}, {"", false});
-        EXPECT_GT(k.cubin.size(), 0u);
-        ++compiled;
-      } catch (const std::exception& e) {
-        ADD_FAILURE() << "mutation " << suite["kernel_text"].get<std::string>() << "/" << name
-                      << " does not compile, so a run would fail without its verification judging it:\n"
-                      << e.what();
-      }
-    }
-  }
-  std::printf("%d texts compiled for sm_90 (the mutations and one control per kernel text)\n", compiled);
 }
 
 TEST_F(MutationKill, SuitesCoverEveryKernelTextAtEveryDefaultAndEdgeSize) {
@@ -109,8 +89,9 @@ TEST_F(MutationKill, SuitesCoverEveryKernelTextAtEveryDefaultAndEdgeSize) {
                                         << "/kernels.cu";
 }
 
-// One test per kernel text (tests/mutations/<text>.json), so that ctest runs them side by side; each
-// runs that text's control and every mutation of it at every size, as the whole suite did at once.
+// One test per kernel text (tests/mutations/<text>.json), so that ctest runs them side by side: on
+// the CPU, that text's control and every mutation of it compile with NVRTC; on the GPU, each is
+// killed at every size, as the whole suite did at once.
 std::vector<std::string> mutation_files() {
   std::vector<std::string> texts;
   for (const auto& entry : fs::directory_iterator(kRoot / "tests" / "mutations"))
@@ -119,20 +100,53 @@ std::vector<std::string> mutation_files() {
   return texts;
 }
 
-class MutationKillOnTheGpu : public MutationKill, public ::testing::WithParamInterface<std::string> {};
+class MutationKillOf : public MutationKill, public ::testing::WithParamInterface<std::string> {
+ protected:
+  // This kernel text's suite from the manifest (--only: only its texts are written).
+  nlohmann::json suite() const {
+    nlohmann::json found;
+    for (const auto& s : manifest("--only " + GetParam() + " "))
+      if (s["kernel_text"] == GetParam()) found = s;
+    EXPECT_FALSE(found.is_null()) << "no suite for " << GetParam() << " in the manifest";
+    return found;
+  }
+};
+
+TEST_P(MutationKillOf, EveryMutationAppliesAndCompilesWithNvrtc) {
+  const nlohmann::json suite = this->suite();
+  ASSERT_FALSE(suite.is_null());
+  std::vector<std::pair<std::string, std::string>> texts = {{"(control)", suite["control"].get<std::string>()}};
+  for (const auto& m : suite["mutations"]) texts.emplace_back(m["name"].get<std::string>(), m["file"].get<std::string>());
+  int compiled = 0;
+  for (const auto& [name, file] : texts) {
+    SCOPED_TRACE(GetParam() + "/" + name);
+    try {
+      const auto k = lb::driver::compile_cubin({file, slurp(file), shipped_headers(), 90}, {"", false});
+      EXPECT_GT(k.cubin.size(), 0u);
+      ++compiled;
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "mutation " << GetParam() << "/" << name
+                    << " does not compile, so a run would fail without its verification judging it:\n"
+                    << e.what();
+    }
+  }
+  std::printf("%d texts compiled for sm_90 (the mutations of %s and its control)\n", compiled, GetParam().c_str());
+}
+
+INSTANTIATE_TEST_SUITE_P(EachKernelText, MutationKillOf, ::testing::ValuesIn(mutation_files()),
+                         [](const auto& info) { return info.param; });
+
+class MutationKillOnTheGpu : public MutationKillOf {};
 
 TEST_P(MutationKillOnTheGpu, EveryMutationIsKilledAtEverySize) {
   if (const std::string why = lb::gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "no GPU: " << why;
   const std::string text = GetParam();
-  nlohmann::json suites = nlohmann::json::array();
-  for (const auto& suite : manifest())
-    if (suite["kernel_text"] == text) suites.push_back(suite);
-  ASSERT_EQ(suites.size(), 1u) << "no suite for " << text << " in the manifest";
-  std::size_t mutations = 0;
-  for (const auto& suite : suites) mutations += suite["mutations"].size();
+  const nlohmann::json suite = this->suite();
+  ASSERT_FALSE(suite.is_null());
+  const std::size_t mutations = suite["mutations"].size();
 
   const fs::path kills = dir_ / "kills.json";
-  const Outcome o = script("--only " + text + " --jobs 2 --json " + kills.string());
+  const Outcome o = script("--only " + text + " --jobs " + std::to_string(kJobs) + " --json " + kills.string());
   std::printf("%s", o.out.c_str());  // the kill table
   ASSERT_TRUE(fs::exists(kills)) << "exit " << o.code << "\n" << o.out << o.err;
   const nlohmann::json result = nlohmann::json::parse(slurp(kills));
@@ -145,7 +159,7 @@ TEST_P(MutationKillOnTheGpu, EveryMutationIsKilledAtEverySize) {
       EXPECT_EQ(k["status"], "ok") << "control " << text << ": " << k["workload"].get<std::string>() << " at "
                                    << k["size"].get<std::string>() << ": " << k["message"].get<std::string>();
   }
-  EXPECT_EQ(result["controls"].size(), suites.size());
+  EXPECT_EQ(result["controls"].size(), 1u);
   EXPECT_EQ(result["mutations"].size(), mutations);
   for (const auto& m : result["mutations"]) {
     const std::string name = m["kernel_text"].get<std::string>() + "/" + m["name"].get<std::string>();

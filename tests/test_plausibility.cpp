@@ -463,7 +463,7 @@ TEST_F(LabGradeCli, RefusalThroughTheChildProtocol) {
             "\"runtime\": {\"median_ms\": 0.26, \"gbps\": 3097.3, \"samples\": 40}}'\n";
   write(dir_ / "child.sh", script);
   fs::permissions(dir_ / "child.sh", fs::perms::owner_all);
-  const std::string solution = (kLabs / "solutions" / "01-vector-add" / "vector_add.cu").string();
+  const std::string solution = solution_file("01-vector-add", "vector_add.cu").string();
   const Outcome o = run("lab --labs " + kLabs.string() + " grade 1 " + solution + " --json g.json --csv g.csv --markdown g.md",
                         "LAYERBENCH_LAB_RUNNER=" + (dir_ / "child.sh").string());
   EXPECT_EQ(o.code, 0) << "the check passed\n" << o.out << o.err;

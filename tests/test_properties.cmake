@@ -1,13 +1,17 @@
-# Which tests hold the GPU (and the host) alone, and which make the quick tier: read by ctest after
+# Which tests hold a GPU (and the host) alone, and which make the quick tier: read by ctest after
 # the gtest executables' tests are discovered (tests/CMakeLists.txt appends it to TEST_INCLUDE_FILES,
-# with LB_GTEST_TARGETS set), so it names discovered tests by pattern, not one by one.
+# with LB_GTEST_TARGETS and LB_GPU_SLOTS set), so it names discovered tests by pattern.
 #
-# Every other test runs side by side with the rest, `ctest -j` by cores, GPU tests included: they
-# check answers, not speed, and each process has its own CUDA context. A test here gets RUN_SERIAL
-# (nothing else runs while it does: not another GPU test, and no compile or CPU test taking the host
-# cores a host-side clock or launch loop needs) and the label gpu_exclusive. docs/hardening.md
-# ("Tests that hold the GPU alone") gives the reasons, one per line of this list.
-set(lb_gpu_exclusive
+# Every gtest test takes one slot of a GPU (RESOURCE_GROUPS "gpus:1"; tests/CMakeLists.txt says how
+# the slots are made and handed out) and runs side by side with the rest, `ctest -j` by cores, GPU
+# tests included: they check answers, not speed, and each process has its own CUDA context. A test
+# in the lists below takes all LB_GPU_SLOTS slots of one GPU, so that no other test runs on that
+# device while it does (on a host with several, the others go on on the other GPUs), and gets the
+# label gpu_exclusive; one in lb_host_exclusive gets RUN_SERIAL as well: nothing else runs at all,
+# since it times a host-side clock or needs the host's cores. Without a resource spec file (plain
+# `ctest`) RESOURCE_GROUPS is ignored and only RUN_SERIAL holds. docs/hardening.md ("Tests that hold
+# the GPU alone") gives the reasons, one per line of these lists.
+set(lb_host_exclusive
   # Timing: the context probe compares each layer's figures with the probe's; other work on the
   # device or host moves them.
   "^Isolation\\.NoLayerButTheFlaggedOnesMovesTheContextProbe( |$)"
@@ -16,13 +20,16 @@ set(lb_gpu_exclusive
   "^PlausibilityRun\\.(LegitimateCasesPassAndTheJsonCarriesThePeaks|AKernelThatSkipsWorkFailsItsCase)( |$)"
   # Timing: a planted submission's performance points must fall within a range; points come from
   # its speed against ours in the same process, and lab 8's from the trip against the link.
-  "^Lab\\.PlantedSubmissionsGetTheirGradeOnTheGpu( |$)"
+  "^EachGradedPlantedFile/PlantedGradeOnTheGpu\\.GetsItsGrade/"
   # Timing: lab 8's solution must earn full marks: its trips are timed by the parent's polling
   # clock against the host link measured in the same run.
   "^TransferCli\\.TheSolutionGradesFullMarksOnTheGpu( |$)"
   # Timing: a run is interrupted 300 ms into a case and must have timed samples of it by then; the
   # cpu layer's OpenMP loops take every core, and beside 16 other tests they had none (seen on the H100).
   "^RunSafety\\.(CtrlCWritesTheFinishedCasesAndTheInterruptedOneThenExits130|SigtermIsHandledLikeCtrlC)( |$)"
+)
+# The GPU alone, the host shared: tools that take over the device for their own process.
+set(lb_gpu_exclusive
   # The profiler: ncu replays each kernel and reads the device's counters; its figures are measurements.
   "^LabTools\\.GpuProfileOfTheSolutionShowsThroughputAndOccupancy( |$)"
   # The sanitizer: compute-sanitizer instruments every launch and pads every allocation of its
@@ -52,10 +59,15 @@ foreach(target IN LISTS LB_GTEST_TARGETS)
   foreach(name IN LISTS ${target}_TESTS)
     set(labels "")
     set(serial FALSE)
-    foreach(pattern IN LISTS lb_gpu_exclusive)
+    set(slots 1)
+    foreach(pattern IN LISTS lb_host_exclusive lb_gpu_exclusive)
       if(name MATCHES "${pattern}")
         list(APPEND labels gpu_exclusive)
-        set(serial TRUE)
+        set(slots ${LB_GPU_SLOTS})
+        list(FIND lb_host_exclusive "${pattern}" host)
+        if(host GREATER -1)
+          set(serial TRUE)
+        endif()
         break()
       endif()
     endforeach()
@@ -70,8 +82,10 @@ foreach(target IN LISTS LB_GTEST_TARGETS)
         endif()
       endforeach()
     endif()
-    if(labels)
-      set_tests_properties("${name}" PROPERTIES LABELS "${labels}" RUN_SERIAL ${serial})
+    set_tests_properties("${name}" PROPERTIES LABELS "${labels}" RUN_SERIAL ${serial} RESOURCE_GROUPS "gpus:${slots}")
+    if(name MATCHES "^EachKernelText/MutationKillOnTheGpu\\.")
+      # scripts/mutation-kill.py --jobs 4 (kJobs, tests/test_mutation_kill.cpp): four layerbench runs at once.
+      set_tests_properties("${name}" PROPERTIES PROCESSORS 4)
     endif()
   endforeach()
 endforeach()
