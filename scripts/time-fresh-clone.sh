@@ -7,7 +7,7 @@
 #            fuzzers; the sanitized build gets from that cache only what the plain build put there.
 # Its timing record (build/timings.json: each stage's wall and CPU seconds and the load average when
 # it ended; scripts/record-timing.py) is copied to OUT, e.g. docs/results/timings/cpu2-ci.json, which
-# README.md and docs/hardening.md quote through scripts/doc-figures.py. Run it on an otherwise idle
+# README.md and docs/hardening.md quote through tools/doc-figures. Run it on an otherwise idle
 # machine: the load average in the record shows when it was not. The temporary folder is removed.
 #
 # usage: scripts/time-fresh-clone.sh [--build|--ci] OUT.json

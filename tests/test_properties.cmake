@@ -84,7 +84,7 @@ foreach(target IN LISTS LB_GTEST_TARGETS)
     endif()
     set_tests_properties("${name}" PROPERTIES LABELS "${labels}" RUN_SERIAL ${serial} RESOURCE_GROUPS "gpus:${slots}")
     if(name MATCHES "^EachKernelText/MutationKillOnTheGpu\\.")
-      # scripts/mutation-kill.py --jobs 4 (kJobs, tests/test_mutation_kill.cpp): four layerbench runs at once.
+      # tests/mutations/mutation-kill.py --jobs 4 (kJobs, tests/test_mutation_kill.cpp): four layerbench runs at once.
       set_tests_properties("${name}" PROPERTIES PROCESSORS 4)
     endif()
   endforeach()
