@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "common/data_root.h"
 #include "common/python_interpreter.h"
 #include "common/usage_error.h"
 
@@ -172,7 +173,7 @@ int run_on_devices(const std::vector<int>& devices, bool concurrent, const std::
     std::fprintf(stderr, "layerbench: error: no device wrote results; nothing to merge into %s\n", out.c_str());
     return worse(status, 2);
   }
-  std::vector<std::string> merge{chosen_python(), (std::filesystem::path(LB_SOURCE_ROOT) / "reports" / "cli.py").string(),
+  std::vector<std::string> merge{chosen_python(), (data_root() / "reports" / "cli.py").string(),
                                  "merge"};
   merge.insert(merge.end(), existing.begin(), existing.end());
   merge.insert(merge.end(), {"--out", out, "--side-by-side"});

@@ -33,6 +33,7 @@ std::unique_ptr<StudentProgram> load_python_lab_kernels(const LabSpec&, const st
 #include <string>
 
 #include "common/cuda_check.h"
+#include "common/data_root.h"
 #include "variants/python/python_layer.h"
 #include "variants/python/python_object.h"
 
@@ -51,7 +52,7 @@ py::module_ lab_module(const fs::path& file) {
   // Never released: the interpreter is never finalized (python_layer.cpp says why).
   static const py::module_* module = [] {
     py::list path = py::module_::import("sys").attr("path");
-    const std::string dir = (fs::path(LB_SOURCE_ROOT) / "lab").string();
+    const std::string dir = (data_root() / "lab").string();
     if (!path.contains(dir)) path.append(dir);
     return new py::module_(py::module_::import("lb_lab_python"));
   }();

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from . import palette
+from . import schema
 
 SCHEMA_VERSIONS = (1, 2)
 
@@ -647,6 +648,9 @@ def from_data(path: str | Path, data: dict[str, Any]) -> Results:
                                 and isinstance(e.get("workload"), str)] + list(recorded)))
     descriptors = {name: describe(name, recorded.get(name)) for name in names}
     cases, notes = _cases(path, benchmarks, descriptors, merged)
+    # What the checks above, which name the case, leave: the rest of schemas/results.schema.json.
+    if why := schema.violation(data):
+        raise ResultsError(path, f"does not match the results schema ({schema.SCHEMA_FILE.name}) at {why}")
     for name, d in descriptors.items():
         descriptors[name] = _complete(d, [c.size for c in cases if c.workload == name])
     ran = {c.workload for c in cases}
