@@ -21,6 +21,7 @@
 #include "app/lab_command.h"
 #include "app/ladder_table.h"
 #include "app/summary.h"
+#include "common/data_root.h"
 #include "common/gpu.h"
 #include "common/python_interpreter.h"
 #include "harness/benchmark_flags.h"
@@ -29,6 +30,7 @@
 #include "harness/layer_sessions.h"
 #include "harness/plan.h"
 #include "harness/record.h"
+#include "harness/results_json.h"  // source_commit
 #include "harness/run_cases.h"
 #include "harness/sizes.h"
 #include "variants/python/python_layer.h"
@@ -489,8 +491,10 @@ int run_cli(int argc, char** argv) {
                "timed with CUDA events, verified against a double-precision CPU reference, and written to\n"
                "JSON in Google Benchmark's layout.",
                "layerbench"};
-  app.set_version_flag("--version", LB_VERSION);
+  app.set_version_flag("--version", std::string("layerbench ") + LB_VERSION + " (commit " + source_commit() + ")");
   app.require_subcommand(1);
+  // Listed for `layerbench --help`; `help [COMMAND]` is rewritten to `[COMMAND] --help` before parsing.
+  app.add_subcommand("help", "Print the help of layerbench or of COMMAND: layerbench help [COMMAND]");
   CLI::App* list = app.add_subcommand("list", "List the workloads and layers, and whether each layer can run here");
   list->allow_extras();  // named below, in the order typed (CLI11 lists them back to front)
   // Handed over whole to the report tool (python -m layerbench.reports), --help included.
@@ -571,6 +575,22 @@ int run_cli(int argc, char** argv) {
                  "ceiling) and of the copy bandwidth (reduce), and its speed-up over the rung below. The results\n"
                  "file is `run`'s (rung cases carry a \"rung\" object). Exit status: 0 ok, 1 a rung failed, 2 bad input,\n"
                  "130 interrupted (as for `run`).");
+
+  // `layerbench help [COMMAND]` is `layerbench [COMMAND] --help`: every command's help, the handed-over
+  // ones' included, comes from the command itself.
+  std::vector<char*> words(argv, argv + argc);
+  std::string help_flag = "--help";
+  if (argc > 1 && std::string(argv[1]) == "help") {
+    if (argc > 3) {
+      std::fprintf(stderr, "layerbench: error: help takes at most one command: %s (see layerbench --help)\n",
+                   one_line(argv[3]).c_str());
+      return 2;
+    }
+    words.erase(words.begin() + 1);
+    words.push_back(help_flag.data());
+    argc = static_cast<int>(words.size());
+    argv = words.data();
+  }
 
   try {
     // A first word that is no command: CLI11 would only say that a subcommand is required.

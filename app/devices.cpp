@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "common/data_root.h"
 #include "common/python_interpreter.h"
 #include "common/usage_error.h"
 

@@ -134,8 +134,10 @@ json host_json(const HostInfo& h) {
           {"os", h.os}};
 }
 
+const char* source_commit() { return LB_SOURCE_COMMIT; }
+
 json context_json(const RunContext& c) {
-  json layerbench = {{"version", LB_VERSION},          {"source_commit", LB_SOURCE_COMMIT},
+  json layerbench = {{"version", LB_VERSION},          {"source_commit", source_commit()},
                      {"schema_version", kSchemaVersion}, {"seed", c.seed},
                      {"command_line", c.command_line},   {"suite_wall_s", c.suite_wall_s}};
   if (c.interrupted)

@@ -11,6 +11,10 @@ namespace lb {
 
 inline constexpr int kSchemaVersion = 2;
 
+// The commit this build's sources were at (cmake/source_commit.cmake: `git rev-parse HEAD`, with
+// "-dirty", or "unknown"), as context.layerbench.source_commit and `layerbench --version` give it.
+const char* source_commit();
+
 nlohmann::json results_json(const RunRecord& run);
 
 // The pieces, as the context holds them (and the lab's timing child emits the device's ceilings

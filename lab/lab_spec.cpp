@@ -8,6 +8,7 @@
 #include <optional>
 #include <sstream>
 
+#include "common/data_root.h"
 #include "harness/sizes.h"  // parse_shape
 
 namespace lb::lab {
@@ -284,7 +285,7 @@ LabSpec parse_lab_spec(const fs::path& lab_json) {
 
 fs::path default_labs_dir() {
   if (const char* dir = std::getenv("LAYERBENCH_LABS"); dir && *dir) return dir;
-  return fs::path(LB_SOURCE_ROOT) / "labs";
+  return data_root() / "labs";  // common/data_root.h
 }
 
 std::vector<LabSpec> all_labs(const fs::path& labs_dir) {

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -78,6 +79,49 @@ TEST_F(Cli, HelpOnEverySubcommand) {
 }
 
 TEST_F(Cli, NoSubcommandIsAnError) { EXPECT_EQ(run("").code, 2); }
+
+// Every command's help reads the same way, whether CLI11 writes it (list, run, ladder, lab) or the
+// Python report tool (report, compare, csv, merge, db): the description, then "Usage: layerbench
+// COMMAND ...", then "Options:"; `layerbench help COMMAND` prints the same, exit 0.
+TEST_F(Cli, EveryCommandsHelpReadsTheSameWay) {
+  for (const std::string command : {"", "list", "run", "ladder", "lab", "report", "compare", "csv", "merge", "db"}) {
+    const Outcome o = run(command + " --help");
+    EXPECT_EQ(o.code, 0) << command << ": " << o.err;
+    const std::string usage = "Usage: layerbench" + (command.empty() ? "" : " " + command) + " ";
+    const std::size_t at = o.out.find("\n" + usage);
+    EXPECT_NE(at, std::string::npos) << command << ":\n" << o.out;
+    EXPECT_GT(at, 0u) << command << ": the description comes first:\n" << o.out;
+    EXPECT_EQ(o.out.find("usage:"), std::string::npos) << command << ":\n" << o.out;
+    EXPECT_NE(o.out.find("\nOptions:\n", at), std::string::npos) << command << ":\n" << o.out;
+    const Outcome help = run("help " + command);
+    EXPECT_EQ(help.code, 0) << command << ": " << help.err;
+    EXPECT_EQ(help.out, o.out) << command;
+  }
+}
+
+TEST_F(Cli, AnUnknownCommandIsOneLineAndExit2) {
+  for (const char* args : {"bogus", "help bogus", "help run extra"}) {
+    const Outcome o = run(args);
+    EXPECT_EQ(o.code, 2) << args;
+    EXPECT_EQ(std::count(o.err.begin(), o.err.end(), '\n'), 1) << args << ": " << o.err;
+    EXPECT_TRUE(o.out.empty()) << args << ": " << o.out;
+  }
+  EXPECT_NE(run("bogus").err.find("'bogus'"), std::string::npos);
+}
+
+// --version: the version and the commit the build's sources were at (cmake/source_commit.cmake):
+// 40 hex digits, "-dirty" after them when the tree had changes, or "unknown" outside git.
+TEST_F(Cli, VersionNamesTheCommit) {
+  const Outcome o = run("--version");
+  EXPECT_EQ(o.code, 0) << o.err;
+  const std::string prefix = std::string("layerbench ") + LB_VERSION + " (commit ";
+  ASSERT_EQ(o.out.rfind(prefix, 0), 0u) << o.out;
+  const std::string commit = o.out.substr(prefix.size(), o.out.find(')') - prefix.size());
+  const std::size_t digits = std::min(commit.find_first_not_of("0123456789abcdef"), commit.size());
+  const bool hex = digits == 40 && (commit.size() == 40 || commit.substr(40) == "-dirty");
+  EXPECT_TRUE(hex || commit == "unknown") << o.out;
+  EXPECT_EQ(o.out.substr(o.out.find(')')), ")\n") << o.out;
+}
 
 TEST_F(Cli, ReportCommandsHandOverToThePythonTool) {
   const Outcome help = run("compare --help");

@@ -241,12 +241,13 @@ def test_compare_of_rung_only_files(tmp_path: Path):
 
 
 def test_rung_numbers_of_mixed_types_sort(tmp_path: Path):
-    """R7: rung numbers 1 and "2" could not be sorted (TypeError) when the report drew the ladders."""
+    """R7: rung numbers 1 and "2" could not be sorted (TypeError) when the report drew the ladders;
+    the results schema (python/layerbench/schemas/results.schema.json) now refuses the string, in one line."""
     from layerbench.reports import results
     entries = [case_entry("matmul", "runtime", 64, 0.01, rung={"id": "matmul/01_naive", "number": 1}),
                case_entry("matmul", "runtime", 64, 0.02, rung={"id": "matmul/02_coalescing", "number": "2"})]
-    loaded = results.load(results_file(tmp_path / "rungs.json", entries))
-    assert [len(v) for v in loaded.ladders.values()] == [2]
+    with pytest.raises(results.ResultsError, match=r"results schema .* at \$\.benchmarks\[1\]\.rung\.number: '2' is not"):
+        results.load(results_file(tmp_path / "rungs.json", entries))
 
 
 @pytest.mark.parametrize("args", [("csv", "a\nb.json"), ("csv", H200_RUN1, "-o", "/proc/a\nb"), ("csv", H200_RUN1, "x\ny")])

@@ -19,6 +19,7 @@
 
 #include "common/cuda_check.h"
 #include "common/elapsed.h"
+#include "common/data_root.h"
 #include "common/gpu.h"
 #include "common/python_interpreter.h"
 #include "variants/python/python_object.h"
@@ -84,8 +85,8 @@ const Interpreter& interpreter() {
       path.append(out.substr(start, end - start));
     for (const py::handle entry : py::module_::import("sys").attr("path"))
       if (!path.contains(entry)) path.append(entry);
-    path.append((fs::path(LB_SOURCE_ROOT) / "variants" / "python").string());
-    path.append(LB_PYTHON_MODULE_DIR);  // extension modules this build made (variants/cython)
+    path.append((data_root() / "variants" / "python").string());
+    path.append(native_module_dir().string());  // extension modules this build made (variants/cython)
     py::module_::import("sys").attr("path") = path;
     py::module_::import("lb_shared");  // imports the layers' packages (import_quietly), and lb_native
     i.start_ms = ms_since(t0);
@@ -156,7 +157,7 @@ std::string unavailable_reason(const PythonLayer& layer) {
 // imported by its variants and by the adapter.
 void add_layer_path(const PythonLayer& layer) {
   py::list path = py::module_::import("sys").attr("path");
-  if (const std::string dir = (fs::path(LB_SOURCE_ROOT) / layer.dir).string(); !path.contains(dir)) path.append(dir);
+  if (const std::string dir = (data_root() / layer.dir).string(); !path.contains(dir)) path.append(dir);
 }
 
 // Which CUDA libraries the layer loaded (versions, paths), from its support module's libraries();
@@ -186,7 +187,7 @@ std::string support_module(const PythonLayer& layer) {
   std::string name = "_" + layer.name + "_layer";
   for (char& c : name)
     if (c == '-') c = '_';
-  return fs::exists(fs::path(LB_SOURCE_ROOT) / layer.dir / (name + ".py")) ? name : std::string();
+  return fs::exists(data_root() / layer.dir / (name + ".py")) ? name : std::string();
 }
 
 // What a Python layer keeps for one run: its variant modules, loaded from their files once, and its
@@ -235,7 +236,7 @@ class PythonSession final : public LayerSession {
   py::object variant_class(const std::string& workload) {
     py::object& module = modules_[workload];
     if (!module) {
-      const std::string path = (fs::path(LB_SOURCE_ROOT) / layer_.dir / (workload + ".py")).string();
+      const std::string path = (data_root() / layer_.dir / (workload + ".py")).string();
       module = checked(path, [&] {
         py::module_ util = py::module_::import("importlib.util");
         py::object spec = util.attr("spec_from_file_location")("lb_" + layer_.name + "_" + workload, path);
@@ -323,7 +324,7 @@ std::string python_layers_built_without() { return std::string(); }
 
 bool register_python_layer(PythonLayer layer) {
   registered_python_layers()[layer.name] = layer;
-  const fs::path dir = fs::path(LB_SOURCE_ROOT) / layer.dir;
+  const fs::path dir = data_root() / layer.dir;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec))
     if (entry.path().extension() == ".py" && entry.path().stem().string()[0] != '_') {

@@ -31,10 +31,34 @@ class UsageError(Exception):
 
 class _Parser(argparse.ArgumentParser):
     """argparse, with the project's one-line errors: `layerbench compare: error: WHAT (see layerbench
-    compare --help)` and exit status 2, instead of a usage block and then the error."""
+    compare --help)` and exit status 2, instead of a usage block and then the error; and the help
+    laid out as the C++ commands' (CLI11's, app/cli.cpp): the description, `Usage: ...`, then
+    `Positionals:`, `Options:` and the other groups, then the epilog."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._positionals.title = "Positionals"
+        self._optionals.title = "Options"
+        for action in self._actions:
+            if isinstance(action, argparse._HelpAction):
+                action.help = "Print this help message and exit"  # CLI11's words
 
     def error(self, message: str):
         self.exit(2, f"{self.prog}: error: {results.one_line(message)} (see {self.prog} --help)\n")
+
+    def format_help(self) -> str:
+        head = self._get_formatter()
+        head.add_text(self.description)
+        usage = self._get_formatter()
+        usage.add_usage(self.usage, self._actions, self._mutually_exclusive_groups, prefix="Usage: ")
+        rest = self._get_formatter()
+        for group in self._action_groups:
+            rest.start_section(group.title)
+            rest.add_text(group.description)
+            rest.add_arguments(group._group_actions)
+            rest.end_section()
+        rest.add_text(self.epilog)
+        return head.format_help() + usage.format_help() + "\n" + rest.format_help()
 
 
 def parser() -> _Parser:

@@ -35,6 +35,7 @@ from typing import Any
 from .errors import ResultsError, one_line
 from .descriptors import FIGURES, RATES, SIZE_FORMS, Buffer, Descriptor, Vendor, describe
 from .cases import Case, Results, _complete, _message, _num, _status, size_order
+from . import schema
 
 __all__ = ["ResultsError", "one_line", "FIGURES", "RATES", "SIZE_FORMS", "Buffer", "Descriptor", "Vendor",
            "describe", "Case", "Results", "size_order", "SCHEMA_VERSIONS", "NUMBER_FIELDS", "MAX_MS",
@@ -130,6 +131,9 @@ def from_data(path: str | Path, data: dict[str, Any]) -> Results:
                                 and isinstance(e.get("workload"), str)] + list(recorded)))
     descriptors = {name: describe(name, recorded.get(name)) for name in names}
     cases, notes = _cases(path, benchmarks, descriptors, merged)
+    # What the checks above, which name the case, leave: the rest of schemas/results.schema.json.
+    if why := schema.violation(data):
+        raise ResultsError(path, f"does not match the results schema ({schema.SCHEMA_FILE.name}) at {why}")
     for name, d in descriptors.items():
         descriptors[name] = _complete(d, [c.size for c in cases if c.workload == name])
     ran = {c.workload for c in cases}
