@@ -318,3 +318,25 @@ def test_examples_bytes_and_flops(name):
     # every buffer's bytes at least once: the formulas cannot undercount what the kernel must move
     assert moved >= sum(np.dtype(b.dtype).itemsize * np.prod(b.shape(size)) for b in w.buffers)
     assert w.flops(**size) > 0
+
+
+# --- NVRTC: the examples compile; an error names kernels.cu and its line ------------------------------
+
+@pytest.mark.parametrize("name", EXAMPLE_NAMES)
+def test_examples_compile_with_nvrtc(name):
+    pytest.importorskip("cuda.bindings.nvrtc", reason="compiling with NVRTC needs cuda.bindings")
+    wf.nvrtc_check(wf.load(EXAMPLES / name))
+
+
+def test_nvrtc_error_names_file_and_line(stencil_copy):
+    pytest.importorskip("cuda.bindings.nvrtc", reason="compiling with NVRTC needs cuda.bindings")
+    cu = stencil_copy / "kernels.cu"
+    text = cu.read_text().replace("y[i] = sum;", "y[i] = sum + undeclared;")
+    cu.write_text(text)
+    line = text[:text.index("undeclared")].count("\n") + 1
+    with pytest.raises(wf.WorkloadFolderError) as caught:
+        wf.nvrtc_check(wf.load(stencil_copy))
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith(f"{cu}({line}): error: identifier \"undeclared\" is undefined"), message
+    assert message.endswith("does not compile (NVRTC)")

@@ -565,6 +565,39 @@ def load(folder: str | Path) -> WorkloadFolder:
         _reference=reference, _inputs=inputs)
 
 
+def nvrtc_check(w: WorkloadFolder, arch: str = "compute_90") -> None:
+    """Compiles kernels.cu with NVRTC (to PTX: no GPU needed), as the kernel-text layers will, and
+    raises WorkloadFolderError with the log's first error, which names kernels.cu and its line
+    ("/path/kernels.cu(12): error: ..."). Needs cuda.bindings (cuda-python)."""
+    try:
+        from cuda.bindings import nvrtc
+    except ImportError as e:
+        raise WorkloadFolderError(w.path / "kernels.cu", "", f"cannot be compiled here: cuda.bindings does not import ({e})") from None
+    path = str(w.path / "kernels.cu")
+
+    def ok(result, what):
+        err, *rest = result
+        if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            raise WorkloadFolderError(path, "", f"NVRTC {what} failed: {err.name}")
+        return rest[0] if rest else None
+
+    program = ok(nvrtc.nvrtcCreateProgram(w.kernel_text.encode(), path.encode(), 0, [], []), "nvrtcCreateProgram")
+    try:
+        options = [b"-std=c++17", f"--gpu-architecture={arch}".encode()]
+        (err,) = nvrtc.nvrtcCompileProgram(program, len(options), options)
+        if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            size = ok(nvrtc.nvrtcGetProgramLogSize(program), "nvrtcGetProgramLogSize")
+            log = b" " * size
+            ok(nvrtc.nvrtcGetProgramLog(program, log), "nvrtcGetProgramLog")
+            lines = log.decode(errors="replace").splitlines()
+            first = next((line for line in lines if ": error" in line), lines[0] if lines else err.name)
+            errors = sum(": error" in line for line in lines)
+            more = f" (and {errors - 1} more errors)" if errors > 1 else ""
+            raise WorkloadFolderError(first.strip(), "", f"does not compile (NVRTC){more}")
+    finally:
+        ok(nvrtc.nvrtcDestroyProgram(program), "nvrtcDestroyProgram")
+
+
 def check_parameters(params, arguments, where, kernel):
     """kernels.cu's parameters against workload.json's: the same count, and each of the type its
     buffer, scalar or dimension says (an input may drop its const)."""
@@ -608,6 +641,7 @@ def main(argv=None) -> int:
     for folder in args:
         try:
             w = load(folder)
+            nvrtc_check(w)
         except WorkloadFolderError as e:
             print(f"error: {e}", file=sys.stderr)
             return 2

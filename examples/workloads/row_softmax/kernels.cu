@@ -8,6 +8,8 @@
 // the L1/L2 the second and third come from cache, so DRAM sees the row once and the kernel is
 // memory-bound (8 bytes per element). An "online softmax" (max and sum in one pass) saves a pass.
 #define BLOCK 256
+// -infinity without <cmath> (NVRTC compiles this text with no host headers).
+#define NEG_INF (-__int_as_float(0x7f800000))
 
 __device__ float block_reduce(float v, bool is_max, float* shared) {
   for (int offset = 16; offset > 0; offset /= 2) {
@@ -18,7 +20,7 @@ __device__ float block_reduce(float v, bool is_max, float* shared) {
   if (lane == 0) shared[warp] = v;
   __syncthreads();
   if (warp == 0) {
-    v = lane < BLOCK / 32 ? shared[lane] : (is_max ? -INFINITY : 0.0f);
+    v = lane < BLOCK / 32 ? shared[lane] : (is_max ? NEG_INF : 0.0f);
     for (int offset = 16; offset > 0; offset /= 2) {
       const float other = __shfl_down_sync(0xffffffffu, v, offset);
       v = is_max ? fmaxf(v, other) : v + other;
@@ -38,7 +40,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK) row_softmax(const float* __r
   if (row >= m) return;
   const float* in = x + row * n;
   float* out = y + row * n;
-  float top = -INFINITY;
+  float top = NEG_INF;
   for (long long c = threadIdx.x; c < n; c += BLOCK) top = fmaxf(top, in[c]);
   top = block_reduce(top, true, shared);
   float sum = 0.0f;
