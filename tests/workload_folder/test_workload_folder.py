@@ -340,3 +340,11 @@ def test_nvrtc_error_names_file_and_line(stencil_copy):
     assert "\n" not in message
     assert message.startswith(f"{cu}({line}): error: identifier \"undeclared\" is undefined"), message
     assert message.endswith("does not compile (NVRTC)")
+
+
+def test_python_implementation_without_variant(stencil_copy):
+    (stencil_copy / "cupy.py").write_text("class Varient:\n    pass\n")
+    w = wf.load(stencil_copy)
+    with pytest.raises(wf.WorkloadFolderError, match=r"cupy.py: Variant: not defined"):
+        wf.python_variant(w, "cupy")
+    assert not (stencil_copy / "__pycache__").exists()  # loading the user's files writes nothing into their folder

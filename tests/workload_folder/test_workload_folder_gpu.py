@@ -6,7 +6,6 @@ ceiling (the plausibility bound, from the bytes formulas); a mutated copy of eac
 
 Skips without CuPy or a GPU, saying why. What this does not do yet: run the folder through the
 harness's C++ layers (`layerbench run --workload-dir`, not built yet: docs/your-own-workload.md)."""
-import importlib.util
 import math
 import types
 
@@ -54,15 +53,8 @@ def launch_kernel(w: wf.WorkloadFolder, text: str, size: dict, problem: wf.Probl
     return {b.name: cp.asnumpy(device[b.name]) for b in w.outputs}
 
 
-def python_variant(path):
-    spec = importlib.util.spec_from_file_location(f"lb_folder_variant_{path.parent.name}_{path.stem}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.Variant()
-
-
 def run_python(w, layer, size, problem, stream) -> dict:
-    v = python_variant(w.python_layers[layer])
+    v = wf.python_variant(w, layer)
     v.allocate(types.SimpleNamespace(**size), types.SimpleNamespace(stream=stream.ptr, cost=lambda what, ms: None, session=None))
     v.upload(problem, stream.ptr)
     v.run(stream.ptr)

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import importlib.util
 import json
 import re
+import types
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -426,13 +426,24 @@ def kernel_parameters(text: str, kernel: str, path: Path) -> tuple[int, list[tup
 
 
 def _load_module(path: Path, name: str):
-    spec = importlib.util.spec_from_file_location(f"lb_workload_folder_{name}_{abs(hash(str(path)))}", path)
-    module = importlib.util.module_from_spec(spec)
+    """The user's file as a module, compiled from its text: no __pycache__ is written into their
+    folder, and nothing is added to sys.path or sys.modules."""
+    module = types.ModuleType(f"lb_workload_folder_{name}")
+    module.__file__ = str(path)
     try:
-        spec.loader.exec_module(module)
+        exec(compile(path.read_text(), str(path), "exec"), module.__dict__)
     except Exception as e:  # the user's file: anything it raises while importing is bad input
         raise WorkloadFolderError(path, "", f"cannot be imported: {type(e).__name__}: {e}") from None
     return module
+
+
+def python_variant(w: "WorkloadFolder", layer: str):
+    """A new Variant of the folder's implementation for Python layer `layer` (cupy.py, ...)."""
+    path = w.python_layers[layer]
+    variant = getattr(_load_module(path, layer.replace("-", "_")), "Variant", None)
+    if not callable(variant):
+        raise WorkloadFolderError(path, "Variant", "not defined (a class with allocate, upload, run and download)")
+    return call_user(path, "Variant", variant)
 
 
 def content_hash(folder: Path) -> str:
