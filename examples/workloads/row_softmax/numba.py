@@ -8,6 +8,22 @@ from numba import cuda, float32
 BLOCK = 256
 
 
+@cuda.jit(device=True)
+def _block_reduce(shared, t, value, is_max):
+    """The block's max (is_max) or sum of each thread's `value`, as a tree in shared memory."""
+    shared[t] = value
+    cuda.syncthreads()
+    step = BLOCK // 2
+    while step > 0:
+        if t < step:
+            shared[t] = max(shared[t], shared[t + step]) if is_max else shared[t] + shared[t + step]
+        cuda.syncthreads()
+        step //= 2
+    result = shared[0]
+    cuda.syncthreads()  # shared is reused by the next reduction
+    return result
+
+
 @cuda.jit(cache=False)
 def _row_softmax(x, y):
     shared = cuda.shared.array(BLOCK, dtype=float32)
@@ -16,28 +32,11 @@ def _row_softmax(x, y):
     top = float32(-math.inf)
     for c in range(t, n, BLOCK):
         top = max(top, x[row, c])
-    shared[t] = top
-    cuda.syncthreads()
-    step = BLOCK // 2
-    while step > 0:
-        if t < step:
-            shared[t] = max(shared[t], shared[t + step])
-        cuda.syncthreads()
-        step //= 2
-    top = shared[0]
-    cuda.syncthreads()
+    top = _block_reduce(shared, t, top, True)
     s = float32(0.0)
     for c in range(t, n, BLOCK):
         s += math.exp(x[row, c] - top)
-    shared[t] = s
-    cuda.syncthreads()
-    step = BLOCK // 2
-    while step > 0:
-        if t < step:
-            shared[t] += shared[t + step]
-        cuda.syncthreads()
-        step //= 2
-    inverse = float32(1.0) / shared[0]
+    inverse = float32(1.0) / _block_reduce(shared, t, s, False)
     for c in range(t, n, BLOCK):
         y[row, c] = math.exp(x[row, c] - top) * inverse
 
