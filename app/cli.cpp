@@ -65,7 +65,7 @@ std::vector<WorkloadFolderSummary> check_workload_folders(const std::vector<std:
   for (const std::string& dir : dirs) {
     folders.push_back(check_workload_folder(dir));
     if (find_workload(folders.back().name))
-      throw UsageError(dir + "/workload.json: name: '" + folders.back().name + "' is a built-in workload's name; choose another");
+      throw UsageError((std::filesystem::path(dir) / "workload.json").string() + ": name: '" + folders.back().name + "' is a built-in workload's name; choose another");
   }
   return folders;
 }
