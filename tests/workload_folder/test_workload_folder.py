@@ -348,3 +348,10 @@ def test_python_implementation_without_variant(stencil_copy):
     with pytest.raises(wf.WorkloadFolderError, match=r"cupy.py: Variant: not defined"):
         wf.python_variant(w, "cupy")
     assert not (stencil_copy / "__pycache__").exists()  # loading the user's files writes nothing into their folder
+
+
+def test_an_extent_below_one_is_an_error(stencil_copy):
+    edit_json(stencil_copy, lambda s: s["buffers"][0].update(extents=["n - 4"]))
+    w = wf.load(stencil_copy)
+    with pytest.raises(wf.WorkloadFolderError, match=r"workload.json: buffers\[0\].extents: give x the shape \(-3,\) at m=1, n=1, k=1"):
+        w.draw_problem({"n": 1}, seed=1)

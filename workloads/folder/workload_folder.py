@@ -191,6 +191,10 @@ class WorkloadFolder:
         """A case's inputs and the outputs' starting contents: inputs.py's if the folder has one,
         else the harness's generator (random_draw.h) keyed by `seed` and each input's position."""
         size = full_size(size)
+        for i, b in enumerate(self.buffers):
+            if min(b.shape(size)) < 1:
+                raise WorkloadFolderError(self.path / "workload.json", f"buffers[{i}].extents",
+                                          f"give {b.name} the shape {b.shape(size)} at m={size['m']}, n={size['n']}, k={size['k']}: each extent is at least 1")
         scalars = {s.name: DTYPES[s.type](s.value) for s in self.scalars}
         if self._inputs is not None:
             drawn = call_user(self.path / "inputs.py", "inputs", self._inputs.inputs,
