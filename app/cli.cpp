@@ -34,6 +34,7 @@
 #include "harness/run_cases.h"
 #include "harness/sizes.h"
 #include "variants/python/python_layer.h"
+#include "variants/python/workload_folder.h"
 
 namespace lb {
 namespace {
@@ -60,10 +61,32 @@ std::string rung_layers_text() {
   return text.empty() ? "no layer" : text;
 }
 
-int list_command() {
+// Each --workload-dir, checked before anything is printed (a bad folder: one line, exit 2).
+std::vector<WorkloadFolderSummary> check_workload_folders(const std::vector<std::string>& dirs) {
+  std::vector<WorkloadFolderSummary> folders;
+  for (const std::string& dir : dirs) {
+    folders.push_back(check_workload_folder(dir));
+    if (find_workload(folders.back().name))
+      throw UsageError((std::filesystem::path(dir) / "workload.json").string() + ": name: '" + folders.back().name + "' is a built-in workload's name; choose another");
+  }
+  return folders;
+}
+
+int list_command(const std::vector<std::string>& workload_dirs) {
+  const std::vector<WorkloadFolderSummary> folders = check_workload_folders(workload_dirs);
   std::printf("Workloads:\n");
   for (const Workload* w : all_workloads())
     std::printf("  %-11s %-40s default sizes: %s\n", w->name().c_str(), w->summary().c_str(), sizes_text(*w).c_str());
+  for (std::size_t i = 0; i < folders.size(); ++i) {
+    const WorkloadFolderSummary& f = folders[i];
+    std::string sizes, layers;
+    for (const auto& s : f.default_sizes) sizes += (sizes.empty() ? "" : ", ") + s;
+    for (const auto& l : f.python_layers) layers += (layers.empty() ? "" : ", ") + l;
+    std::printf("  %-11s %-40s default sizes: %s\n", f.name.c_str(), f.summary.c_str(), sizes.c_str());
+    std::printf("  %-11s from %s: kernel %s (size form %s), Python implementations: %s, sha256 %s\n", "",
+                workload_dirs[i].c_str(), f.kernel.c_str(), f.size_form.c_str(), layers.empty() ? "none" : layers.c_str(),
+                f.content_hash.substr(0, 12).c_str());
+  }
   std::printf("\nLayers:\n");
   for (const Layer* l : all_layers()) {
     const std::string reason = l->unavailable_reason();
@@ -497,6 +520,12 @@ int run_cli(int argc, char** argv) {
   app.add_subcommand("help", "Print the help of layerbench or of COMMAND: layerbench help [COMMAND]");
   CLI::App* list = app.add_subcommand("list", "List the workloads and layers, and whether each layer can run here");
   list->allow_extras();  // named below, in the order typed (CLI11 lists them back to front)
+  std::vector<std::string> list_workload_dirs;
+  list->add_option("--workload-dir", list_workload_dirs,
+                   "A workload folder to check and list with the built-in workloads (workload.json, kernels.cu,\n"
+                   "reference.py: docs/your-own-workload.md); repeatable")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   // Handed over whole to the report tool (python -m layerbench.reports), --help included.
   const std::vector<std::pair<const char*, const char*>> reports_commands = {
       {"report", "Make report.md, report.html and plots from a results file (python/layerbench/reports)"},
@@ -610,7 +639,7 @@ int run_cli(int argc, char** argv) {
       for (const auto& word : list->remaining()) extras += (extras.empty() ? "" : " ") + word;
       throw UsageError("list takes no arguments: " + one_line(extras));
     }
-    if (app.got_subcommand(list)) return list_command();
+    if (app.got_subcommand(list)) return list_command(list_workload_dirs);
     if (app.got_subcommand(lab)) return lab::run_lab_cli(lab->remaining());
     if (app.got_subcommand(ladder)) {
       ladder_args.run.layers.kernel_cache_enabled = !ladder_no_kernel_cache;

@@ -33,8 +33,10 @@ install(DIRECTORY labs/ DESTINATION ${LB_INSTALL_DATA_DIR}/labs ${lb_not_shipped
 install(DIRECTORY lab/ DESTINATION ${LB_INSTALL_DATA_DIR}/lab FILES_MATCHING PATTERN "*.py" PATTERN "*.schema.json"
         ${lb_not_shipped})
 install(DIRECTORY variants/ DESTINATION ${LB_INSTALL_DATA_DIR}/variants FILES_MATCHING PATTERN "*.py" ${lb_not_shipped})
-# The kernel texts the Python layers compile, and the project headers they include.
-install(DIRECTORY workloads/ DESTINATION ${LB_INSTALL_DATA_DIR}/workloads FILES_MATCHING PATTERN "*.cu" PATTERN "*.h")
+# The kernel texts the Python layers compile, the project headers they include, and the workload
+# folders' reader (workloads/folder).
+install(DIRECTORY workloads/ DESTINATION ${LB_INSTALL_DATA_DIR}/workloads FILES_MATCHING PATTERN "*.cu" PATTERN "*.h"
+        PATTERN "*.py" PATTERN "*.json" ${lb_not_shipped})
 # The layerbench package: the reports tool (`layerbench report|compare|csv|merge|db`), the labs'
 # Python, the results schema.
 install(DIRECTORY python/ DESTINATION ${LB_INSTALL_DATA_DIR}/python

@@ -201,6 +201,7 @@ ROWS: list[Row] = [
     Row("top level", ["--frobnicate"], names="--frobnicate"),
     Row("top level", ["list", "extra"], names="extra"),
     Row("top level", ["list", "one", "two"], names="one two"),
+    Row("top level", ["list", "--workload-dir", "no_such_folder"], names="no_such_folder"),
     # -- run -----------------------------------------------------------------------------------
     Row("run", ["run", "-w", "vector_ad", *OUT], names="vector_ad"),
     Row("run", ["run", "-l", "cuda", *OUT], names="cuda"),

@@ -1,0 +1,134 @@
+"""GPU tests of the example workload folders (examples/workloads): each kernels.cu compiled at run
+time (CuPy's RawModule: NVRTC, as the cupy-raw layer does) and launched with the folder's launch
+shape, and each Python implementation (cupy.py, numba.py), verified against reference.py at edge
+sizes and the smallest default size; the largest default size's rate is below the device's memory
+ceiling (the plausibility bound, from the bytes formulas); a mutated copy of each kernel fails.
+
+Skips without CuPy or a GPU, saying why. What this does not do yet: run the folder through the
+harness's C++ layers (`layerbench run --workload-dir`, not built yet: docs/your-own-workload.md)."""
+import math
+import types
+
+import numpy as np
+import pytest
+from conftest import EXAMPLE_NAMES, EXAMPLES
+
+import workload_folder as wf
+
+cp = pytest.importorskip("cupy", reason="the GPU tests of workload folders compile and launch with CuPy")
+try:
+    if cp.cuda.runtime.getDeviceCount() < 1:
+        pytest.skip("no CUDA device", allow_module_level=True)
+except cp.cuda.runtime.CUDARuntimeError as e:
+    pytest.skip(f"no usable CUDA device: {e}", allow_module_level=True)
+
+# One mutation per example: (what the kernel says, what the mutant says instead). Each must be in
+# the text (asserted), so a kernel rewrite cannot make the mutant silently the same as the original.
+MUTATIONS = {
+    "stencil5": ("for (int j = 0; j < 5; ++j)", "for (int j = 0; j < 4; ++j)"),      # drops a tap
+    "row_softmax": ("const float inverse = 1.0f / sum;", "const float inverse = 1.0f / (sum * 1.001f);"),  # mis-normalises
+}
+EDGE_SIZES = {"n": ["1", "255", "256", "257", "1000003"], "MxN": ["1x1", "3x257", "257x31", "64x4096"]}
+
+
+def launch_kernel(w: wf.WorkloadFolder, text: str, size: dict, problem: wf.Problem, stream) -> dict:
+    """Compiles `text`, uploads the problem, launches once with the folder's shape, downloads."""
+    module = cp.RawModule(code=text, options=("-std=c++17",))
+    kernel = module.get_function(w.kernel_name)
+    device = {name: cp.asarray(a) for name, a in problem.inputs.items()}
+    device |= {name: cp.asarray(a) for name, a in problem.outputs.items()}
+    args = []
+    for a in w.arguments:
+        if a.kind in ("input", "output"):
+            args.append(device[a.name])
+        elif a.kind == "scalar":
+            args.append(problem.scalars[a.name])
+        else:
+            args.append(np.int64(size[a.name]))
+    grid = w.grid_blocks(size)
+    if grid is None:
+        grid = (cp.cuda.Device().attributes["MultiProcessorCount"] * 4,)
+    kernel(grid, w.block, tuple(args), stream=stream, shared_mem=w.shared_bytes)
+    stream.synchronize()
+    return {b.name: cp.asnumpy(device[b.name]) for b in w.outputs}
+
+
+def run_python(w, layer, size, problem, stream) -> dict:
+    v = wf.python_variant(w, layer)
+    v.allocate(types.SimpleNamespace(**size), types.SimpleNamespace(stream=stream.ptr, cost=lambda what, ms: None, session=None))
+    v.upload(problem, stream.ptr)
+    v.run(stream.ptr)
+    outputs = {name: np.empty_like(a) for name, a in problem.outputs.items()}
+    v.download(outputs, stream.ptr)
+    return outputs
+
+
+def cases(name):
+    w = wf.load(EXAMPLES / name)
+    return [(name, s) for s in EDGE_SIZES[w.size_form] + w.default_sizes[:1]]
+
+
+ALL_CASES = [c for name in EXAMPLE_NAMES for c in cases(name)]
+
+
+@pytest.mark.parametrize("name, size_text", ALL_CASES)
+def test_kernel_text_verifies(name, size_text):
+    w = wf.load(EXAMPLES / name)
+    size = wf.parse_size(size_text, w.size_form)
+    problem = w.draw_problem(size, seed=2026)
+    got = launch_kernel(w, w.kernel_text, size, problem, cp.cuda.Stream(non_blocking=True))
+    verdicts = w.check(problem, got)
+    assert all(v.passed for v in verdicts), [v.detail for v in verdicts]
+
+
+@pytest.mark.parametrize("name, size_text", ALL_CASES)
+@pytest.mark.parametrize("layer", ["cupy", "numba"])
+def test_python_implementation_verifies(name, size_text, layer):
+    if layer == "numba":
+        pytest.importorskip("numba.cuda", reason="numba.py needs Numba's CUDA target")
+    w = wf.load(EXAMPLES / name)
+    size = wf.parse_size(size_text, w.size_form)
+    problem = w.draw_problem(size, seed=7)
+    verdicts = w.check(problem, run_python(w, layer, size, problem, cp.cuda.Stream(non_blocking=True)))
+    assert all(v.passed for v in verdicts), [v.detail for v in verdicts]
+
+
+@pytest.mark.parametrize("name", EXAMPLE_NAMES)
+def test_mutated_kernel_fails(name):
+    w = wf.load(EXAMPLES / name)
+    original, mutant = MUTATIONS[name]
+    assert original in w.kernel_text, f"the mutation of {name} no longer applies: update MUTATIONS"
+    text = w.kernel_text.replace(original, mutant)
+    size = wf.parse_size(w.default_sizes[0], w.size_form)
+    problem = w.draw_problem(size, seed=11)
+    verdicts = w.check(problem, launch_kernel(w, text, size, problem, cp.cuda.Stream(non_blocking=True)))
+    assert not all(v.passed for v in verdicts)
+
+
+@pytest.mark.parametrize("name", EXAMPLE_NAMES)
+def test_largest_default_size_is_plausible(name):
+    """The kernel's rate at the largest default size, from the bytes formulas, stays below the
+    device's theoretical DRAM bandwidth (memory clock x bus width x 2): a faster figure means the
+    formulas undercount or the kernel skipped work. The buffers there exceed the L2, so the
+    inputs cannot all be cached from the upload."""
+    w = wf.load(EXAMPLES / name)
+    size = wf.parse_size(w.default_sizes[-1], w.size_form)
+    problem = w.draw_problem(size, seed=5)
+    stream = cp.cuda.Stream(non_blocking=True)
+    module = cp.RawModule(code=w.kernel_text, options=("-std=c++17",))
+    kernel = module.get_function(w.kernel_name)
+    device = {n: cp.asarray(a) for n, a in (problem.inputs | problem.outputs).items()}
+    args = tuple(device[a.name] if a.kind in ("input", "output") else np.int64(size[a.name]) for a in w.arguments)
+    start, stop = cp.cuda.Event(), cp.cuda.Event()
+    kernel(w.grid_blocks(size), w.block, args, stream=stream)  # warm-up
+    start.record(stream)
+    kernel(w.grid_blocks(size), w.block, args, stream=stream)
+    stop.record(stream)
+    stop.synchronize()
+    seconds = cp.cuda.get_elapsed_time(start, stop) / 1e3
+    attrs = cp.cuda.Device().attributes
+    peak = attrs["MemoryClockRate"] * 1e3 * 2 * attrs["GlobalMemoryBusWidth"] / 8  # bytes/s
+    rate = (w.bytes_read(**size) + w.bytes_written(**size)) / seconds
+    assert 0 < rate <= peak, f"{name}: {rate / 1e9:.0f} GB/s, above the device's {peak / 1e9:.0f} GB/s"
+    assert all(v.passed for v in w.check(problem, {b.name: cp.asnumpy(device[b.name]) for b in w.outputs}))
+    assert math.isfinite(seconds)

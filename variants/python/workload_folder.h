@@ -1,0 +1,26 @@
+// A user's workload folder (docs/your-own-workload.md) read and checked by workloads/folder/
+// workload_folder.py in the embedded interpreter: its JSON Schema, kernels.cu's parameters against
+// workload.json, reference.py and inputs.py importable, and an NVRTC compile whose error names
+// kernels.cu and its line. Here, below the command line, because the check needs the interpreter.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace lb {
+
+// What `list --workload-dir` shows of a folder that passed every check.
+struct WorkloadFolderSummary {
+  std::string name;
+  std::string summary;
+  std::string size_form;                   // "n", "MxN" or "MxNxK"
+  std::vector<std::string> default_sizes;  // as -s takes them
+  std::string kernel;                      // the extern "C" kernel's name
+  std::vector<std::string> python_layers;  // the Python layers the folder implements (cupy.py, ...)
+  std::string content_hash;                // sha256 of the folder's files, for the results' context
+};
+
+// Throws UsageError with workload_folder.py's one line ("DIR/workload.json: buffers[1].type: ...")
+// for a bad folder, and with the reason where this build has no embedded Python.
+WorkloadFolderSummary check_workload_folder(const std::string& dir);
+
+}  // namespace lb

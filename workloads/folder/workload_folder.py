@@ -1,0 +1,552 @@
+"""A user's workload as a folder (docs/your-own-workload.md): workload.json (validated against
+workload.schema.json beside this file), kernels.cu, reference.py, and optionally inputs.py and one
+file per Python layer (cupy.py, numba.py, ...).
+
+load(folder) reads and checks all of it and returns a WorkloadFolder, or raises WorkloadFolderError
+whose text is one line naming the file and the field. The same object draws a case's inputs
+(draw_problem: the harness's counter-based generator, workloads/random_draw.h, bit for bit, unless
+inputs.py), computes the reference (reference.py, in float64 / exact integers) and checks a
+layer's outputs against it (check).
+
+Validation is jsonschema's (a well-kept validator, already pinned in reports/requirements.txt),
+because a folder workload needs the interpreter anyway (reference.py) and the same schema then
+serves the command line, the tests and any editor. Formulas are parsed with the standard library's
+`ast` and evaluated over a whitelist of nodes: no eval()."""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import types
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+SCHEMA_PATH = Path(__file__).with_name("workload.schema.json")
+DIMS_OF_FORM = {"n": ("n",), "MxN": ("m", "n"), "MxNxK": ("m", "n", "k")}
+DTYPES = {"float32": np.float32, "float64": np.float64, "int32": np.int32, "int64": np.int64}
+C_TYPES = {"float32": "float", "float64": "double", "int32": "int", "int64": "long long"}
+# The C spellings a parameter of each element type may use in kernels.cu.
+C_SPELLINGS = {
+    "float": {"float"}, "double": {"double"},
+    "int": {"int", "int32_t", "signed int"},
+    "long long": {"long long", "long long int", "signed long long", "int64_t", "long"},
+}
+PYTHON_LAYER_FILES = ("cupy", "numba", "numba-vectorize", "cuda-compute", "cython")
+SIZE_ARG_TYPE = "long long"  # m, n and k are passed as 64-bit integers
+
+
+from workload_formula import DIMS, Formula, WorkloadFolderError  # noqa: E402 (re-exported)
+from workload_draws import draw_bits, draw_buffer, starting_contents, stream_key  # noqa: E402 (re-exported)
+
+
+# --- the folder ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Buffer:
+    name: str
+    type: str
+    extents: tuple[Formula, ...]
+    role: str                          # "input" or "output"
+    draw: dict = field(default_factory=dict)  # inputs: {"kind": "unit" | "integers" | "range", ...}
+    starts_as: str = "poison"          # outputs: "poison" or "zero"
+
+    @property
+    def dtype(self):
+        return DTYPES[self.type]
+
+    @property
+    def is_float(self) -> bool:
+        return self.type.startswith("float")
+
+    def shape(self, size: dict) -> tuple[int, ...]:
+        return tuple(f.whole(**size) for f in self.extents) or (1,)
+
+
+@dataclass(frozen=True)
+class Scalar:
+    name: str
+    type: str
+    value: float | int
+
+
+@dataclass(frozen=True)
+class KernelArgument:
+    """One parameter of the kernel, in order: a buffer, a scalar or a dimension of the size."""
+    name: str
+    kind: str     # "input", "output", "scalar" or "size"
+    c_type: str   # what a launcher passes it as: "const float*", "int*", "double", "long long"
+
+
+@dataclass
+class WorkloadFolder:
+    path: Path
+    spec: dict
+    name: str
+    summary: str
+    size_form: str
+    default_sizes: list[str]
+    buffers: list[Buffer]
+    scalars: list[Scalar]
+    kernel_name: str
+    arguments: list[KernelArgument]
+    block: tuple[int, ...]
+    grid: list[Formula] | None   # None: grid-stride
+    shared_bytes: int
+    bytes_read: Formula
+    bytes_written: Formula
+    flops: Formula
+    figure: str
+    kernel_text: str
+    content_hash: str
+    python_layers: dict[str, Path]
+    _reference: Any = None
+    _inputs: Any = None
+
+    @property
+    def inputs(self) -> list[Buffer]:
+        return [b for b in self.buffers if b.role == "input"]
+
+    @property
+    def outputs(self) -> list[Buffer]:
+        return [b for b in self.buffers if b.role == "output"]
+
+    def grid_blocks(self, size: dict) -> tuple[int, ...] | None:
+        """Blocks along x, y, z at `size`; None for a grid-stride kernel (the launcher fills the device)."""
+        return None if self.grid is None else tuple(max(1, f.whole(**size)) for f in self.grid)
+
+    # --- a case ----------------------------------------------------------------------------------
+    def draw_problem(self, size: dict, seed: int) -> "Problem":
+        """A case's inputs and the outputs' starting contents: inputs.py's if the folder has one,
+        else the harness's generator (random_draw.h) keyed by `seed` and each input's position."""
+        size = full_size(size)
+        for i, b in enumerate(self.buffers):
+            if min(b.shape(size)) < 1:
+                raise WorkloadFolderError(self.path / "workload.json", f"buffers[{i}].extents",
+                                          f"give {b.name} the shape {b.shape(size)} at m={size['m']}, n={size['n']}, k={size['k']}: each extent is at least 1")
+        scalars = {s.name: DTYPES[s.type](s.value) for s in self.scalars}
+        if self._inputs is not None:
+            drawn = call_user(self.path / "inputs.py", "inputs", self._inputs.inputs,
+                              dict(size), np.random.default_rng(seed))
+            inputs = self._checked_arrays(drawn, self.inputs, "inputs.py", "inputs()", size)
+        else:
+            inputs = {b.name: draw_buffer(b, size, seed, stream) for stream, b in enumerate(self.inputs)}
+        outputs = {b.name: starting_contents(b, size) for b in self.outputs}
+        return Problem(size, seed, inputs, scalars, outputs)
+
+    def reference(self, problem: "Problem") -> dict[str, np.ndarray]:
+        """reference.py's outputs, from float64 copies of float inputs (integers as int64)."""
+        wide = {name: widen(a) for name, a in problem.inputs.items()}
+        got = call_user(self.path / "reference.py", "reference", self._reference.reference,
+                        wide, dict(problem.scalars), dict(problem.size))
+        return self._checked_arrays(got, self.outputs, "reference.py", "reference()", problem.size)
+
+    def tolerances(self, problem: "Problem") -> dict[str, tuple[np.ndarray, float]]:
+        """reference.py's tolerance rule: for each float output, (scale, bound): element i passes
+        when |got_i - expected_i| <= bound * scale_i. Integer outputs are exact."""
+        floats = [b for b in self.outputs if b.is_float]
+        if not floats:
+            return {}
+        wide = {name: widen(a) for name, a in problem.inputs.items()}
+        rule = call_user(self.path / "reference.py", "tolerance", self._reference.tolerance,
+                         wide, dict(problem.scalars), dict(problem.size))
+        where = "reference.py"
+        if not isinstance(rule, dict):
+            raise WorkloadFolderError(self.path / where, "tolerance()", f"returned {type(rule).__name__}, not a dict of output -> (scale, bound)")
+        result = {}
+        for b in floats:
+            if b.name not in rule:
+                raise WorkloadFolderError(self.path / where, "tolerance()", f"gives no rule for output {b.name!r}")
+            try:
+                scale, bound = rule[b.name]
+                bound = float(bound)
+                scale = np.broadcast_to(np.asarray(scale, dtype=np.float64), b.shape(problem.size))
+            except (TypeError, ValueError) as e:
+                raise WorkloadFolderError(self.path / where, f"tolerance()[{b.name!r}]", f"not (scale, bound) for shape {b.shape(problem.size)}: {e}") from None
+            if not (bound > 0 and np.isfinite(bound)) or not np.all(scale > 0):
+                raise WorkloadFolderError(self.path / where, f"tolerance()[{b.name!r}]", "the bound and every scale must be positive and finite")
+            result[b.name] = (scale, bound)
+        return result
+
+    def check(self, problem: "Problem", got: dict[str, np.ndarray]) -> list["Verdict"]:
+        """One verdict per output: float outputs within reference.py's bound, integers exact. NaN
+        never passes."""
+        expected = self.reference(problem)
+        rules = self.tolerances(problem)
+        verdicts = []
+        for b in self.outputs:
+            ref, out = expected[b.name], np.asarray(got[b.name]).reshape(b.shape(problem.size))
+            if b.is_float:
+                scale, bound = rules[b.name]
+                err = np.abs(out.astype(np.float64) - ref) / scale
+                err = np.where(np.isnan(err), np.inf, err)
+            else:
+                bound = 0.0
+                err = np.abs(out.astype(np.int64) - ref.astype(np.int64)).astype(np.float64)
+            worst = int(np.argmax(err)) if err.size else 0
+            max_err = float(err.flat[worst]) if err.size else 0.0
+            passed = max_err <= bound
+            index = ", ".join(str(int(i)) for i in np.unravel_index(worst, err.shape))
+            detail = "" if passed else (f"{b.name}[{index}] = {out.flat[worst].item()!r}, "
+                                        f"expected {ref.flat[worst].item()!r} (error {max_err:.3g} > {bound:.3g})")
+            verdicts.append(Verdict(b.name, passed, max_err, bound, detail))
+        return verdicts
+
+    def _checked_arrays(self, got, buffers, file, what, size) -> dict[str, np.ndarray]:
+        path = self.path / file
+        if not isinstance(got, dict):
+            raise WorkloadFolderError(path, what, f"returned {type(got).__name__}, not a dict of buffer name -> array")
+        result = {}
+        for b in buffers:
+            if b.name not in got:
+                raise WorkloadFolderError(path, what, f"returned no {b.name!r} (expected {', '.join(x.name for x in buffers)})")
+            array = np.asarray(got[b.name])
+            want = b.shape(size)
+            if array.shape != want and not (array.size == 1 and want == (1,)):
+                raise WorkloadFolderError(path, f"{what}[{b.name!r}]", f"has shape {array.shape}, expected {want}")
+            if file == "inputs.py":
+                array = np.ascontiguousarray(array, dtype=b.dtype)
+            result[b.name] = array.reshape(want)
+        extra = set(got) - {b.name for b in buffers}
+        if extra:
+            raise WorkloadFolderError(path, what, f"returned {', '.join(sorted(extra))}, which workload.json does not list")
+        return result
+
+
+@dataclass
+class Problem:
+    """One case's host data: the size (m, n, k), its seed, the inputs and scalars by name, and each
+    output's starting contents (NaN / -1 poison, or zero). What a Python implementation's upload()
+    receives."""
+    size: dict
+    seed: int
+    inputs: dict[str, np.ndarray]
+    scalars: dict[str, Any]
+    outputs: dict[str, np.ndarray]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    output: str
+    passed: bool
+    max_error: float
+    bound: float
+    detail: str
+
+
+def full_size(size: dict) -> dict:
+    return {d: int(size.get(d, 1)) for d in DIMS}
+
+
+def widen(array: np.ndarray) -> np.ndarray:
+    return array.astype(np.float64 if array.dtype.kind == "f" else np.int64)
+
+
+def call_user(path: Path, what: str, fn: Callable, *args):
+    """Calls a function of the user's file; what it raises becomes one line naming the file."""
+    try:
+        return fn(*args)
+    except WorkloadFolderError:
+        raise
+    except Exception as e:  # the user's code: anything it raises is bad input, reported in one line
+        raise WorkloadFolderError(path, f"{what}()", f"raised {type(e).__name__}: {e}") from None
+
+
+# --- reading a folder ------------------------------------------------------------------------------
+
+def _schema_errors(spec, path: Path):
+    try:
+        import jsonschema
+    except ImportError:
+        raise WorkloadFolderError(path, "", "checking it needs the Python package jsonschema (reports/requirements.txt)") from None
+    schema = json.loads(SCHEMA_PATH.read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    error = jsonschema.exceptions.best_match(validator.iter_errors(spec))
+    if error is not None:
+        where = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else p)
+                        for i, p in enumerate(error.absolute_path)) or "(top level)"
+        raise WorkloadFolderError(path, where, error.message)
+
+
+def _strip_comments(text: str) -> str:
+    """kernels.cu without comments, each comment replaced by as many newlines as it held, so line
+    numbers stay."""
+    def blank(match):
+        return "\n" * match.group(0).count("\n") if match.group(0).startswith("/") else match.group(0)
+    return re.sub(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\])*"', blank, text, flags=re.S)
+
+
+def _normalise_c_type(text: str) -> tuple[str, bool, bool]:
+    """('float', is_pointer, is_const) from a parameter's declaration without its name."""
+    words = text.replace("*", " * ").split()
+    pointer = "*" in words
+    const = "const" in words
+    base = " ".join(w for w in words if w not in ("*", "const", "__restrict__", "__restrict", "restrict",
+                                                  "volatile", "unsigned", "signed"))
+    return base, pointer, const
+
+
+def kernel_parameters(text: str, kernel: str, path: Path) -> tuple[int, list[tuple[str, str]]]:
+    """(line, [(declared type, parameter name), ...]) of `extern "C" __global__ void kernel(...)`."""
+    clean = _strip_comments(text)
+    pattern = re.compile(r'__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?'
+                         + re.escape(kernel) + r'\s*\(([^)]*)\)')
+    match = pattern.search(clean)
+    if match is None:
+        raise WorkloadFolderError(path, f"kernel {kernel}", 'no `__global__ void ' + kernel + '(...)` in the file (workload.json\'s kernel.name)')
+    line = clean.count("\n", 0, match.start()) + 1
+    if 'extern "C"' not in clean[:match.start()]:
+        raise WorkloadFolderError(f"{path}:{line}", f"kernel {kernel}", 'must be declared extern "C" (so every layer finds it by name)')
+    params = []
+    body = match.group(1).strip()
+    for part in ([] if body in ("", "void") else body.split(",")):
+        words = part.strip().rsplit(None, 1)
+        if len(words) != 2 or not re.fullmatch(r"[A-Za-z_]\w*", words[1].lstrip("*")):
+            raise WorkloadFolderError(f"{path}:{line}", f"kernel {kernel}", f"cannot read parameter {part.strip()!r}")
+        decl, name = words
+        stars = len(words[1]) - len(words[1].lstrip("*"))
+        params.append((decl + "*" * stars, name.lstrip("*")))
+    return line, params
+
+
+def _load_module(path: Path, name: str):
+    """The user's file as a module, compiled from its text: no __pycache__ is written into their
+    folder, and nothing is added to sys.path or sys.modules."""
+    module = types.ModuleType(f"lb_workload_folder_{name}")
+    module.__file__ = str(path)
+    try:
+        exec(compile(path.read_text(), str(path), "exec"), module.__dict__)
+    except Exception as e:  # the user's file: anything it raises while importing is bad input
+        raise WorkloadFolderError(path, "", f"cannot be imported: {type(e).__name__}: {e}") from None
+    return module
+
+
+def python_variant(w: "WorkloadFolder", layer: str):
+    """A new Variant of the folder's implementation for Python layer `layer` (cupy.py, ...)."""
+    path = w.python_layers[layer]
+    variant = getattr(_load_module(path, layer.replace("-", "_")), "Variant", None)
+    if not callable(variant):
+        raise WorkloadFolderError(path, "Variant", "not defined (a class with allocate, upload, run and download)")
+    return call_user(path, "Variant", variant)
+
+
+def content_hash(folder: Path) -> str:
+    """sha256 over the folder's regular files (names and bytes, sorted): recorded in the results'
+    context, so a run says exactly which version of the workload it measured."""
+    digest = hashlib.sha256()
+    for file in sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith(".")):
+        if file.suffix == ".pyc":
+            continue
+        digest.update(file.name.encode() + b"\0" + file.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def load(folder: str | Path) -> WorkloadFolder:
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise WorkloadFolderError(folder, "", "not a directory")
+    json_path = folder / "workload.json"
+    for required in ("workload.json", "kernels.cu", "reference.py"):
+        if not (folder / required).is_file():
+            raise WorkloadFolderError(folder / required, "", "missing (a workload folder holds workload.json, kernels.cu and reference.py)")
+    try:
+        spec = json.loads(json_path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise WorkloadFolderError(json_path, "", f"is not JSON: {e}") from None
+    _schema_errors(spec, json_path)
+
+    form = spec["size_form"]
+    dims = DIMS_OF_FORM[form]
+
+    def formula(text, where):
+        try:
+            return Formula(text, dims)
+        except ValueError as e:
+            raise WorkloadFolderError(json_path, where, f"{e} (size form {form})") from None
+
+    names = set()
+    buffers = []
+    for i, b in enumerate(spec["buffers"]):
+        where = f"buffers[{i}]"
+        if b["name"] in names or b["name"] in DIMS:
+            raise WorkloadFolderError(json_path, f"{where}.name", f"{b['name']!r} is taken (names are unique and not m, n, k)")
+        names.add(b["name"])
+        if b["role"] == "input" and "starts_as" in b:
+            raise WorkloadFolderError(json_path, f"{where}.starts_as", "only outputs have a starting value; inputs are drawn")
+        if b["role"] == "output" and "draw" in b:
+            raise WorkloadFolderError(json_path, f"{where}.draw", "outputs are not drawn: say what they start as (starts_as)")
+        draw = b.get("draw", {})
+        if draw.get("kind") == "range":
+            if b["type"].startswith("float"):
+                raise WorkloadFolderError(json_path, f"{where}.draw", "a range draw is for integer buffers (indices, bins)")
+            for key in ("lo", "hi"):
+                formula(draw[key], f"{where}.draw.{key}")
+        buffers.append(Buffer(b["name"], b["type"], tuple(formula(e, f"{where}.extents[{j}]") for j, e in enumerate(b["extents"])),
+                              b["role"], draw, b.get("starts_as", "poison")))
+    if not any(b.role == "output" for b in buffers):
+        raise WorkloadFolderError(json_path, "buffers", "no buffer has role output: nothing to check")
+    scalars = []
+    for i, s in enumerate(spec.get("scalars", [])):
+        if s["name"] in names or s["name"] in DIMS:
+            raise WorkloadFolderError(json_path, f"scalars[{i}].name", f"{s['name']!r} is taken")
+        if s["type"].startswith("int") and s["value"] != int(s["value"]):
+            raise WorkloadFolderError(json_path, f"scalars[{i}].value", f"{s['value']} is not a whole number ({s['type']})")
+        names.add(s["name"])
+        scalars.append(Scalar(s["name"], s["type"], int(s["value"]) if s["type"].startswith("int") else float(s["value"])))
+
+    by_name = {b.name: b for b in buffers}
+    scalar_by_name = {s.name: s for s in scalars}
+    arguments = []
+    for i, a in enumerate(spec["kernel"]["arguments"]):
+        where = f"kernel.arguments[{i}]"
+        if a in by_name:
+            b = by_name[a]
+            arguments.append(KernelArgument(a, b.role, ("const " if b.role == "input" else "") + C_TYPES[b.type] + "*"))
+        elif a in scalar_by_name:
+            arguments.append(KernelArgument(a, "scalar", C_TYPES[scalar_by_name[a].type]))
+        elif a in dims:
+            arguments.append(KernelArgument(a, "size", SIZE_ARG_TYPE))
+        else:
+            raise WorkloadFolderError(json_path, where, f"{a!r} is no buffer, scalar or dimension ({', '.join(dims)}) of this workload")
+    if len({a.name for a in arguments}) != len(arguments):
+        raise WorkloadFolderError(json_path, "kernel.arguments", "names a parameter twice")
+    unused = [b.name for b in buffers if b.name not in {a.name for a in arguments}]
+    if unused:
+        raise WorkloadFolderError(json_path, "kernel.arguments", f"does not pass buffer {unused[0]!r}")
+
+    launch = spec["launch"]
+    grid = None if launch["grid"] == "grid_stride" else [formula(g, f"launch.grid[{j}]") for j, g in enumerate(launch["grid"])]
+    block = tuple(launch["block"])
+    if int(np.prod(block)) > 1024:
+        raise WorkloadFolderError(json_path, "launch.block", f"{block} is {int(np.prod(block))} threads; a block has at most 1024")
+    sizes = []
+    for j, text in enumerate(spec["default_sizes"]):
+        try:
+            sizes.append(parse_size(text, form))
+        except ValueError as e:
+            raise WorkloadFolderError(json_path, f"default_sizes[{j}]", str(e)) from None
+
+    cu_path = folder / "kernels.cu"
+    try:
+        kernel_text = cu_path.read_text()
+    except UnicodeDecodeError as e:
+        raise WorkloadFolderError(cu_path, "", f"is not UTF-8 text: {e}") from None
+    line, params = kernel_parameters(kernel_text, spec["kernel"]["name"], cu_path)
+    check_parameters(params, arguments, f"{cu_path}:{line}", spec["kernel"]["name"])
+
+    reference = _load_module(folder / "reference.py", "reference")
+    for fn in ("reference", "tolerance"):
+        if not callable(getattr(reference, fn, None)):
+            if fn == "tolerance" and all(not b.is_float for b in buffers if b.role == "output"):
+                continue
+            raise WorkloadFolderError(folder / "reference.py", f"{fn}()", "not defined (docs/your-own-workload.md: reference(inputs, scalars, size) and tolerance(inputs, scalars, size))")
+    inputs = None
+    if (folder / "inputs.py").is_file():
+        inputs = _load_module(folder / "inputs.py", "inputs")
+        if not callable(getattr(inputs, "inputs", None)):
+            raise WorkloadFolderError(folder / "inputs.py", "inputs()", "not defined (inputs(size, rng) -> dict of input name -> array)")
+    python_layers = {layer: folder / f"{layer.replace('-', '_')}.py" for layer in PYTHON_LAYER_FILES
+                     if (folder / f"{layer.replace('-', '_')}.py").is_file()}
+
+    return WorkloadFolder(
+        path=folder, spec=spec, name=spec["name"], summary=spec["summary"], size_form=form,
+        default_sizes=[s for s in spec["default_sizes"]], buffers=buffers, scalars=scalars,
+        kernel_name=spec["kernel"]["name"], arguments=arguments, block=block, grid=grid,
+        shared_bytes=launch.get("shared_bytes", 0),
+        bytes_read=formula(spec["bytes"]["read"], "bytes.read"),
+        bytes_written=formula(spec["bytes"]["written"], "bytes.written"),
+        flops=formula(spec["flops"], "flops"), figure=spec.get("figure", "gbps"),
+        kernel_text=kernel_text, content_hash=content_hash(folder), python_layers=python_layers,
+        _reference=reference, _inputs=inputs)
+
+
+def nvrtc_check(w: WorkloadFolder, arch: str = "compute_90") -> None:
+    """Compiles kernels.cu with NVRTC (to PTX: no GPU needed), as the kernel-text layers will, and
+    raises WorkloadFolderError with the log's first error, which names kernels.cu and its line
+    ("/path/kernels.cu(12): error: ..."). Needs cuda.bindings (cuda-python)."""
+    try:
+        from cuda.bindings import nvrtc
+    except ImportError as e:
+        raise WorkloadFolderError(w.path / "kernels.cu", "", f"cannot be compiled here: cuda.bindings does not import ({e})") from None
+    path = str(w.path / "kernels.cu")
+
+    def ok(result, what):
+        err, *rest = result
+        if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            raise WorkloadFolderError(path, "", f"NVRTC {what} failed: {err.name}")
+        return rest[0] if rest else None
+
+    program = ok(nvrtc.nvrtcCreateProgram(w.kernel_text.encode(), path.encode(), 0, [], []), "nvrtcCreateProgram")
+    try:
+        options = [b"-std=c++17", f"--gpu-architecture={arch}".encode()]
+        (err,) = nvrtc.nvrtcCompileProgram(program, len(options), options)
+        if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            size = ok(nvrtc.nvrtcGetProgramLogSize(program), "nvrtcGetProgramLogSize")
+            log = b" " * size
+            ok(nvrtc.nvrtcGetProgramLog(program, log), "nvrtcGetProgramLog")
+            lines = log.decode(errors="replace").splitlines()
+            first = next((line for line in lines if ": error" in line), lines[0] if lines else err.name)
+            errors = sum(": error" in line for line in lines)
+            more = f" (and {errors - 1} more errors)" if errors > 1 else ""
+            raise WorkloadFolderError(first.strip(), "", f"does not compile (NVRTC){more}")
+    finally:
+        ok(nvrtc.nvrtcDestroyProgram(program), "nvrtcDestroyProgram")
+
+
+def check_parameters(params, arguments, where, kernel):
+    """kernels.cu's parameters against workload.json's: the same count, and each of the type its
+    buffer, scalar or dimension says (an input may drop its const)."""
+    if len(params) != len(arguments):
+        raise WorkloadFolderError(where, f"kernel {kernel}", f"takes {len(params)} parameters; workload.json's kernel.arguments lists {len(arguments)} ({', '.join(a.name for a in arguments)})")
+    for i, ((declared, pname), arg) in enumerate(zip(params, arguments)):
+        base, pointer, const = _normalise_c_type(declared)
+        want_base, want_pointer, _ = _normalise_c_type(arg.c_type)
+        if base not in C_SPELLINGS[want_base] or pointer != want_pointer or (arg.kind == "output" and const):
+            raise WorkloadFolderError(where, f"kernel {kernel} parameter {i + 1} ({pname})",
+                                      f"is {declared!r}; workload.json's {arg.name!r} ({arg.kind}) needs {arg.c_type!r}")
+
+
+def parse_size(text: str, form: str) -> dict:
+    """'2^20' -> {n}, '4096x1024' -> {m, n}, '512' (MxN) -> a square; as `-s` reads sizes."""
+    parts = text.split("x")
+    count = len(DIMS_OF_FORM[form])
+    if len(parts) not in (1, count):
+        raise ValueError(f"{text!r} is not a size of form {form}")
+    values = []
+    for p in parts:
+        base, _, power = p.partition("^")
+        if not base.isdigit() or (power and not power.isdigit()):
+            raise ValueError(f"{text!r}: {p!r} is not a whole number or a power (2^20)")
+        value = int(base) ** int(power) if power else int(base)
+        if value < 1:
+            raise ValueError(f"{text!r}: a dimension is at least 1")
+        values.append(value)
+    values = values * count if len(values) == 1 else values
+    return full_size(dict(zip(DIMS_OF_FORM[form], values)))
+
+
+def main(argv=None) -> int:
+    """python3 workload_folder.py DIR...: checks each folder and prints what it is, or one line and
+    exit 2. (`layerbench list --workload-dir DIR` is the same check from the command line.)"""
+    import sys
+    args = sys.argv[1:] if argv is None else argv
+    if not args:
+        print("usage: workload_folder.py DIR...", file=sys.stderr)
+        return 2
+    for folder in args:
+        try:
+            w = load(folder)
+            nvrtc_check(w)
+        except WorkloadFolderError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        layers = ", ".join(w.python_layers) or "none"
+        print(f"{w.name}  {w.summary}  [{w.size_form}; sizes {' '.join(w.default_sizes)}; kernel {w.kernel_name}; "
+              f"Python implementations: {layers}; sha256 {w.content_hash[:12]}]")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
