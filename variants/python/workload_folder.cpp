@@ -32,7 +32,7 @@ namespace {
 py::module_ folder_module() {
   static const py::module_* module = [] {
     py::list path = py::module_::import("sys").attr("path");
-    const std::string dir = (data_root() / "workloads" / "folder").string();  // common/data_root.h;
+    const std::string dir = (data_root() / "workloads" / "folder").string();
     if (!path.contains(dir)) path.append(dir);
     return new py::module_(py::module_::import("workload_folder"));
   }();
