@@ -8,11 +8,11 @@
 
 #include "common/output_file.h"  // kStandardOutput
 #include "common/usage_error.h"
-#include "lab/lab_check.h"
-#include "lab/lab_grade.h"
-#include "lab/lab_start.h"
-#include "lab/leaderboard.h"
-#include "lab/profile.h"
+#include "lab/commands/lab_check.h"
+#include "lab/commands/lab_grade.h"
+#include "lab/commands/lab_start.h"
+#include "lab/grading/leaderboard.h"
+#include "lab/commands/profile.h"
 
 namespace lb::lab {
 namespace {

@@ -1,6 +1,6 @@
 """The Python labs (docs/labs.md, "Python labs"): the rules a student's file must follow, checked
 on its syntax tree before it is imported, and the runner that compiles its kernel with Numba and
-launches it for the harness (lab/python_student_embedded.cpp calls both). The runners of the labs
+launches it for the harness (lab/runners/python/python_student_embedded.cpp calls both). The runners of the labs
 whose student writes CUDA C++ kernel text launched from Python (PyCUDA, cuda.core) are in
 lb_lab_kernel_text.py; what every runner shares (the buffers and their guard zone, the argument
 binding, the grid, the device addresses timing draws fresh inputs at) is Program and Variant, here.
@@ -44,7 +44,7 @@ FORBIDDEN_NAMES = ("exec", "eval", "compile", "open", "__import__", "globals", "
 RULE = "only @cuda.jit kernels, imports of numba and math, and constant assignments may be at the top of a lab file"
 
 # What one copy of the output is followed by, on the device: a guard zone of this many floats, each
-# holding the NaN bit pattern GUARD_BITS, compared bit for bit after the run (lab/lab_kernel.cpp's
+# holding the NaN bit pattern GUARD_BITS, compared bit for bit after the run (lab/runners/nvrtc/lab_kernel.cpp's
 # StudentKernel::kGuardFloats and kGuardBits: the same for CUDA C++ and Python labs).
 GUARD_FLOATS = 1 << 16
 GUARD_BITS = 0x7F8ABCDE
@@ -385,7 +385,7 @@ class Program:
 class Variant:
     """One size of the student's kernel, for any runner: the workload's inputs and its output, the
     output followed by its guard zone in one allocation, each kernel parameter bound as the
-    workload's descriptor says, the lab's launch. Called by lab/python_student_embedded.cpp."""
+    workload's descriptor says, the lab's launch. Called by lab/runners/python/python_student_embedded.cpp."""
 
     run_waits = False
 
@@ -447,7 +447,7 @@ class Variant:
         p.sync()
 
     def device_pointers(self):
-        """For timing (lab/fresh_inputs.h): (each input's device address, the output's) as ints.
+        """For timing (lab/child/fresh_inputs.h): (each input's device address, the output's) as ints.
         Before each timed sample the grade draws fresh inputs and the output's starting contents
         there, on the device, so the kernel's arguments stay the same every sample."""
         p = self.program
@@ -647,7 +647,7 @@ def load(path: str, kernel: str, arguments, workload: lb_variant.Workload, block
          exact_buffers: bool = False, output_starts_zero: bool = False, sm_count: int = 1,
          runner: str = "numba") -> Program:
     """The student's file, compiled for the lab by `runner`, lab.json's "runner"
-    (lab/python_student_embedded.cpp calls this): `workload` is the lab's workload's descriptor,
+    (lab/runners/python/python_student_embedded.cpp calls this): `workload` is the lab's workload's descriptor,
     `output_starts_zero` the spec's output_starts ("zero"), `sm_count` the device's (the
     grid-stride rule's grid)."""
     return runner_class(runner)(path, kernel, arguments, workload, block, grid, line_info, exact_buffers,

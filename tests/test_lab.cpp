@@ -19,13 +19,13 @@
 #include "common/cuda_check.h"
 #include "common/gpu.h"
 #include "common/stream.h"
-#include "lab/feedback.h"
-#include "lab/fresh_inputs.h"
-#include "lab/grading.h"
-#include "lab/lab_kernel.h"
-#include "lab/lab_spec.h"
-#include "lab/sanitize.h"
-#include "lab/watchdog.h"
+#include "lab/grading/feedback.h"
+#include "lab/child/fresh_inputs.h"
+#include "lab/grading/grading.h"
+#include "lab/runners/nvrtc/lab_kernel.h"
+#include "lab/spec/lab_spec.h"
+#include "lab/commands/sanitize.h"
+#include "lab/child/watchdog.h"
 #include "lab_test_support.h"
 #include "variants/python/python_layer.h"
 #include "workloads/problem.h"
@@ -555,7 +555,7 @@ TEST_F(Lab, GradeWritesJsonCsvAndMarkdownForEverySubmission) {
   EXPECT_EQ(o.code, 1) << "one submission did not compile\n" << o.out << o.err;
   EXPECT_TRUE(has(o.out, "GRADE " + solution + ": 100 / 100  (check 60 / 60, performance 40 / 40)")) << o.out;
   EXPECT_TRUE(has(o.out, "n = 67108864: yours 0.3000 ms, ours 0.2700 ms: 0.90 of ours")) << o.out;
-  // What each timed sample's fresh inputs cost, outside the timed region (lab/fresh_inputs.h).
+  // What each timed sample's fresh inputs cost, outside the timed region (lab/child/fresh_inputs.h).
   EXPECT_TRUE(has(o.out, "(fresh inputs: 0.110 ms per sample, outside the timed region)")) << o.out;
   EXPECT_TRUE(has(o.out, "broken.cu(2): error")) << o.out;
   EXPECT_TRUE(has(o.out, "broken.cu: 0 / 100  (check 0 / 60)")) << o.out;
@@ -726,7 +726,7 @@ TEST_F(Lab, PlantedSubmissionsGetTheirGradeOnTheGpu) {
   }
 }
 
-// --- timed samples' inputs (lab/fresh_inputs.h): no sample can profit from the one before it ------
+// --- timed samples' inputs (lab/child/fresh_inputs.h): no sample can profit from the one before it ------
 
 // The largest share of positions where b[j] == a[j + d], over every shift |d| <= max_shift: a
 // window, a shift or a copy of earlier data shows up as a share near 1.

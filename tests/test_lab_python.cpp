@@ -18,10 +18,10 @@
 #include <vector>
 
 #include "common/gpu.h"
-#include "lab/lab_check.h"
-#include "lab/lab_spec.h"
-#include "lab/sanitize.h"
-#include "lab/student_program.h"
+#include "lab/commands/lab_check.h"
+#include "lab/spec/lab_spec.h"
+#include "lab/commands/sanitize.h"
+#include "lab/child/student_program.h"
 #include "lab_test_support.h"
 #include "variants/python/python_layer.h"
 

@@ -17,8 +17,8 @@
 #include "common/format_number.h"
 #include "common/gpu.h"
 #include "harness/device_peaks.h"
-#include "lab/grading.h"
-#include "lab/lab_spec.h"
+#include "lab/grading/grading.h"
+#include "lab/spec/lab_spec.h"
 #include "lab_test_support.h"
 #include "workloads/workload.h"
 

@@ -1,5 +1,5 @@
 """`layerbench lab grade --format`: each grading system's file, as the real binary writes it, held to
-that system's published format (lab/schemas/*.schema.json, transcribed from its docs or source, each
+that system's published format (lab/grading/schemas/*.schema.json, transcribed from its docs or source, each
 citing it) and to what the schemas cannot say (scores within their maximum, adding up to the total).
 
 Without a GPU the binary grades through a stand-in child (LAYERBENCH_LAB_RUNNER: a shell script that

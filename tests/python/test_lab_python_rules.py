@@ -265,7 +265,7 @@ def run(path, arguments, workload, block, grid, shape, zero=False, alpha=2.0, po
     count = {"matmul": m * n, "reduce": 1}.get(workload, n)
     start = np.full(count, np.nan, np.float32) if workload != "saxpy" else rng.random(n, dtype=np.float32)
     v.upload(Problem(m, n, k, alpha, inputs, start), 0)
-    if fresh:  # a timed sample (lab/fresh_inputs.h): new values written at the same device addresses
+    if fresh:  # a timed sample (lab/child/fresh_inputs.h): new values written at the same device addresses
         import ctypes
 
         v.run(0)  # the first problem, so that the sample must replace its inputs and output

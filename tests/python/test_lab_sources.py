@@ -35,7 +35,7 @@ VOCABULARY = {
 FIELDS = ["title", "order", "workload", "student_file", "kernel", "signature", "arguments", "output_starts",
           "launch", "check_sizes", "benchmark_sizes", "points", "baseline_layer", "tiers", "time_limit_s"]
 GRIDS = {"cover_n": 1, "grid_stride": 1, "cover_mn": 2}  # grid rule -> block dimensions it needs
-# The functions an nvcc-host lab's file defines (lab/trip.h), the spec's kernel among them.
+# The functions an nvcc-host lab's file defines (lab/runners/host_trip/trip.h), the spec's kernel among them.
 TRIP_FUNCTIONS = ["lab_host_alloc", "lab_host_free", "lab_setup", "lab_trip", "lab_teardown"]
 SIZE_1D = re.compile(r"^(\d+|2\^\d+)$")
 SIZE_MNK = re.compile(r"^\d+x\d+x\d+$")
