@@ -626,7 +626,7 @@ class NumbaProgram(Program):
 # --- loading: one runner per lab.json "runner" ------------------------------------------------------
 
 # The Python runners by their lab.json names (lab_spec.cpp's runner table): the module and class of
-# each, imported only when a lab of that runner is loaded. The nvrtc and nvcc-host runners are C++'s.
+# each, imported only when a lab of that runner is loaded. The nvrtc and host-trip runners are C++'s.
 RUNNERS = {
     "numba": ("lb_lab_python", "NumbaProgram"),
     "pycuda": ("lb_lab_kernel_text", "PycudaProgram"),

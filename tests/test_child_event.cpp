@@ -158,7 +158,7 @@ TEST(ChildEvent, LinesThatAreNoEventAreErrorsNamingWhy) {
       {R"({"benchmark": "2^26", "student": {"median_ms": 0.3, "samples": 3}, "runtime_error": "x", "samples_verified": 1.5})",
        "'samples_verified' is not a count"},
       {R"({"profiled": "2^26", "passed": 1})", "'passed' is not true or false"},
-      // a lab graded end to end: the build, the trips' marks, the host buffers
+      // the host trip: the build, the trips' marks, the host buffers
       {R"({"event": "built", "what": "nvcc"})", "a built line whose 'ms' is missing"},
       {R"({"event": "trip", "mark": "start", "benchmark": "2^26", "who": "student"})", "'sample' is missing"},
       {R"({"event": "trip", "mark": "begin", "benchmark": "2^26", "who": "student", "sample": 0})",

@@ -22,6 +22,7 @@
 #include "lab/grading/feedback.h"
 #include "lab/child/fresh_inputs.h"
 #include "lab/grading/grading.h"
+#include "lab/runners/kernel_runner.h"
 #include "lab/runners/nvrtc/lab_kernel.h"
 #include "lab/spec/lab_spec.h"
 #include "lab/commands/sanitize.h"
@@ -277,8 +278,8 @@ TEST_F(Lab, AFileNamedLikeAnOptionIsStillAFile) {
 TEST(LabCompile, EverySkeletonSolutionAndPlantedFileCompiles) {
   constexpr bool no_cache = false;  // compile_student_kernel's use_cache: always NVRTC
   for (const LabSpec& spec : all_labs(kLabs)) {
-    if (is_python_lab(spec)) continue;  // Numba: tests/test_lab_python.cpp (PyCUDA's, cuda.core's: C++)
-    if (spec.runner == LabRunner::kNvccHost) continue;  // host code, nvcc's: tests/test_lab_transfer.cpp
+    if (spec.runner->extension() == ".py") continue;  // Numba: tests/test_lab_python.cpp (PyCUDA's, cuda.core's: C++)
+    if (!spec.runner->takes_launch()) continue;  // host code, nvcc's: tests/test_lab_transfer.cpp
     EXPECT_NO_THROW(compile_student_kernel(spec, spec.dir / spec.student_file, kHostCheckSm, no_cache)) << spec.name;
     const fs::path solution = kLabs / "solutions" / spec.name / spec.student_file;
     if (fs::exists(solution)) EXPECT_NO_THROW(compile_student_kernel(spec, solution, kHostCheckSm, no_cache));
@@ -591,7 +592,7 @@ TEST_F(Lab, GradeWritesJsonCsvAndMarkdownForEverySubmission) {
 std::vector<LabSpec> checkable_labs() {
   std::vector<LabSpec> labs = all_labs(kLabs);
   if (!lb::python_layers_built_without().empty())
-    std::erase_if(labs, [](const LabSpec& spec) { return needs_embedded_python(spec); });
+    std::erase_if(labs, [](const LabSpec& spec) { return spec.runner->embedded_python(); });
   return labs;
 }
 
@@ -787,7 +788,7 @@ TEST(FreshInputs, EachSampleRefillsTheSameBuffersOnTheGpu) {
     const LabSpec spec = parse_lab_spec(kLabs / lab / "lab.json");
     const fs::path solution = kLabs / "solutions" / spec.name / spec.student_file;
     const std::unique_ptr<StudentProgram> program =
-        load_student_program(spec, solution, {context.sm(), context.sm_count()}, {});
+        dynamic_cast<const KernelRunner&>(*spec.runner).load(spec, solution, {context.sm(), context.sm_count()}, {});
     const std::unique_ptr<StudentVariant> variant = program->make_variant();
     const Shape shape{1, 100003, 1};
     CostLog costs;

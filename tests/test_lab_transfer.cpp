@@ -1,4 +1,4 @@
-// Lab 8, the transfer lab (runner nvcc-host, labs/08-transfer): the rules on the student's text,
+// Lab 8, the transfer lab (runner host-trip, labs/08-transfer): the rules on the student's text,
 // the symbol check through a real nvcc compile, the limiter and the tail feedback on synthetic
 // figures, the parent's clock (the watchdog's line arrival times, the trip marks, a grade timed by
 // a stand-in child that lies about its own times), the spec, list/start/profile and the rule
@@ -18,6 +18,7 @@
 #include "lab/commands/lab_check.h"
 #include "lab/commands/lab_grade.h"
 #include "lab/spec/lab_spec.h"
+#include "lab/runners/runner.h"
 #include "lab/child/student_program.h"
 #include "lab/runners/host_trip/trip_build.h"
 #include "lab/runners/host_trip/trip_feedback.h"
@@ -557,9 +558,10 @@ TEST_F(TransferParent, MarksThatDoNotMatchTheBenchmarkLineEarnNoPerformancePoint
 
 TEST(TransferSpec, Lab8IsGradedEndToEndAndHasNoLaunch) {
   const LabSpec spec = find_lab(kLabs, "08");
-  EXPECT_EQ(spec.runner, LabRunner::kNvccHost);
-  EXPECT_TRUE(graded_end_to_end(spec));
-  EXPECT_FALSE(graded_end_to_end(find_lab(kLabs, "1")));
+  EXPECT_EQ(spec.runner->name(), "host-trip");
+  EXPECT_FALSE(spec.runner->times_one_kernel());
+  EXPECT_FALSE(spec.runner->takes_launch());
+  EXPECT_TRUE(find_lab(kLabs, "1").runner->times_one_kernel());
   EXPECT_EQ(spec.workload->name(), "vector_add");
   EXPECT_EQ(spec.check_size_texts, (std::vector<std::string>{"1", "1000", "65539", "1048577", "16777219"}));
   EXPECT_EQ(spec.benchmark_sizes.front().n, std::int64_t{1} << 26);
@@ -585,11 +587,11 @@ TEST_F(TransferCli, ASpecWithALaunchOrOtherArgumentsIsRefused) {
                                                                           "\"cover_n\"}, \"check_sizes\"").string() +
                              " list");
   EXPECT_EQ(launch.code, 2) << launch.out << launch.err;
-  EXPECT_TRUE(has(launch.err, "field 'launch': the nvcc-host runner's student launches their own kernels")) << launch.err;
+  EXPECT_TRUE(has(launch.err, "field 'launch': the host-trip runner's student launches their own kernels")) << launch.err;
   const Outcome args = run("lab --labs " + spec_with("[\"a\", \"b\", \"c\", \"n\"]", "[\"c\", \"a\", \"b\", \"n\"]").string() +
                            " list");
   EXPECT_EQ(args.code, 2) << args.out << args.err;
-  EXPECT_TRUE(has(args.err, "field 'arguments': the nvcc-host runner calls its trip with two inputs")) << args.err;
+  EXPECT_TRUE(has(args.err, "field 'arguments': the host-trip runner calls its trip with two inputs")) << args.err;
 }
 
 TEST_F(TransferCli, ListShowsItAndStartCopiesTheSkeletonAndReadme) {

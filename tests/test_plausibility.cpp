@@ -19,6 +19,7 @@
 #include "harness/device_peaks.h"
 #include "lab/grading/grading.h"
 #include "lab/spec/lab_spec.h"
+#include "lab/runners/runner.h"
 #include "lab_test_support.h"
 #include "workloads/workload.h"
 
@@ -309,7 +310,7 @@ TEST(RateLimit, EveryCommittedLabGradeIsWithinItsLimit) {
       if (!e.is_regular_file() || e.path().extension() != ".json") continue;
       const nlohmann::json j = nlohmann::json::parse(slurp(e.path()));
       const LabSpec spec = find_lab(kLabs, j.at("lab").get<std::string>());
-      if (graded_end_to_end(spec)) continue;
+      if (!spec.runner->times_one_kernel()) continue;  // the host link's limit: tests/test_lab_transfer.cpp
       const std::optional<DevicePeaks> peaks = peaks_from_json(j.at("peaks"));
       ASSERT_TRUE(peaks) << e.path();
       for (const nlohmann::json& s : j.at("submissions"))
@@ -361,7 +362,7 @@ TEST(RateLimit, OldAndNewLimitsAtTheDefaultAndLabSizes) {
     if (w->figure() == Figure::kBandwidth)
       for (const Shape& s : w->default_sizes()) add(w, s);
   for (const LabSpec& spec : all_labs(kLabs))
-    if (!graded_end_to_end(spec) && spec.workload->figure() == Figure::kBandwidth)
+    if (spec.runner->times_one_kernel() && spec.workload->figure() == Figure::kBandwidth)
       for (const Shape& s : spec.benchmark_sizes) add(spec.workload, s);
   std::printf("H100 peaks of %s: DRAM %.2f GB/s, L2 %.0f bytes; limits in GB/s, '-' not checked\n",
               fs::relative(file, kRoot).string().c_str(), peaks->dram_gbps, peaks->l2_bytes);

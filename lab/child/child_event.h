@@ -30,7 +30,7 @@
 // profile mode:
 //   Profiled            {"profiled": "2^26", "passed": true} (or false, with "feedback") after one
 //                       verified run at the first benchmark size (the launch a profiler records)
-// a lab graded end to end (runner nvcc-host, lab/runners/host_trip/trip_child.h), besides the lines above:
+// the host trip (runner host-trip, lab/runners/host_trip/trip_child.h), besides the lines above:
 //   StudentBuilt        {"event": "built", "what": "nvcc -O3 -arch=sm_90 transfer.cu", "ms": 1890.2}
 //                       the build of the student's file, once, before anything runs (a one-time
 //                       cost: shown, never graded)

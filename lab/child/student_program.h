@@ -1,8 +1,6 @@
-// The student's submission as the child process loads it: a CUDA C++ file compiled alone with
-// NVRTC (lab_kernel.h), or, through the embedded interpreter (python_student.h), a Python file of
-// Numba kernels or CUDA C++ kernel text that PyCUDA or cuda.core compiles. Either way it becomes
-// variants that the harness's verified_run and timing run like any layer's; the checking and the
-// timing stay the harness's code.
+// The student's submission as the child process loads it, when a runner makes kernels of it
+// (lab/runners/kernel_runner.h): variants that the harness's verified_run and timing run like any
+// layer's; the checking and the timing stay the harness's code.
 #pragma once
 #include <cstdint>
 #include <filesystem>
@@ -64,27 +62,10 @@ struct StudentBuild {
   bool exact_buffers = false;
 };
 
-// True when the lab's student file is Python (Numba kernels, held to the Python lab's rules), else
-// CUDA C++ (which the parent compiles with NVRTC, whichever runner launches it).
-bool is_python_lab(const LabSpec& spec);
-// True when the child loads the submission through the embedded interpreter (lab/lb_lab_python.py):
-// the numba, pycuda and cuda-core runners. A build without an embeddable Python refuses these labs.
-bool needs_embedded_python(const LabSpec& spec);
-
-// In the parent, before any GPU is touched: the file compiles (CUDA C++: for sm_90) or follows the
-// Python lab's rules, so that errors are reported without a GPU. Throws StudentCompileError (what()
-// is what the student reads, naming the file and line), UsageError when the file cannot be read.
-void precheck_student_file(const LabSpec& spec, const std::filesystem::path& file);
-
 // The GPU the child runs the submission on (its primary context current on the child's thread).
 struct TargetDevice {
   int sm = 90;        // compute capability as 90 for 9.0: what the file is compiled for
   int sm_count = 1;   // multiprocessors: grid_stride's grid is 4 blocks per SM
 };
-
-// In the child: the submission compiled for `device` and loaded on the current context. Throws
-// StudentCompileError.
-std::unique_ptr<StudentProgram> load_student_program(const LabSpec& spec, const std::filesystem::path& file,
-                                                     const TargetDevice& device, const StudentBuild& build);
 
 }  // namespace lb::lab

@@ -25,7 +25,7 @@ struct ChildOutcome {
 // before it (a process woken from a long sleep can take milliseconds to run again, on a virtual
 // machine especially, and a trip's start mark follows a long wait while its end mark follows a
 // short one: measured on the lent H100, sleeping stamps made 15.6 ms trips read as 13.1). Costs
-// one core while the child runs: for the timing child of a lab graded end to end only.
+// one core while the child runs: for the timing child of a runner that asks for it (the host trip, lab/runners/host_trip).
 enum class ArrivalClock { kSleep, kSpin };
 
 // Starts argv[0] (searched on the PATH) with argv, in a process group of its own; waits at most

@@ -7,7 +7,7 @@
 #include "common/format_number.h"
 #include "common/output_file.h"
 #include "lab/grading/grading.h"
-#include "lab/runners/host_trip/trip_grading.h"
+#include "lab/runners/runner.h"
 
 namespace lb::lab {
 namespace {
@@ -24,31 +24,9 @@ double timing_time_limit(const LabSpec& spec) {
 // The timing child's environment, when it reported one.
 using Reported = std::optional<TimingEnvironment>;
 
-Ceiling ceiling_of(const LabSpec& spec, const Reported& environment) {
-  if (graded_end_to_end(spec)) return link_ceiling(environment);  // the host link: lab/runners/host_trip/trip_grading.h
-  const json ceilings = environment && environment->ceilings.is_object() ? environment->ceilings : json::object();
-  if (spec.workload->figure() == Figure::kCompute)
-    return {"cuBLAS SGEMM", "GFLOP/s", ceilings.value("sgemm_gflops", 0.0)};
-  return {"copy bandwidth", "GB/s", ceilings.value("copy_gbps", 0.0)};
-}
-
 std::optional<Timing> timing(const std::optional<Figures>& f) {
   if (!f || !(f->median_ms > 0)) return std::nullopt;  // not a time: not timed
   return Timing{f->median_ms, f->noise, f->gbps, f->gflops, f->samples};
-}
-
-// The highest rate a correct kernel can show at benchmark size `label` on the timing child's GPU
-// (harness/device_peaks.h), from the peaks its environment line carries. The child times with the
-// L2 flushed (cold); a line that does not say so is held to the hot bound, the looser one.
-RateLimit limit_of(const LabSpec& spec, const std::string& label, const Reported& environment) {
-  if (graded_end_to_end(spec)) return link_limit(spec, label, environment);  // the host link's, not DRAM's
-  const Figure figure = spec.workload->figure();
-  const std::optional<DevicePeaks> peaks = peaks_from_json(environment ? environment->peaks : json());
-  if (!peaks) return RateLimit::unchecked(figure, "the timing child reported no peaks of its GPU");
-  for (const Shape& shape : spec.benchmark_sizes)
-    if (spec.workload->size_label(shape) == label)
-      return rate_limit(*spec.workload, shape, *peaks, environment->cache_mode == "cold");
-  return RateLimit::unchecked(figure, "not one of the lab's benchmark sizes");
 }
 
 // Every check size's outcome, for the grading systems' per-size tests: the first size the check
@@ -118,7 +96,7 @@ Grade grade_of(const LabSpec& spec, const fs::path& file, const ChildReport& rep
         b.samples_verified = t.samples_verified;
         b.input_reset_ms = t.input_reset_ms;
       }
-      b.limit = limit_of(spec, b.size, timed.environment);
+      b.limit = spec.runner->rate_limit(spec, b.size, timed.environment);
       benchmarks.push_back(std::move(b));
     }
   }
@@ -126,7 +104,7 @@ Grade grade_of(const LabSpec& spec, const fs::path& file, const ChildReport& rep
                              std::move(benchmarks), ceiling);
   g.sizes = size_results(spec, report);
   g.check_points = check_points(spec, g.sizes);  // each size's fixed share (check_shares)
-  if (graded_end_to_end(spec)) add_limiter_feedback(spec, timed, g);  // what limits the trip
+  spec.runner->add_feedback(spec, timed, g);
   for (std::size_t i = 0; i < spec.check_sizes.size(); ++i) {
     const auto found = report.by_size.find(spec.check_size_texts[i]);
     if (found != report.by_size.end() && !found->second.passed) {
@@ -171,7 +149,7 @@ void print_grade(const LabSpec& spec, const Grade& g, std::FILE* out) {
 // an interrupted batch keeps what it measured.
 void write_outputs(const LabSpec& spec, const std::vector<Grade>& grades, const Reported& environment,
                    const std::string& started, const GradeOptions& options) {
-  const Ceiling ceiling = ceiling_of(spec, environment);
+  const Ceiling ceiling = spec.runner->ceiling(spec, environment);
   if (!options.json_path.empty()) {
     json submissions = json::array();
     for (const Grade& g : grades) submissions.push_back(grade_json(spec, g));
@@ -267,13 +245,13 @@ int grade_submissions(const LabSpec& spec, const std::vector<fs::path>& files, c
       timed = run_child_process(spec, files[i], ChildMode::kTime, options.check, timing_time_limit(spec));
       if (timed.environment) environment = timed.environment;
     }
-    grades.push_back(grade_of(spec, files[i], report, timed, ceiling_of(spec, timed.environment)));
+    grades.push_back(grade_of(spec, files[i], report, timed, spec.runner->ceiling(spec, timed.environment)));
     all_passed = all_passed && status == kExitPassed;
     print_grade(spec, grades.back(), out);
     write_outputs(spec, grades, environment, started, options);
     if (autograder.format) {
       autograder.execution_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      const json results = autograder_results(spec, grades.back(), ceiling_of(spec, timed.environment), autograder);
+      const json results = autograder_results(spec, grades.back(), spec.runner->ceiling(spec, timed.environment), autograder);
       write_output(options.autograder.results_path, results.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
     }
   }

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "lab/commands/sanitize.h"
+#include "lab/runners/runner.h"
 
 namespace lb::lab {
 namespace {
@@ -296,11 +297,7 @@ std::vector<std::string> ncu_prefix(const fs::path& ncu, const fs::path& log_fil
 }
 
 int profile_submission(const LabSpec& spec, const fs::path& file, const CheckOptions& options, std::FILE* out) {
-  // ncu profiles one kernel; such a lab grades the whole trip, copies and all.
-  if (graded_end_to_end(spec))
-    throw UsageError(spec.name + " is graded end to end, not by one kernel: profile the whole trip with Nsight Systems, "
-                     "whose timeline shows its copies, kernels and streams (nsys profile --trace=cuda layerbench lab "
-                     "check " + spec.name + " " + file.string() + ")");
+  if (const std::string why = spec.runner->why_not_profiled(spec, file); !why.empty()) throw UsageError(why);
   require_student_file(file);
   const ToolLookup ncu = find_cuda_tool("ncu");
   if (!ncu.found()) {

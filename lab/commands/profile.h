@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "lab/commands/lab_check.h"
+#include "lab/child/child_process.h"
 
 namespace lb::lab {
 

@@ -1,5 +1,7 @@
 #include "lab/grading/grading.h"
 
+#include "lab/runners/runner.h"
+
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -133,10 +135,8 @@ Grade grade_submission(const LabSpec& spec, std::string file, std::size_t passed
   if (fractions.size() == speeds.size()) g.ceiling_fraction = geometric_mean(fractions);
   g.tier = tier_for(spec, *g.speed);
   g.performance_points = g.tier ? g.tier->points : 0;
-  // A lab graded end to end times the student's whole trip against ours (lab/runners/host_trip/trip_ours.h).
-  const bool trip = graded_end_to_end(spec);
-  std::string line = std::string(trip ? "your trip" : "your kernel") + " runs at " + format_number("%.2f", *g.speed) +
-                     " of the speed of " + what_ours_is(spec);
+  std::string line = spec.runner->what_is_timed() + " runs at " + format_number("%.2f", *g.speed) +
+                     " of the speed of " + spec.runner->what_ours_is(spec);
   if (g.ceiling_fraction)
     line += format_number(", %.0f%%", 100.0 * *g.ceiling_fraction) + " of the GPU's " + ceiling.what;
   g.feedback.push_back(line);
@@ -150,8 +150,7 @@ Grade grade_submission(const LabSpec& spec, std::string file, std::size_t passed
     g.feedback.push_back("below every tier: 0 of " + std::to_string(spec.performance_points) + " performance points");
   if (better)
     g.feedback.push_back("the next tier, " + tier_text(*better) + ", is worth " + std::to_string(better->points) +
-                         (trip ? " (the line on what limits your trip says where its time goes)"
-                               : " (`layerbench lab profile` shows what limits your kernel)"));
+                         " (" + spec.runner->where_its_time_goes() + ")");
   return g;
 }
 

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "harness/sizes.h"  // parse_shape
+#include "lab/runners/runner.h"
 
 namespace lb::lab {
 namespace {
@@ -164,32 +165,20 @@ std::vector<BoundArgument> bind_arguments(const Fields& f, const std::vector<std
   return bound;
 }
 
-struct RunnerEntry {
-  const char* name;
-  LabRunner runner;
-  const char* extension;  // of the student's file
-  bool embedded_python;   // the child loads the file through lab/lb_lab_python.py's RUNNERS
-};
-constexpr RunnerEntry kRunners[] = {
-    {"nvrtc", LabRunner::kNvrtc, ".cu", false},         {"numba", LabRunner::kNumba, ".py", true},
-    {"pycuda", LabRunner::kPycuda, ".cu", true},        {"cuda-core", LabRunner::kCudaCore, ".cu", true},
-    {"nvcc-host", LabRunner::kNvccHost, ".cu", false},
-};
-
 // The spec's runner, or the one its student file implies when absent; its file must have the
 // runner's extension.
-LabRunner parse_runner(const Fields& f, const json& root, const std::string& student_file) {
-  std::string name = student_file.ends_with(".py") ? "numba" : "nvrtc";
-  if (root.contains("runner")) name = f.text("runner");
-  for (const RunnerEntry& e : kRunners) {
-    if (name != e.name) continue;
-    if (!student_file.ends_with(e.extension))
-      f.fail("student_file", "the " + name + " runner takes a " + e.extension + " file, got '" + student_file + "'");
-    return e.runner;
+const Runner* parse_runner(const Fields& f, const json& root, const std::string& student_file) {
+  if (!root.contains("runner")) {
+    const Runner* runner = default_runner_for(student_file);
+    if (!runner) f.fail("student_file", "no runner takes '" + one_line(student_file) + "' (give \"runner\")");
+    return runner;
   }
-  std::string names;
-  for (const RunnerEntry& e : kRunners) names += (names.empty() ? "" : ", ") + std::string(e.name);
-  f.fail("runner", "expected one of " + names + ", got '" + one_line(name) + "'");
+  const std::string name = f.text("runner");
+  const Runner* runner = find_runner(name);
+  if (!runner) f.fail("runner", "expected one of " + runner_names() + ", got '" + one_line(name) + "'");
+  if (!student_file.ends_with(runner->extension()))
+    f.fail("student_file", "the " + name + " runner takes a " + runner->extension() + " file, got '" + student_file + "'");
+  return runner;
 }
 
 // The layer whose kernel the student's is timed against: a GPU layer with a variant of the workload.
@@ -205,23 +194,16 @@ const Layer* baseline_layer(const Fields& f, const std::string& name, const Work
 
 }  // namespace
 
-bool graded_end_to_end(const LabSpec& spec) { return spec.runner == LabRunner::kNvccHost; }
-
-std::string what_ours_is(const LabSpec& spec) {
-  if (graded_end_to_end(spec)) return "ours (lab/runners/host_trip/trip_ours.cu, written with the runtime API)";
-  return "ours (the " + (spec.baseline ? spec.baseline->name : std::string("baseline")) + " layer)";
+std::string check_size_label(const LabSpec& spec, std::size_t i) {
+  const std::string label = spec.workload->size_label(spec.check_sizes[i]);
+  std::string text = std::string(to_string(spec.workload->size_form())) + " = " + label;
+  if (spec.check_size_texts[i] != label) text += " (" + spec.check_size_texts[i] + ")";
+  return text;
 }
 
-bool runs_in_embedded_python(LabRunner runner) {
-  for (const RunnerEntry& e : kRunners)
-    if (e.runner == runner) return e.embedded_python;
-  return false;
-}
 
-const char* to_string(LabRunner runner) {
-  for (const RunnerEntry& e : kRunners)
-    if (e.runner == runner) return e.name;
-  return "?";
+HostBuffer starting_output(const LabSpec& spec, const HostProblem& problem) {
+  return spec.output_starts_zero ? HostBuffer(problem.output.size(), 0.0f) : problem.output;
 }
 
 LabSpec parse_lab_spec(const fs::path& lab_json) {
@@ -256,17 +238,10 @@ LabSpec parse_lab_spec(const fs::path& lab_json) {
   const std::string starts = f.text("output_starts");
   if (starts != "poison" && starts != "zero") f.fail("output_starts", "expected poison or zero");
   spec.output_starts_zero = starts == "zero";
-  // The nvcc-host runner's student launches their own kernels: a launch shape would say nothing.
-  if (spec.runner == LabRunner::kNvccHost) {
-    if (root.contains("launch")) f.fail("launch", "the nvcc-host runner's student launches their own kernels: no launch");
-    // Its trip is called as (a, b, c, n): two inputs, the output, the size (lab/runners/host_trip/trip.h).
-    const auto kind = [&](std::size_t i) { return spec.bound_arguments[i].arg.kind; };
-    if (spec.bound_arguments.size() != 4 || kind(0) != ArgKind::kInput || kind(1) != ArgKind::kInput ||
-        kind(2) != ArgKind::kOutput || kind(3) != ArgKind::kSize)
-      f.fail("arguments", "the nvcc-host runner calls its trip with two inputs, the output and the size (a, b, c, n)");
-  } else {
-    spec.launch = parse_launch(f, f.get("launch"), *spec.workload);
-  }
+  if (spec.runner->takes_launch()) spec.launch = parse_launch(f, f.get("launch"), *spec.workload);
+  else if (root.contains("launch"))
+    f.fail("launch", "the " + spec.runner->name() + " runner's student launches their own kernels: no launch");
+  if (const std::string why = spec.runner->arguments_error(spec.bound_arguments); !why.empty()) f.fail("arguments", why);
   spec.check_size_texts = f.strings("check_sizes", f.get("check_sizes"));
   spec.check_sizes = f.sizes("check_sizes", spec.check_size_texts, *spec.workload);
   spec.benchmark_sizes = f.sizes("benchmark_sizes", f.strings("benchmark_sizes", f.get("benchmark_sizes")),

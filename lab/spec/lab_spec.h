@@ -41,16 +41,9 @@ struct Tier {
   int points = 0;
 };
 
-// Who compiles and launches the student's file (lab.json "runner"): NVRTC and the driver API
-// (CUDA C++ kernel text, labs 1-4), Numba (a Python file of @cuda.jit kernels), PyCUDA's
-// SourceModule or cuda.core's Program (CUDA C++ kernel text, launched from Python), or nvcc (a
-// CUDA C++ file whose host code is the lesson: it launches its own kernels, and has no launch
-// shape). lab_spec.cpp's runner table names each.
-enum class LabRunner { kNvrtc, kNumba, kPycuda, kCudaCore, kNvccHost };
-const char* to_string(LabRunner runner);
-// True for the runners that are Python layers (numba, pycuda, cuda-core): the child loads the
-// file through the embedded interpreter.
-bool runs_in_embedded_python(LabRunner runner);
+// Who compiles, runs, checks and times the student's file (lab.json "runner"):
+// lab/runners/runner.h.
+class Runner;
 
 struct LabSpec {
   std::filesystem::path dir;   // labs/<NN-name>
@@ -59,7 +52,7 @@ struct LabSpec {
   int order = 0;
   const Workload* workload = nullptr;
   std::string student_file;    // the file the student edits, in `dir`
-  LabRunner runner = LabRunner::kNvrtc;  // "runner"; absent: numba for a .py file, else nvrtc
+  const Runner* runner = nullptr;  // "runner"; absent: the first registered for the file's extension
   std::string kernel;          // extern "C" __global__ name
   std::string signature;       // shown to students
   std::vector<std::string> arguments;  // kernel parameters, by their names in the workload's kernel_args
@@ -67,7 +60,7 @@ struct LabSpec {
   // (what it is bound to) and the C type it is passed as.
   std::vector<BoundArgument> bound_arguments;
   bool output_starts_zero = false;     // else poison (NaN), or y for saxpy
-  LaunchShape launch;          // kNvccHost: none (the student's host code launches)
+  LaunchShape launch;          // none when the runner takes none (the student's host code launches)
   std::vector<std::string> check_size_texts;  // as written, for messages
   std::vector<Shape> check_sizes;
   std::vector<Shape> benchmark_sizes;
@@ -79,15 +72,12 @@ struct LabSpec {
   const Layer* baseline = nullptr;
 };
 
-// What a grade times: the student's kernel alone (every runner but nvcc-host), or, for a lab whose
-// student writes the host code (nvcc-host), the whole trip from host memory to host memory, timed
-// by the parent's clock and read against the host link's bandwidth (lab/runners/host_trip/trip_child.h,
-// lab/runners/host_trip/trip_clock.h, lab/runners/host_trip/trip_grading.h).
-bool graded_end_to_end(const LabSpec& spec);
-// What the student's time is compared with, as the grade and the leaderboard name it: "ours (the
-// runtime layer)", or for a lab graded end to end "ours (lab/runners/host_trip/trip_ours.cu, written with the
-// runtime API)".
-std::string what_ours_is(const LabSpec& spec);
+// Check size i as the check's lines name it: "n = 257", "n = 16777216 (2^24)", "MxNxK = 17x33x65".
+std::string check_size_label(const LabSpec& spec, std::size_t i);
+
+// What the output holds before the run: zeros where the spec says so (a reduce that atomicAdds
+// into it), else the problem's (NaN poison, or saxpy's y).
+HostBuffer starting_output(const LabSpec& spec, const HostProblem& problem);
 
 // Parses `lab_json` (its folder names the lab). Throws LabSpecError naming the file and the field.
 LabSpec parse_lab_spec(const std::filesystem::path& lab_json);

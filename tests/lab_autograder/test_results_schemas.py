@@ -22,7 +22,7 @@ jsonschema = pytest.importorskip(
     "jsonschema", reason="jsonschema is not installed (scripts/install-report-deps.sh installs it)")
 
 ROOT = Path(__file__).resolve().parents[2]
-SCHEMAS = ROOT / "lab" / "schemas"
+SCHEMAS = ROOT / "lab" / "grading" / "schemas"
 EXE = Path(os.environ.get("LB_EXE") or ROOT / "build" / "layerbench")
 LAB = ROOT / "labs" / "01-vector-add"
 SOLUTION = ROOT / "labs" / "solutions" / "01-vector-add" / "vector_add.cu"

@@ -1,7 +1,7 @@
 """The Python runners of the kernel-text labs (lab/lb_lab_kernel_text.py: PyCUDA, lab 06; cuda.core,
 lab 07) and what every Python runner shares (lb_lab_python's Program and Variant), no GPU needed:
 
-- one runner per lab.json "runner" name, the registry matching lab_spec.cpp's runner table, and
+- one runner per lab.json "runner" name, the registry matching the C++ runners (lab/runners/runners.cpp), and
   importing the runners imports neither PyCUDA nor cuda.core;
 - the shared Variant, driven through a runner whose "device" is host memory (NumPy) and whose
   "kernels" are NumPy functions of the grid: the lab's grid, the guard zone after the output, the
@@ -57,8 +57,8 @@ MATMUL = Workload("matmul", (Buffer("A", ("m", "k")), Buffer("B", ("k", "n"))), 
 # --- the registry ---------------------------------------------------------------------------------
 
 def spec_runner_names() -> list[str]:
-    """The runner names of lab_spec.cpp's table ({"name", LabRunner::k..., ".ext"})."""
-    return re.findall(r'\{"([\w-]+)", LabRunner::', (ROOT / "lab" / "lab_spec.cpp").read_text())
+    """The runner names of lab/runners/runners.cpp, one line each (make_unique<...Runner>("name", ".ext"))."""
+    return re.findall(r'make_unique<\w+>\("([\w-]+)"', (ROOT / "lab" / "runners" / "runners.cpp").read_text())
 
 
 def test_every_python_runner_is_a_runner_of_the_spec_and_every_lab_has_its_runner():
@@ -67,7 +67,7 @@ def test_every_python_runner_is_a_runner_of_the_spec_and_every_lab_has_its_runne
     assert set(L.RUNNERS) <= set(names)
     for lab in sorted(p for p in LABS.glob("*/lab.json")):
         runner = json.loads(lab.read_text()).get("runner")
-        if runner not in ("nvrtc", "nvcc-host", None):
+        if runner not in ("nvrtc", "host-trip", None):
             assert runner in L.RUNNERS, f"{lab}: no Python runner named {runner!r}"
 
 

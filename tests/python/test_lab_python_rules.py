@@ -220,7 +220,8 @@ def test_signatures_follow_the_workloads_vocabulary():
 
 
 def test_guard_matches_the_cuda_labs():
-    text = (ROOT / "lab" / "lab_kernel.cpp").read_text() + (ROOT / "lab" / "lab_kernel.h").read_text()
+    text = (ROOT / "lab" / "runners" / "nvrtc" / "lab_kernel.cpp").read_text() + (
+        ROOT / "lab" / "runners" / "nvrtc" / "lab_kernel.h").read_text()
     assert "kGuardFloats = 1 << 16" in text and rules.GUARD_FLOATS == 1 << 16
     assert "0x7F8ABCDEu" in text and rules.GUARD_BITS == 0x7F8ABCDE
 

@@ -35,7 +35,7 @@ VOCABULARY = {
 FIELDS = ["title", "order", "workload", "student_file", "kernel", "signature", "arguments", "output_starts",
           "launch", "check_sizes", "benchmark_sizes", "points", "baseline_layer", "tiers", "time_limit_s"]
 GRIDS = {"cover_n": 1, "grid_stride": 1, "cover_mn": 2}  # grid rule -> block dimensions it needs
-# The functions an nvcc-host lab's file defines (lab/runners/host_trip/trip.h), the spec's kernel among them.
+# The functions an host-trip lab's file defines (lab/runners/host_trip/trip.h), the spec's kernel among them.
 TRIP_FUNCTIONS = ["lab_host_alloc", "lab_host_free", "lab_setup", "lab_trip", "lab_teardown"]
 SIZE_1D = re.compile(r"^(\d+|2\^\d+)$")
 SIZE_MNK = re.compile(r"^\d+x\d+x\d+$")
@@ -62,7 +62,7 @@ PYTHON_LABS = [lab for lab in LAB_NAMES if is_python_lab(lab)]
 
 def parse_signature(signature: str) -> tuple[str, list[tuple[str, str]]]:
     """'void k(const float* a, long long n)' -> ('k', [('const float*', 'a'), ('long long', 'n')]); an
-    nvcc-host lab's trip returns cudaError_t."""
+    host-trip lab's trip returns cudaError_t."""
     m = re.fullmatch(r"\s*(?:void|cudaError_t)\s+(\w+)\s*\((.*)\)\s*", signature)
     if not m:
         raise ValueError(f"not a void kernel signature: {signature!r}")
@@ -79,10 +79,10 @@ def parse_signature(signature: str) -> tuple[str, list[tuple[str, str]]]:
 
 def spec_errors(spec: dict) -> list[str]:
     """Everything wrong with one lab.json; empty when it is valid."""
-    host = spec.get("runner") == "nvcc-host"  # the student's host code launches: no launch shape
+    host = spec.get("runner") == "host-trip"  # the student's host code launches: no launch shape
     errors = [f"missing field {f!r}" for f in FIELDS if f not in spec and not (host and f == "launch")]
     if host and "launch" in spec:
-        errors.append("an nvcc-host lab has no launch")
+        errors.append("an host-trip lab has no launch")
     if errors:
         return errors
     workload = spec["workload"]
@@ -117,7 +117,7 @@ def spec_errors(spec: dict) -> list[str]:
         errors.append(f"output_starts {spec['output_starts']!r} is not poison or zero")
     if spec["output_starts"] == "zero" and workload != "reduce":
         errors.append("output_starts zero is for reduce only")
-    launch = spec.get("launch", {"grid": "cover_n", "block": [1]})  # nvcc-host: none, nothing to check
+    launch = spec.get("launch", {"grid": "cover_n", "block": [1]})  # host-trip: none, nothing to check
     grid, block = launch.get("grid"), launch.get("block")
     if grid not in GRIDS:
         errors.append(f"launch.grid {grid!r} is not one of {list(GRIDS)}")
@@ -244,7 +244,7 @@ def test_the_spec_check_rejects_a_bad_spec(mutate, message):
 def test_source_compiles_with_nvrtc_alone_and_defines_the_kernel(lab, role, path):
     spec = load_spec(lab)
     source = path.read_text()
-    if spec.get("runner") == "nvcc-host":  # host code, built by nvcc in the child: tests/test_lab_transfer.cpp
+    if spec.get("runner") == "host-trip":  # host code, built by nvcc in the child: tests/test_lab_transfer.cpp
         code = strip_comments(source)
         for function in TRIP_FUNCTIONS:
             assert re.search(r'extern\s+"C"\s+[\w\s*]*\b' + function + r"\s*\(", code), f"no extern \"C\" {function}"

@@ -1,5 +1,5 @@
 // The host link of the GPU (PCIe, or NVLink-C2C on a Grace Hopper), measured in the timing child
-// of a lab graded end to end, before any trip: the ceiling the student's trip is read against, and
+// of the host trip, before any trip: the ceiling the student's trip is read against, and
 // the figures its limiter line (lab/runners/host_trip/trip_feedback.h) and its plausibility check use.
 #pragma once
 #include <cstddef>

@@ -1,4 +1,4 @@
-// The five functions of a lab graded end to end (runner nvcc-host, labs/08-transfer/README.md), as
+// The five functions of the host trip (runner host-trip, labs/08-transfer/README.md), as
 // the runner calls them: the student's, loaded from their compiled file (lab/runners/host_trip/trip_build.h), or
 // ours (lab/runners/host_trip/trip_ours.h), which the student's is timed against.
 #pragma once

@@ -1,4 +1,4 @@
-// The student's file of a lab graded end to end (runner nvcc-host), built and loaded in the child:
+// The student's file of the host trip (runner host-trip), built and loaded in the child:
 // in a private temporary folder, removed when the build is done,
 //   1. the source rules (lab/runners/host_trip/trip_rules.h), again: the file may have changed since the parent
 //      read it;

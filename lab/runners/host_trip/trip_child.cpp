@@ -58,7 +58,7 @@ bool is_pinned(const void* p) {
 }
 
 // The events, on a private copy of standard output; standard output itself goes to standard
-// error from here on (transfer_lab.h says why).
+// error from here on (trip_child.h says why).
 class EventStream {
  public:
   explicit EventStream(std::FILE* out) {
@@ -368,7 +368,7 @@ double TripInputs::prepare(std::int64_t trip, std::span<float> a, std::span<floa
   return ms_since(t0);
 }
 
-int run_transfer_child(const LabSpec& spec, const std::filesystem::path& file, const ChildRequest& request,
+int run_host_trip_child(const LabSpec& spec, const std::filesystem::path& file, const ChildRequest& request,
                        std::FILE* out) {
   if (const std::string why = gpu_unavailable_reason(); !why.empty()) {
     write_child_event(out, NoGpu{why});

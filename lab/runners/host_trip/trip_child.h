@@ -1,4 +1,4 @@
-// The child of a lab graded end to end (runner nvcc-host, labs/08-transfer): the student's file is
+// The child of the host trip (runner host-trip, labs/08-transfer): the student's file is
 // built with nvcc and loaded (lab/runners/host_trip/trip_build.h), and its five functions (lab/runners/host_trip/trip.h) are run
 // by this runner, which owns the data, the checking and the timing.
 //
@@ -23,7 +23,7 @@
 #include <filesystem>
 #include <span>
 
-#include "lab/commands/lab_check.h"
+#include "lab/child/child_process.h"
 #include "workloads/workload.h"
 
 namespace lb::lab {
@@ -53,7 +53,8 @@ class TripInputs {
   HostProblem problem_;  // its seed: the last prepared trip's
 };
 
-int run_transfer_child(const LabSpec& spec, const std::filesystem::path& file, const ChildRequest& request,
+// The child of a host trip: its events to `out`, its exit status.
+int run_host_trip_child(const LabSpec& spec, const std::filesystem::path& file, const ChildRequest& request,
                        std::FILE* out);
 
 }  // namespace lb::lab

@@ -4,7 +4,6 @@
 
 #include "common/median.h"
 #include "harness/sampling.h"
-#include "lab/commands/lab_check.h"
 #include "lab/runners/host_trip/trip_feedback.h"
 
 namespace lb::lab {
@@ -61,7 +60,7 @@ Figures figures_of_trips(const std::vector<double>& trips_ms, double upload_byte
   return f;
 }
 
-void time_trips_by_parent_clock(const LabSpec& spec, ChildReport& report) {
+void time_trips_by_parent_clock(const LabSpec& spec, const TripClock& trips, ChildReport& report) {
   const auto fail = [&report](const std::string& why) {
     if (report.protocol_error.empty()) report.protocol_error = why;
   };
@@ -75,8 +74,8 @@ void time_trips_by_parent_clock(const LabSpec& spec, ChildReport& report) {
     const double upload = trip_bytes(*spec.workload, *shape).upload;
     // The parent's times replace the child's; the child's counts must agree with the marks.
     const auto replace = [&](Figures& figures, TripOf who) {
-      const std::vector<double> ms = report.trips.trips_ms(timed->size, who);
-      const std::size_t untimed = report.trips.untimed(timed->size, who);
+      const std::vector<double> ms = trips.trips_ms(timed->size, who);
+      const std::size_t untimed = trips.untimed(timed->size, who);
       if (ms.size() + untimed != figures.samples || ms.size() < kMinTimedTrips) {
         fail("a benchmark line for " + timed->size + " that counts " + std::to_string(figures.samples) + " of " +
              who_text(who) + " trips, with " + std::to_string(ms.size()) + " timed by their marks and " +
@@ -91,5 +90,12 @@ void time_trips_by_parent_clock(const LabSpec& spec, ChildReport& report) {
     if (timed->ours && !replace(*timed->ours, TripOf::kOurs)) return;
   }
 }
+
+void TripNotes::read(const ChildEvent& event, double arrival_s) {
+  if (const auto* mark = std::get_if<TripMark>(&event)) trips.mark(*mark, arrival_s);
+  if (const auto* memory = std::get_if<HostBuffers>(&event)) host_buffers.push_back(*memory);
+}
+
+void TripNotes::finish(const LabSpec& spec, ChildReport& report) { time_trips_by_parent_clock(spec, trips, report); }
 
 }  // namespace lb::lab

@@ -1,4 +1,4 @@
-// The parent's clock on a lab graded end to end (runner nvcc-host): the student's host code runs in
+// The parent's clock on the host trip (runner host-trip): the student's host code runs in
 // the child, in the same process as the child's own clock, and a stray pointer of its could
 // overwrite what that clock measured. So the time that grades is the parent's: the child writes a
 // mark line just before each timed trip and another just after it (child_event.h, TripMark), and
@@ -12,12 +12,9 @@
 #include <utility>
 #include <vector>
 
-#include "lab/child/child_event.h"
+#include "lab/child/child_process.h"
 
 namespace lb::lab {
-
-struct LabSpec;
-struct ChildReport;
 
 // Fewest timed trips a benchmark line may count: a median of fewer says too little.
 constexpr std::size_t kMinTimedTrips = 10;
@@ -49,10 +46,20 @@ class TripClock {
 // bytes it uploads over the median (GB/s), and `stop` (why the child stopped sampling) kept.
 Figures figures_of_trips(const std::vector<double>& trips_ms, double upload_bytes, const std::string& stop);
 
-// For a lab graded end to end: each benchmark line's figures, the student's and ours, replaced by
-// the parent's, from the marks (`report.trips`). A line whose marks are missing, or count other
+// Each benchmark line's figures, the student's and ours, replaced by the parent's, from the marks
+// (`trips`). A line whose marks are missing, or count other
 // trips than the line does (timed and untimed), or fewer than kMinTimedTrips timed, sets report.protocol_error: a grade
 // then trusts none of that child's timings.
-void time_trips_by_parent_clock(const LabSpec& spec, ChildReport& report);
+void time_trips_by_parent_clock(const LabSpec& spec, const TripClock& trips, ChildReport& report);
+
+// What the parent keeps of a host trip's own events (Runner::child_notes): its marks, timed where
+// they arrive, and what its host buffers were; finish() times the trips by the parent's clock.
+class TripNotes final : public ChildNotes {
+ public:
+  void read(const ChildEvent& event, double arrival_s) override;
+  void finish(const LabSpec& spec, ChildReport& report) override;
+  TripClock trips;
+  std::vector<HostBuffers> host_buffers;
+};
 
 }  // namespace lb::lab

@@ -1,4 +1,4 @@
-// What a student of a lab graded end to end (runner nvcc-host, labs/08-transfer) reads about their
+// What a student of the host trip (runner host-trip, labs/08-transfer) reads about their
 // trip: what limits it (pageable copies, no overlap, too few chunks, or the link itself), and why
 // a wrong result is wrong. Pure functions of measured figures and host arrays, tested without a
 // GPU (tests/test_lab_transfer.cpp). The thresholds are explained in labs/08-transfer/README.md.

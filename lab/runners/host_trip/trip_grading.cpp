@@ -1,6 +1,7 @@
 #include "lab/runners/host_trip/trip_grading.h"
 
 #include "common/format_number.h"
+#include "lab/runners/host_trip/trip_clock.h"
 #include "lab/runners/host_trip/trip_feedback.h"
 
 namespace lb::lab {
@@ -43,11 +44,13 @@ RateLimit link_limit(const LabSpec& spec, const std::string& label, const std::o
 void add_limiter_feedback(const LabSpec& spec, const ChildReport& timed, Grade& grade) {
   if (grade.outcome != GradeOutcome::kGraded) return;
   const LinkBandwidth link = link_of(timed.environment);
+  const auto* notes = dynamic_cast<const TripNotes*>(timed.notes.get());
+  if (!notes) return;  // no child ran
   for (const BenchmarkResult& b : grade.benchmarks) {
     const Shape* shape = benchmark_shape(spec, b.size);
     if (!b.student || !shape) continue;
     TripFacts facts{.bytes = trip_bytes(*spec.workload, *shape), .trip_ms = b.student->median_ms, .link = link};
-    for (const HostBuffers& memory : timed.host_buffers)
+    for (const HostBuffers& memory : notes->host_buffers)
       if (memory.size == b.size) {
         facts.a_pinned = memory.a_pinned;
         facts.b_pinned = memory.b_pinned;

@@ -1,5 +1,5 @@
-// The grade of a lab graded end to end (runner nvcc-host, labs/08-transfer): what lab_grade.cpp
-// reads differently for it. Its ceiling is the host link's pinned upload bandwidth, measured in the
+// The grade of the host trip (runner host-trip, labs/08-transfer), as its runner
+// (host_trip_runner.h) answers the grade's questions. Its ceiling is the host link's pinned upload bandwidth, measured in the
 // same run; a trip's rate is what it uploads over its time; a trip faster than the link allows is
 // refused (it skipped work: a copy it did not make, or a result it did not compute in the timed
 // trip); and each timed size gets a line naming what limits the trip (lab/runners/host_trip/trip_feedback.h).
@@ -9,7 +9,7 @@
 
 #include "lab/child/child_event.h"
 #include "lab/grading/grading.h"
-#include "lab/commands/lab_check.h"
+#include "lab/child/child_process.h"
 
 namespace lb::lab {
 

@@ -1,4 +1,4 @@
-// The integrity rules of a lab whose student writes host code (runner nvcc-host, labs/08-transfer;
+// The integrity rules of a lab whose student writes host code (runner host-trip, labs/08-transfer;
 // its README states them for students). The student's file is compiled with nvcc and loaded into
 // the timing child, where it runs beside the runner's own code. Two checks keep it to the CUDA
 // runtime calls the lesson needs:

@@ -49,10 +49,6 @@ driver::CompiledProgram compile_student_kernel(const LabSpec& spec, const std::f
   return compiled;
 }
 
-HostBuffer starting_output(const LabSpec& spec, const HostProblem& problem) {
-  return spec.output_starts_zero ? HostBuffer(problem.output.size(), 0.0f) : problem.output;
-}
-
 Grid grid_for(const LaunchShape& launch, const Shape& shape, int sm_count) {
   auto blocks = [](std::int64_t items, unsigned per_block) {
     return static_cast<unsigned>(std::max<std::int64_t>(1, (items + per_block - 1) / per_block));

@@ -23,10 +23,6 @@ constexpr int kHostCheckSm = 90;
 driver::CompiledProgram compile_student_kernel(const LabSpec& spec, const std::filesystem::path& file, int sm,
                                                bool use_cache, const StudentBuild& build = {});
 
-// What the output holds before the run: zeros where the spec says so (a reduce that atomicAdds
-// into it), else the problem's (NaN poison, or saxpy's y).
-HostBuffer starting_output(const LabSpec& spec, const HostProblem& problem);
-
 // Blocks for the lab's launch rule: x and y.
 struct Grid {
   unsigned x = 1, y = 1;

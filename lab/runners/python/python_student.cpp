@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "lab/runners/python/python_student_embedded.h"
+#include "lab/runners/runner.h"
 
 namespace lb::lab {
 namespace {
@@ -24,7 +25,7 @@ void precheck_python_file(const LabSpec& spec, const std::filesystem::path& file
 std::unique_ptr<StudentProgram> load_python_program(const LabSpec& spec, const std::filesystem::path& file,
                                                     const TargetDevice& device, const StudentBuild& build) {
   require_readable(file);
-  return load_python_lab_kernels(spec, file, device.sm_count, build, to_string(spec.runner));
+  return load_python_lab_kernels(spec, file, device.sm_count, build, spec.runner->name());
 }
 
 }  // namespace lb::lab

@@ -20,8 +20,8 @@ void check_python_lab_rules(const LabSpec& spec, const std::filesystem::path& fi
 // kernels get defined, nothing else runs) and compiles the spec's kernel for the lab's argument
 // types; PyCUDA (nvcc) or cuda.core (NVRTC) compiles the kernel text. On the current (primary)
 // context. StudentCompileError with the compiler's message when it does not compile. `runner` is
-// to_string(spec.runner), passed in: lab_spec.cpp's runner table is lb_lab's, which the Python
-// layers' library (where this file is built) does not link.
+// spec.runner->name(), passed in: the runners (lab/runners/runners.cpp) are lb_lab's, which the
+// Python layers' library (where this file is built) does not link.
 std::unique_ptr<StudentProgram> load_python_lab_kernels(const LabSpec& spec, const std::filesystem::path& file,
                                                         int sm_count, const StudentBuild& build,
                                                         const std::string& runner);
