@@ -6,6 +6,7 @@
 #pragma once
 #include <memory>
 
+#include "lab/child/child_process.h"
 #include "lab/child/student_program.h"
 #include "lab/runners/runner.h"
 

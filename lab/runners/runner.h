@@ -10,6 +10,11 @@
 //
 // Adding a runner: a folder here with a class deriving from Runner (or KernelRunner, for one whose
 // submission becomes variants the harness runs: kernel_runner.h), and one line in runners.cpp.
+//
+// This header names the types it speaks of and includes none of their headers, so that the spec
+// (which picks the runner) and the rooms that ask it depend on it without depending on each other.
+// The defaults below (a runner that times one kernel) are in runner_defaults.cpp; the registry is
+// runners.cpp.
 #pragma once
 #include <cstdio>
 #include <filesystem>
@@ -18,11 +23,22 @@
 #include <string>
 #include <vector>
 
-#include "lab/child/child_process.h"
-#include "lab/grading/grading.h"
-#include "lab/spec/lab_spec.h"
+namespace lb {
+struct RateLimit;  // harness/device_peaks.h
+}  // namespace lb
 
 namespace lb::lab {
+
+struct LabSpec;             // lab/spec/lab_spec.h
+struct BoundArgument;       // lab/spec/lab_spec.h
+enum class ChildMode;       // lab/child/child_process.h
+enum class ArrivalClock;    // lab/child/watchdog.h
+struct ChildRequest;        // lab/child/child_process.h
+struct ChildReport;         // lab/child/child_process.h
+class ChildNotes;           // lab/child/child_process.h
+struct TimingEnvironment;   // lab/child/child_event.h
+struct Ceiling;             // lab/grading/grading.h
+struct Grade;               // lab/grading/grading.h
 
 class Runner {
  public:
@@ -55,9 +71,9 @@ class Runner {
   virtual std::string compile_failed_as() const { return "does not compile"; }
   virtual std::string compile_failed_rule(const std::string& file_name) const;
   // How the parent waits for the child's lines in `mode` (lab/child/watchdog.h).
-  virtual ArrivalClock arrival_clock(ChildMode) const { return ArrivalClock::kSleep; }
+  virtual ArrivalClock arrival_clock(ChildMode mode) const;
   // What the parent keeps of this runner's own events (ChildNotes); nullptr: none.
-  virtual std::shared_ptr<ChildNotes> child_notes(ChildMode) const { return nullptr; }
+  virtual std::shared_ptr<ChildNotes> child_notes(ChildMode mode) const;
 
   // --- the child, on the GPU (lab/child/lab_child.cpp): its events to `out`, its exit status.
   virtual int run_child(const LabSpec& spec, const std::filesystem::path& file, const ChildRequest& request,
@@ -67,7 +83,7 @@ class Runner {
   // Whether a grade times one kernel (else the student's whole program: `lab profile`, which
   // profiles one kernel with Nsight Compute, then refuses with why_not_profiled).
   virtual bool times_one_kernel() const { return true; }
-  virtual std::string why_not_profiled(const LabSpec&, const std::filesystem::path&) const { return {}; }
+  virtual std::string why_not_profiled(const LabSpec& spec, const std::filesystem::path& file) const;
   // The ceiling the grade reads the student's rate against, from the timing child's environment:
   // the GPU's copy bandwidth or cuBLAS SGEMM rate, as the workload's figure says.
   virtual Ceiling ceiling(const LabSpec& spec, const std::optional<TimingEnvironment>& environment) const;
@@ -76,7 +92,7 @@ class Runner {
   virtual RateLimit rate_limit(const LabSpec& spec, const std::string& label,
                                const std::optional<TimingEnvironment>& environment) const;
   // Lines of feedback beyond the grade's arithmetic, from the timing child's report.
-  virtual void add_feedback(const LabSpec&, const ChildReport& /*timed*/, Grade&) const {}
+  virtual void add_feedback(const LabSpec& spec, const ChildReport& timed, Grade& grade) const;
   // What the student's time is compared with, as the grade and the leaderboard name it: "ours (the
   // runtime layer)".
   virtual std::string what_ours_is(const LabSpec& spec) const;

@@ -1,12 +1,24 @@
-// What a runner does unless it says otherwise: a runner that times one kernel against the lab's
-// baseline layer's, read against the GPU's ceilings and peaks.
-#include "lab/runners/runner.h"
-
+// What a runner does unless it says otherwise (lab/runners/runner.h): a runner that times one
+// kernel against the lab's baseline layer's, read against the GPU's ceilings and peaks.
 #include <nlohmann/json.hpp>
+
+#include "harness/device_peaks.h"
+#include "lab/child/child_process.h"
+#include "lab/grading/grading.h"
+#include "lab/runners/runner.h"
+#include "lab/spec/lab_spec.h"
 
 namespace lb::lab {
 
 std::string Runner::arguments_error(const std::vector<BoundArgument>&) const { return {}; }
+
+ArrivalClock Runner::arrival_clock(ChildMode) const { return ArrivalClock::kSleep; }
+
+std::shared_ptr<ChildNotes> Runner::child_notes(ChildMode) const { return nullptr; }
+
+std::string Runner::why_not_profiled(const LabSpec&, const std::filesystem::path&) const { return {}; }
+
+void Runner::add_feedback(const LabSpec&, const ChildReport&, Grade&) const {}
 
 std::string Runner::compile_failed_rule(const std::string& file_name) const {
   return "compile error (the check compiles " + file_name +
