@@ -6,11 +6,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace lb::lab::testing {
 
@@ -18,6 +20,24 @@ namespace fs = std::filesystem;
 
 inline const fs::path kRoot = LB_SOURCE_ROOT;
 inline const fs::path kLabs = kRoot / "labs";
+
+// A lab is one folder, labs/NN-name/: lab.json, README.md and the starter file, beside its
+// solution/, its wrong/ submissions (each with its expected verdict in its first lines) and the
+// grades a real GPU gave in expected/.
+inline fs::path solution_file(const std::string& lab, const std::string& student_file) {
+  return kLabs / lab / "solution" / student_file;
+}
+inline fs::path wrong_dir(const std::string& lab) { return kLabs / lab / "wrong"; }
+// Every lab's expected grade files (labs/*/expected/<gpu>.<what>.json), in path order.
+inline std::vector<fs::path> expected_grade_files() {
+  std::vector<fs::path> files;
+  for (const auto& lab : fs::directory_iterator(kLabs))
+    if (fs::is_directory(lab.path() / "expected"))
+      for (const auto& e : fs::directory_iterator(lab.path() / "expected"))
+        if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
 
 inline std::string slurp(const fs::path& p) {
   std::ifstream in(p);

@@ -209,7 +209,7 @@ class ChildEventParent : public LabCliTest {
     std::fclose(out);
     return slurp(out_file);
   }
-  const fs::path kSolution = kLabs / "solutions" / "01-vector-add" / "vector_add.cu";
+  const fs::path kSolution = solution_file("01-vector-add", "vector_add.cu");
 };
 
 TEST_F(ChildEventParent, EverySizePassedWithAStrayLineFails) {

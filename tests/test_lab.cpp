@@ -1,7 +1,7 @@
 // `layerbench lab`: spec parsing, listing and starting labs, compile errors, feedback on wrong
 // results, the watchdog (CPU, no GPU needed), and each lab's solution, skeleton and planted wrong
 // submissions through `lab check` (GPU; skipped, with the reason, without one).
-// Planted files (tests/labs/planted/<lab>/*.cu) start with "// expect: <substring of the feedback>".
+// Planted files (labs/<lab>/wrong/*.cu) start with "// expect: <substring of the feedback>".
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -50,7 +50,7 @@ class Lab : public LabCliTest {
     const auto at = json.find("\"time_limit_s\"");
     json = json.substr(0, at) + "\"time_limit_s\": " + std::to_string(time_limit_s) + "\n}\n";
     write(labs / "01-vector-add" / "lab.json", json);
-    write(labs / "solutions" / "01-vector-add" / "vector_add.cu", "// the solution\n");
+    write(labs / "01-vector-add" / "solution" / "vector_add.cu", "// the solution\n");
     return labs;
   }
 };
@@ -214,7 +214,7 @@ TEST_F(Lab, StartCopiesTheLabNeverSolutionsAndRefusesToOverwrite) {
   // The default folder is ./<lab>, and the real tree's labs never bring their solutions along.
   ASSERT_EQ(run("lab start 01-vector-add").code, 0);
   for (const auto& entry : fs::recursive_directory_iterator(dir_ / "01-vector-add"))
-    for (const auto& solution : fs::recursive_directory_iterator(kLabs / "solutions"))
+    for (const auto& solution : fs::recursive_directory_iterator(kLabs / "01-vector-add" / "solution"))
       if (solution.is_regular_file())
         EXPECT_NE(slurp(entry.path()), slurp(solution.path())) << entry.path() << " is a solution";
 
@@ -281,9 +281,9 @@ TEST(LabCompile, EverySkeletonSolutionAndPlantedFileCompiles) {
     if (spec.runner->extension() == ".py") continue;  // Numba: tests/test_lab_python.cpp (PyCUDA's, cuda.core's: C++)
     if (!spec.runner->takes_launch()) continue;  // host code, nvcc's: tests/test_lab_transfer.cpp
     EXPECT_NO_THROW(compile_student_kernel(spec, spec.dir / spec.student_file, kHostCheckSm, no_cache)) << spec.name;
-    const fs::path solution = kLabs / "solutions" / spec.name / spec.student_file;
+    const fs::path solution = solution_file(spec.name, spec.student_file);
     if (fs::exists(solution)) EXPECT_NO_THROW(compile_student_kernel(spec, solution, kHostCheckSm, no_cache));
-    const fs::path planted = kRoot / "tests" / "labs" / "planted" / spec.name;
+    const fs::path planted = wrong_dir(spec.name);
     if (!fs::exists(planted)) continue;
     for (const auto& entry : fs::directory_iterator(planted))
       EXPECT_NO_THROW(compile_student_kernel(spec, entry.path(), kHostCheckSm, no_cache)) << entry.path();
@@ -432,7 +432,7 @@ TEST_F(Lab, CheckReportsAHangingAndACrashingChild) {
   write(dir_ / "crash.sh", "#!/bin/sh\nkill -SEGV $$\n");
   fs::permissions(dir_ / "hang.sh", fs::perms::owner_all);
   fs::permissions(dir_ / "crash.sh", fs::perms::owner_all);
-  const std::string solution = (kLabs / "solutions" / "01-vector-add" / "vector_add.cu").string();
+  const std::string solution = solution_file("01-vector-add", "vector_add.cu").string();
   const auto started = std::chrono::steady_clock::now();
   const Outcome hang = run("lab --labs " + labs.string() + " check 1 " + solution, "LAYERBENCH_LAB_RUNNER=" + (dir_ / "hang.sh").string());
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), 10.0);
@@ -449,7 +449,7 @@ TEST_F(Lab, CheckReportsAHangingAndACrashingChild) {
 
 TEST_F(Lab, CheckWithoutAGpuSaysSoAndExits3) {
   if (gpu_unavailable_reason().empty()) GTEST_SKIP() << "a GPU is present: the GPU tests below run instead";
-  const Outcome o = run("lab check 1 " + (kLabs / "solutions" / "01-vector-add" / "vector_add.cu").string());
+  const Outcome o = run("lab check 1 " + solution_file("01-vector-add", "vector_add.cu").string());
   EXPECT_EQ(o.code, 3) << o.out << o.err;
   EXPECT_TRUE(has(o.out, "cannot run the check here: no usable GPU")) << o.out;
   EXPECT_EQ(std::count(o.out.begin(), o.out.end(), '\n'), 1) << o.out;
@@ -547,7 +547,7 @@ TEST_F(Lab, GradeWritesJsonCsvAndMarkdownForEverySubmission) {
       "\"input_reset_ms\": 0.11}'\n";
   write(dir_ / "child.sh", script);
   fs::permissions(dir_ / "child.sh", fs::perms::owner_all);
-  const std::string solution = (kLabs / "solutions" / "01-vector-add" / "vector_add.cu").string();
+  const std::string solution = solution_file("01-vector-add", "vector_add.cu").string();
   const std::string skeleton = (kLabs / "01-vector-add" / "vector_add.cu").string();
   write(dir_ / "broken.cu", "extern \"C\" __global__ void lab_vector_add(const float* a, const float* b, float* c, long long n) {\n  c[0] = a[0] +;\n}\n");
   const Outcome o = run("lab --labs " + labs.string() + " grade 1 " + solution + " " + (dir_ / "broken.cu").string() +
@@ -599,7 +599,7 @@ std::vector<LabSpec> checkable_labs() {
 TEST_F(Lab, SolutionsPassSkeletonsFailOnTheGpu) {
   if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "no GPU: " << why;
   for (const LabSpec& spec : checkable_labs()) {
-    const fs::path solution = kLabs / "solutions" / spec.name / spec.student_file;
+    const fs::path solution = solution_file(spec.name, spec.student_file);
     const Outcome pass = run("lab check " + spec.name + " " + solution.string());
     EXPECT_EQ(pass.code, 0) << spec.name << "\n" << pass.out << pass.err;
     const Outcome skeleton = run("lab check " + spec.name + " " + (spec.dir / spec.student_file).string());
@@ -612,7 +612,7 @@ TEST_F(Lab, SolutionsPassSkeletonsFailOnTheGpu) {
 TEST_F(Lab, GradeTimesEverySolutionOnTheGpu) {
   if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "no GPU: " << why;
   for (const LabSpec& spec : checkable_labs()) {
-    const fs::path solution = kLabs / "solutions" / spec.name / spec.student_file;
+    const fs::path solution = solution_file(spec.name, spec.student_file);
     const Outcome o = run("lab grade " + spec.name + " " + solution.string() + " --json grade.json");
     EXPECT_EQ(o.code, 0) << spec.name << "\n" << o.out << o.err;
     const nlohmann::json j = nlohmann::json::parse(slurp(dir_ / "grade.json"));
@@ -666,7 +666,7 @@ PlantedExpectations planted_expectations(const fs::path& file) {
 std::vector<std::pair<LabSpec, fs::path>> planted_files() {
   std::vector<std::pair<LabSpec, fs::path>> files;
   for (const LabSpec& spec : checkable_labs()) {
-    const fs::path planted = kRoot / "tests" / "labs" / "planted" / spec.name;
+    const fs::path planted = wrong_dir(spec.name);
     if (!fs::exists(planted)) continue;
     for (const auto& entry : fs::directory_iterator(planted)) files.emplace_back(spec, entry.path());
   }
@@ -786,7 +786,7 @@ TEST(FreshInputs, EachSampleRefillsTheSameBuffersOnTheGpu) {
   const Stream stream;
   for (const char* lab : {"01-vector-add", "02-saxpy-grid-stride", "03-reduce"}) {
     const LabSpec spec = parse_lab_spec(kLabs / lab / "lab.json");
-    const fs::path solution = kLabs / "solutions" / spec.name / spec.student_file;
+    const fs::path solution = solution_file(spec.name, spec.student_file);
     const std::unique_ptr<StudentProgram> program =
         dynamic_cast<const KernelRunner&>(*spec.runner).load(spec, solution, {context.sm(), context.sm_count()}, {});
     const std::unique_ptr<StudentVariant> variant = program->make_variant();

@@ -301,7 +301,7 @@ class LabAutograderCli : public LabCliTest {
     fs::permissions(dir_ / "child.sh", fs::perms::owner_all);
     return "LAYERBENCH_LAB_RUNNER=" + (dir_ / "child.sh").string();
   }
-  const std::string solution = (kLabs / "solutions" / "01-vector-add" / "vector_add.cu").string();
+  const std::string solution = solution_file("01-vector-add", "vector_add.cu").string();
 };
 
 TEST_F(LabAutograderCli, BadValuesExit2WithOneLineBeforeAnythingRuns) {

@@ -1,6 +1,6 @@
 // The Python labs (lab 05, Numba): the rules check in the parent (no GPU: a file that breaks them
 // fails before any child starts), `lab start`, and on a GPU the solution, the skeleton and each
-// planted submission through `lab check`. Planted files (tests/labs/planted/05-*/*.py) start with
+// planted submission through `lab check`. Planted files (labs/05-*/wrong/*.py) start with
 // "# expect: <substring of the output>". The rules themselves, case by case, are pytest's
 // (tests/python/test_lab_python_rules.py). And the labs whose CUDA C++ kernel text a Python layer
 // compiles and launches (06 PyCUDA, 07 cuda.core; their runners' own checks are
@@ -34,7 +34,7 @@ using namespace lb::lab;
 using namespace lb::lab::testing;
 
 const std::string kLab = "05-numba-vector-add";
-const fs::path kPlanted = kRoot / "tests" / "labs" / "planted" / kLab;
+const fs::path kPlanted = wrong_dir(kLab);
 // The planted files that break the rules: rejected in the parent, with no GPU.
 const std::set<std::string> kRuleBreakers = {"host_numpy.py", "host_function.py", "patches_timer.py"};
 
@@ -76,7 +76,7 @@ TEST(PythonLabSpec, Lab05ParsesAsAPythonLab) {
 TEST(PythonLabSpec, PrecheckPassesTheSolutionAndSkeletonAndRejectsRuleBreakers) {
   SKIP_WITHOUT_EMBEDDED_PYTHON();
   const LabSpec spec = find_lab(kLabs, kLab);
-  EXPECT_NO_THROW(spec.runner->precheck(spec, kLabs / "solutions" / kLab / "vector_add.py"));
+  EXPECT_NO_THROW(spec.runner->precheck(spec, solution_file(kLab, "vector_add.py")));
   EXPECT_NO_THROW(spec.runner->precheck(spec, spec.dir / "vector_add.py"));
   for (const std::string& name : kRuleBreakers) {
     const fs::path file = kPlanted / name;
@@ -161,7 +161,7 @@ TEST_F(PythonLab, StartCopiesReadmeSpecAndSkeletonButNoSolution) {
   for (const auto& entry : fs::directory_iterator(dir_ / "work")) copied.insert(entry.path().filename().string());
   EXPECT_EQ(copied, (std::set<std::string>{"README.md", "lab.json", "vector_add.py"}));
   EXPECT_EQ(slurp(dir_ / "work" / "vector_add.py"), slurp(kLabs / kLab / "vector_add.py"));
-  EXPECT_NE(slurp(dir_ / "work" / "vector_add.py"), slurp(kLabs / "solutions" / kLab / "vector_add.py"));
+  EXPECT_NE(slurp(dir_ / "work" / "vector_add.py"), slurp(solution_file(kLab, "vector_add.py")));
   EXPECT_TRUE(has(run("lab list").out, kLab));
 }
 
@@ -169,7 +169,7 @@ TEST_F(PythonLab, StartCopiesReadmeSpecAndSkeletonButNoSolution) {
 TEST_F(PythonLab, ABuildWithoutPythonRefusesThePythonLabSayingWhy) {
   const std::string built_without = python_layers_built_without();
   if (built_without.empty()) GTEST_SKIP() << "this build embeds Python: the tests above check the Python labs";
-  const Outcome o = run("lab check " + kLab + " " + (kLabs / "solutions" / kLab / "vector_add.py").string());
+  const Outcome o = run("lab check " + kLab + " " + solution_file(kLab, "vector_add.py").string());
   EXPECT_EQ(o.code, kExitFailed) << o.out << o.err;
   EXPECT_TRUE(has(o.out + o.err, "cannot check Python labs")) << o.out << o.err;
   EXPECT_TRUE(has(o.out + o.err, built_without)) << o.out << o.err;
@@ -197,7 +197,7 @@ TEST(KernelTextLabSpec, PrecheckCompilesTheTextWithNvrtcWithoutAGpu) {
   for (const auto& [name, runner] : kKernelTextLabs) {
     const LabSpec spec = find_lab(kLabs, name);
     EXPECT_NO_THROW(spec.runner->precheck(spec, spec.dir / spec.student_file)) << name;
-    EXPECT_NO_THROW(spec.runner->precheck(spec, kLabs / "solutions" / name / spec.student_file)) << name;
+    EXPECT_NO_THROW(spec.runner->precheck(spec, solution_file(name, spec.student_file))) << name;
     EXPECT_THROW(spec.runner->precheck(spec, "no_such_file.cu"), UsageError) << name;
   }
 }
@@ -220,7 +220,7 @@ TEST_F(PythonLab, KernelTextStartCopiesTheSkeletonButNoSolution) {
     const Outcome o = run("lab start " + name + " " + name);
     EXPECT_EQ(o.code, 0) << o.out << o.err;
     EXPECT_EQ(slurp(dir_ / name / spec.student_file), slurp(spec.dir / spec.student_file)) << name;
-    EXPECT_NE(slurp(dir_ / name / spec.student_file), slurp(kLabs / "solutions" / name / spec.student_file)) << name;
+    EXPECT_NE(slurp(dir_ / name / spec.student_file), slurp(solution_file(name, spec.student_file))) << name;
     EXPECT_TRUE(fs::exists(dir_ / name / "README.md")) << name;
   }
 }
@@ -234,7 +234,7 @@ TEST_F(PythonLab, KernelTextSolutionsAreCleanUnderTheSanitizerOnTheGpu) {
   if (const ToolLookup tool = find_cuda_tool("compute-sanitizer"); !tool.found()) GTEST_SKIP() << tool.why_not;
   for (const auto& [name, runner] : kKernelTextLabs) {
     const LabSpec spec = find_lab(kLabs, name);
-    const fs::path solution = kLabs / "solutions" / name / spec.student_file;
+    const fs::path solution = solution_file(name, spec.student_file);
     const Outcome o = run("lab check --sanitize " + name + " " + solution.string());
     EXPECT_EQ(o.code, kExitPassed) << name << "\n" << o.out << o.err;
     EXPECT_TRUE(has(o.out, "compute-sanitizer memcheck: 0 errors")) << name << "\n" << o.out;
@@ -246,7 +246,7 @@ TEST_F(PythonLab, KernelTextSolutionsAreCleanUnderTheSanitizerOnTheGpu) {
 TEST_F(PythonLab, SolutionPassesOnTheGpu) {
   SKIP_WITHOUT_EMBEDDED_PYTHON();
   if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "no GPU: " << why;
-  const Outcome o = run("lab check " + kLab + " " + (kLabs / "solutions" / kLab / "vector_add.py").string());
+  const Outcome o = run("lab check " + kLab + " " + solution_file(kLab, "vector_add.py").string());
   EXPECT_EQ(o.code, kExitPassed) << o.out << o.err;
   EXPECT_TRUE(has(o.out, "PASS: all 7 sizes passed")) << o.out;
 }
@@ -281,7 +281,7 @@ TEST_F(PythonLab, NumbaCompileErrorIsReportedAsACompileErrorOnTheGpu) {
 TEST_F(PythonLab, GradeTimesTheSolutionOnTheGpu) {
   SKIP_WITHOUT_EMBEDDED_PYTHON();
   if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "no GPU: " << why;
-  const Outcome o = run("lab grade " + kLab + " " + (kLabs / "solutions" / kLab / "vector_add.py").string());
+  const Outcome o = run("lab grade " + kLab + " " + solution_file(kLab, "vector_add.py").string());
   EXPECT_EQ(o.code, kExitPassed) << o.out << o.err;
   std::printf("%s\n", o.out.c_str());
 }

@@ -22,8 +22,8 @@ using namespace lb;
 using namespace lb::lab;
 using namespace lb::lab::testing;
 
-const fs::path kSolution = kLabs / "solutions" / "01-vector-add" / "vector_add.cu";
-const fs::path kNoBoundsCheck = kRoot / "tests" / "labs" / "planted" / "01-vector-add" / "no_bounds_check.cu";
+const fs::path kSolution = solution_file("01-vector-add", "vector_add.cu");
+const fs::path kNoBoundsCheck = wrong_dir("01-vector-add") / "no_bounds_check.cu";
 
 void write_script(const fs::path& p, const std::string& text) {
   write(p, text);

@@ -38,8 +38,8 @@ using namespace lb::lab::testing;
 using nlohmann::json;
 
 const fs::path kLab = kLabs / "08-transfer";
-const fs::path kSolution = kLabs / "solutions" / "08-transfer" / "transfer.cu";
-const fs::path kPlanted = kRoot / "tests" / "labs" / "planted" / "08-transfer";
+const fs::path kSolution = solution_file("08-transfer", "transfer.cu");
+const fs::path kPlanted = wrong_dir("08-transfer");
 
 std::string violations_text(const std::string& source) {
   std::string text;
@@ -279,7 +279,7 @@ TEST(TransferLimiter, TheBoundCountsBothDirectionsSharingTheLink) {
   EXPECT_NEAR(bound_ms(f.bytes, f.link), 10.92, 0.01);
   f.trip_ms = 11.06;  // the solution, and ours
   EXPECT_TRUE(has(limiter_line(f), "at the link")) << limiter_line(f);
-  f.trip_ms = 13.25;  // tests/labs/planted/08-transfer/too_few_chunks.cu: 2 chunks
+  f.trip_ms = 13.25;  // labs/08-transfer/wrong/too_few_chunks.cu: 2 chunks
   EXPECT_TRUE(has(limiter_line(f), "too few chunks")) << limiter_line(f);
   EXPECT_TRUE(has(limiter_line(f), "behaves like 2 chunks")) << limiter_line(f);
   f.trip_ms = 15.23;  // no_overlap.cu
@@ -602,7 +602,7 @@ TEST_F(TransferCli, ListShowsItAndStartCopiesTheSkeletonAndReadme) {
   EXPECT_EQ(start.code, 0) << start.out << start.err;
   for (const char* name : {"README.md", "lab.json", "transfer.cu"}) EXPECT_TRUE(fs::exists(dir_ / "08-transfer" / name)) << name;
   EXPECT_EQ(slurp(dir_ / "08-transfer" / "transfer.cu"), slurp(kLab / "transfer.cu"));
-  EXPECT_FALSE(fs::exists(dir_ / "08-transfer" / "solutions"));
+  for (const char* folder : {"solution", "wrong", "expected"}) EXPECT_FALSE(fs::exists(dir_ / "08-transfer" / folder)) << folder;
 }
 
 // The rules run in the parent: a breaker fails `lab check` at once, without a GPU or nvcc.

@@ -183,7 +183,7 @@ TEST(RateLimit, ColdReadsAreAllFromDram) {
 // at 2^26 on the H100, cold, under the old limit (4166.0 GB/s: W / (W - L2)). Ours is the figure in
 // the committed lab 3 grade. The new limit is the DRAM peak itself; what it says to the cheat:
 TEST(RateLimit, TheIssuesReduceCheatAgainstTheNewBound) {
-  const fs::path file = kRoot / "docs" / "results" / "h100" / "labs" / "03-reduce.solution.json";
+  const fs::path file = kLabs / "03-reduce" / "expected" / "h100.solution.json";
   if (!fs::exists(file)) GTEST_SKIP() << "no committed lab 3 grade in this tree";
   const nlohmann::json j = nlohmann::json::parse(slurp(file));
   const std::optional<DevicePeaks> peaks = peaks_from_json(j.at("peaks"));
@@ -303,11 +303,9 @@ TEST(RateLimit, EveryCommittedLabGradeIsWithinItsLimit) {
   double worst = 0;
   std::string worst_case;
   int checked = 0;
-  for (const char* gpu : {"h100", "h200"}) {
-    const fs::path dir = kRoot / "docs" / "results" / gpu / "labs";
-    if (!fs::is_directory(dir)) continue;
-    for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
-      if (!e.is_regular_file() || e.path().extension() != ".json") continue;
+  {
+    for (const fs::path& path : expected_grade_files()) {
+      const fs::directory_entry e(path);
       const nlohmann::json j = nlohmann::json::parse(slurp(e.path()));
       const LabSpec spec = find_lab(kLabs, j.at("lab").get<std::string>());
       if (!spec.runner->times_one_kernel()) continue;  // the host link's limit: tests/test_lab_transfer.cpp
@@ -326,7 +324,7 @@ TEST(RateLimit, EveryCommittedLabGradeIsWithinItsLimit) {
             if (!b.contains(who) || !b[who].is_object()) continue;
             ++checked;
             const double ratio = limit.rate(b[who].at("gbps"), b[who].at("gflops")) / limit.limit;
-            const std::string name = e.path().filename().string() + " " + who + " at " + label;
+            const std::string name = fs::relative(e.path(), kLabs).string() + " " + who + " at " + label;
             EXPECT_LE(ratio, 1.0) << name;
             if (ratio > worst) worst = ratio, worst_case = name;
           }
@@ -464,7 +462,7 @@ TEST_F(LabGradeCli, RefusalThroughTheChildProtocol) {
             "\"runtime\": {\"median_ms\": 0.26, \"gbps\": 3097.3, \"samples\": 40}}'\n";
   write(dir_ / "child.sh", script);
   fs::permissions(dir_ / "child.sh", fs::perms::owner_all);
-  const std::string solution = (kLabs / "solutions" / "01-vector-add" / "vector_add.cu").string();
+  const std::string solution = solution_file("01-vector-add", "vector_add.cu").string();
   const Outcome o = run("lab --labs " + kLabs.string() + " grade 1 " + solution + " --json g.json --csv g.csv --markdown g.md",
                         "LAYERBENCH_LAB_RUNNER=" + (dir_ / "child.sh").string());
   EXPECT_EQ(o.code, 0) << "the check passed\n" << o.out << o.err;

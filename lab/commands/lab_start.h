@@ -9,7 +9,7 @@
 namespace lb::lab {
 
 // Copies the lab's own files (the regular files directly in its folder: README.md, the student
-// file, lab.json; never labs/solutions/) into `dest`, creating it. Refuses, copying nothing, when
+// file, lab.json; never its solution/, wrong/ or expected/ folders) into `dest`, creating it. Refuses, copying nothing, when
 // any of them already exists there (UsageError naming it). Returns the copied names.
 std::vector<std::string> start_lab(const LabSpec& spec, const std::filesystem::path& dest);
 

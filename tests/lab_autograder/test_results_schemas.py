@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = ROOT / "lab" / "grading" / "schemas"
 EXE = Path(os.environ.get("LB_EXE") or ROOT / "build" / "layerbench")
 LAB = ROOT / "labs" / "01-vector-add"
-SOLUTION = ROOT / "labs" / "solutions" / "01-vector-add" / "vector_add.cu"
+SOLUTION = ROOT / "labs" / "01-vector-add" / "solution" / "vector_add.cu"
 SCHEMA_OF = {
     "gradescope": "gradescope-results.schema.json",
     "prairielearn": "prairielearn-results.schema.json",

@@ -36,7 +36,6 @@ from lb_variant import Buffer, KernelArg, Problem, Setup, Size, Workload  # noqa
 from test_pycuda_layer import child, needs_pycuda  # noqa: E402  (tests/python is on pytest's path)
 
 LABS = ROOT / "labs"
-PLANTED = ROOT / "tests" / "labs" / "planted"
 
 # The descriptors as python_student_embedded.cpp hands them over (workloads/<w>/<w>.cpp), C types included.
 VECTOR_ADD = Workload("vector_add", (Buffer("a", ("n",)), Buffer("b", ("n",))), Buffer("c", ("n",)),
@@ -283,7 +282,7 @@ def test_pycuda_prepare_types_are_the_c_parameter_types():
 
 def lab_files(lab: str) -> list[Path]:
     student = json.loads((LABS / lab / "lab.json").read_text())["student_file"]
-    return [LABS / lab / student, LABS / "solutions" / lab / student] + sorted((PLANTED / lab).glob("*.cu"))
+    return [LABS / lab / student, LABS / lab / "solution" / student] + sorted((LABS / lab / "wrong").glob("*.cu"))
 
 
 def test_lab_06_files_compile_with_pycuda_as_the_runner_compiles_them(tmp_path):

@@ -33,7 +33,7 @@ namespace lb::lab {
 // counter-based generator, in parallel, on the host), never a window, shift or permutation of an
 // earlier trip's. A trip that keeps its last device copies and uploads only what changed finds
 // nothing in common with the last trip's inputs: it pays the full upload, or its c is wrong and
-// the trip's check fails (tests/labs/planted/08-transfer/uploads_only_changes.cu). The values go
+// the trip's check fails (labs/08-transfer/wrong/uploads_only_changes.cu). The values go
 // into the same host buffers every trip, so nothing about the pointers says that anything changed.
 class TripInputs {
  public:
