@@ -8,11 +8,12 @@
 
 #include "common/output_file.h"  // kStandardOutput
 #include "common/usage_error.h"
-#include "lab/lab_check.h"
-#include "lab/lab_grade.h"
-#include "lab/lab_start.h"
-#include "lab/leaderboard.h"
-#include "lab/profile.h"
+#include "lab/commands/lab_check.h"
+#include "lab/runners/runner.h"
+#include "lab/commands/lab_grade.h"
+#include "lab/commands/lab_start.h"
+#include "lab/grading/leaderboard.h"
+#include "lab/commands/profile.h"
 
 namespace lb::lab {
 namespace {
@@ -208,7 +209,7 @@ int run_lab_cli(const std::vector<std::string>& args) {
     }
     if (app.got_subcommand(leaderboard)) {
       const LabSpec spec = find_lab(labs_dir, lab_name);
-      write_leaderboard(spec.name, what_ours_is(spec),
+      write_leaderboard(spec.name, spec.runner->what_ours_is(spec),
                         {grade_files.begin(), grade_files.end()}, board_path,
                         board_path == kStandardOutput ? stderr : stdout);
       return 0;

@@ -7,7 +7,7 @@
 namespace lb {
 
 // What a caller does around each sample, outside its timed region (timing a submission it does
-// not trust: lab/fresh_inputs.h). before_sample runs before the stream is held and the L2
+// not trust: lab/child/fresh_inputs.h). before_sample runs before the stream is held and the L2
 // flushed; after_sample once the sample's time has been read, with `last` when no sample follows.
 class SampleHooks {
  public:

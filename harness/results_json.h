@@ -18,7 +18,7 @@ const char* source_commit();
 nlohmann::json results_json(const RunRecord& run);
 
 // The pieces, as the context holds them (and the lab's timing child emits the device's ceilings
-// and peaks: lab/lab_child.cpp).
+// and peaks: lab/child/lab_child.cpp).
 nlohmann::json context_json(const RunContext& context);
 nlohmann::json device_json(const DeviceInfo& device);
 nlohmann::json ceilings_json(const Ceilings& ceilings);  // {} when neither was measured

@@ -13,24 +13,24 @@ labs=$($lb lab list | awk '/^  [0-9]/ {print $1}')
 for lab in $labs; do
   file=$(python3 -c "import json,sys; print(json.load(open('labs/$lab/lab.json'))['student_file'])")
   echo "== $lab"
-  $lb lab grade "$lab" "labs/solutions/$lab/$file" --json "$out/$lab.solution.json" --markdown "$out/$lab.solution.md" \
+  $lb lab grade "$lab" "labs/$lab/solution/$file" --json "$out/$lab.solution.json" --markdown "$out/$lab.solution.md" \
     >"$out/$lab.solution.txt" 2>&1
   echo "solution: exit $? | $(grep '^GRADE' "$out/$lab.solution.txt") | $(grep 'runs at' "$out/$lab.solution.txt" | sed 's/^ *//')"
   $lb lab check "$lab" "labs/$lab/$file" >"$out/$lab.skeleton.txt" 2>&1
   echo "skeleton: exit $? | $(grep -m1 'FAIL ' "$out/$lab.skeleton.txt" | sed 's/^ *//')"
-  if compgen -G "tests/labs/planted/$lab/*" >/dev/null; then
-    planted=$(ls tests/labs/planted/$lab/* | grep -v '/hang\.')
+  if compgen -G "labs/$lab/wrong/*" >/dev/null; then
+    planted=$(ls labs/$lab/wrong/* | grep -v '/hang\.')
     # shellcheck disable=SC2086
     $lb lab grade "$lab" $planted --csv "$out/$lab.planted.csv" --json "$out/$lab.planted.json" \
       >"$out/$lab.planted.txt" 2>&1
     echo "planted: exit $? | $(($(wc -l <"$out/$lab.planted.csv") - 1)) graded (CSV: $out/$lab.planted.csv)"
   fi
 done
-hang=tests/labs/planted/01-vector-add/hang.cu
+hang=labs/01-vector-add/wrong/hang.cu
 start=$(date +%s%N)
 $lb lab check 01-vector-add "$hang" >"$out/hang.txt" 2>&1
 echo "watchdog: exit $?, $(( ($(date +%s%N) - start) / 1000000 )) ms for the whole check | $(grep -m1 'stopped' "$out/hang.txt" | sed 's/^ *//')"
-$lb lab check --sanitize 01-vector-add tests/labs/planted/01-vector-add/no_bounds_check.cu >"$out/sanitize.txt" 2>&1
+$lb lab check --sanitize 01-vector-add labs/01-vector-add/wrong/no_bounds_check.cu >"$out/sanitize.txt" 2>&1
 echo "sanitize (no bounds check): exit $?"
-$lb lab profile 01-vector-add labs/solutions/01-vector-add/vector_add.cu >"$out/profile.txt" 2>&1
+$lb lab profile 01-vector-add labs/01-vector-add/solution/vector_add.cu >"$out/profile.txt" 2>&1
 echo "profile (lab 1 solution): exit $?"

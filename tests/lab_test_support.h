@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "lab/lab_spec.h"
-#include "lab/student_program.h"
+#include "lab/runners/runner.h"
+#include "lab/spec/lab_spec.h"
 #include "variants/python/python_layer.h"
 
 namespace lb::lab::testing {
@@ -29,20 +29,33 @@ inline const fs::path kRoot = LB_SOURCE_ROOT;
 inline const fs::path kLabs = kRoot / "labs";
 
 // --- the labs' files: every test finds a lab's solution and planted submissions through these ---
+// A lab is one folder, labs/NN-name/: lab.json, README.md and the starter file, beside its
+// solution/, its wrong/ submissions (each with its expected verdict in its first lines) and the
+// grades a real GPU gave in expected/.
 
 // A lab's reference solution: the student's file, solved.
 inline fs::path solution_file(const std::string& lab, const std::string& student_file) {
-  return kLabs / "solutions" / lab / student_file;
+  return kLabs / lab / "solution" / student_file;
 }
 inline fs::path solution_file(const LabSpec& spec) { return solution_file(spec.name, spec.student_file); }
 // A lab's planted wrong (or deliberately slow) submissions, each saying in its first lines what it
 // must get (test_lab.cpp, "What a planted file must get").
-inline fs::path planted_dir(const std::string& lab) { return kRoot / "tests" / "labs" / "planted" / lab; }
-inline fs::path planted_file(const std::string& lab, const std::string& name) { return planted_dir(lab) / name; }
+inline fs::path wrong_dir(const std::string& lab) { return kLabs / lab / "wrong"; }
+inline fs::path planted_file(const std::string& lab, const std::string& name) { return wrong_dir(lab) / name; }
 inline std::vector<fs::path> planted_files(const std::string& lab) {
   std::vector<fs::path> files;
-  if (fs::exists(planted_dir(lab)))
-    for (const auto& entry : fs::directory_iterator(planted_dir(lab))) files.push_back(entry.path());
+  if (fs::exists(wrong_dir(lab)))
+    for (const auto& entry : fs::directory_iterator(wrong_dir(lab))) files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+// Every lab's expected grade files (labs/*/expected/<gpu>.<what>.json), in path order.
+inline std::vector<fs::path> expected_grade_files() {
+  std::vector<fs::path> files;
+  for (const auto& lab : fs::directory_iterator(kLabs))
+    if (fs::is_directory(lab.path() / "expected"))
+      for (const auto& e : fs::directory_iterator(lab.path() / "expected"))
+        if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
   std::sort(files.begin(), files.end());
   return files;
 }
@@ -54,7 +67,7 @@ inline std::vector<LabSpec> checkable_labs() {
   if (!fs::exists(kLabs)) return {};
   std::vector<LabSpec> labs = all_labs(kLabs);
   if (!python_layers_built_without().empty())
-    std::erase_if(labs, [](const LabSpec& spec) { return needs_embedded_python(spec); });
+    std::erase_if(labs, [](const LabSpec& spec) { return spec.runner->embedded_python(); });
   return labs;
 }
 inline std::vector<std::string> checkable_lab_names() {

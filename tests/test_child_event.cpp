@@ -1,4 +1,4 @@
-// The lab's parent/child protocol (lab/child_event.h): every kind of event round-trips through its
+// The lab's parent/child protocol (lab/child/child_event.h): every kind of event round-trips through its
 // JSON line; a line that is not JSON, an unknown event, and a known event with a field missing or of
 // the wrong type are each a ChildProtocolError, which the parent reports and fails on (a check never
 // passes, a grade earns no performance points). CPU only: stand-in children write the lines.
@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "lab/child_event.h"
-#include "lab/lab_check.h"
-#include "lab/lab_grade.h"
-#include "lab/lab_spec.h"
+#include "lab/child/child_event.h"
+#include "lab/commands/lab_check.h"
+#include "lab/commands/lab_grade.h"
+#include "lab/spec/lab_spec.h"
 #include "lab_test_support.h"
 
 namespace {
@@ -158,7 +158,7 @@ TEST(ChildEvent, LinesThatAreNoEventAreErrorsNamingWhy) {
       {R"({"benchmark": "2^26", "student": {"median_ms": 0.3, "samples": 3}, "runtime_error": "x", "samples_verified": 1.5})",
        "'samples_verified' is not a count"},
       {R"({"profiled": "2^26", "passed": 1})", "'passed' is not true or false"},
-      // a lab graded end to end: the build, the trips' marks, the host buffers
+      // the host trip: the build, the trips' marks, the host buffers
       {R"({"event": "built", "what": "nvcc"})", "a built line whose 'ms' is missing"},
       {R"({"event": "trip", "mark": "start", "benchmark": "2^26", "who": "student"})", "'sample' is missing"},
       {R"({"event": "trip", "mark": "begin", "benchmark": "2^26", "who": "student", "sample": 0})",

@@ -1,7 +1,7 @@
 // `layerbench lab`: spec parsing, listing and starting labs, compile errors, feedback on wrong
 // results, the watchdog (CPU, no GPU needed), and each lab's solution, skeleton and planted wrong
 // submissions through `lab check` (GPU; skipped, with the reason, without one).
-// Planted files (tests/labs/planted/<lab>/*.cu) start with "// expect: <substring of the feedback>".
+// Planted files (labs/<lab>/wrong/*.cu) start with "// expect: <substring of the feedback>".
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,13 +19,14 @@
 #include "common/cuda_check.h"
 #include "common/gpu.h"
 #include "common/stream.h"
-#include "lab/feedback.h"
-#include "lab/fresh_inputs.h"
-#include "lab/grading.h"
-#include "lab/lab_kernel.h"
-#include "lab/lab_spec.h"
-#include "lab/sanitize.h"
-#include "lab/watchdog.h"
+#include "lab/grading/feedback.h"
+#include "lab/child/fresh_inputs.h"
+#include "lab/grading/grading.h"
+#include "lab/runners/kernel_runner.h"
+#include "lab/runners/nvrtc/lab_kernel.h"
+#include "lab/spec/lab_spec.h"
+#include "lab/commands/sanitize.h"
+#include "lab/child/watchdog.h"
 #include "lab_test_support.h"
 #include "variants/python/python_layer.h"
 #include "workloads/problem.h"
@@ -49,7 +50,7 @@ class Lab : public LabCliTest {
     const auto at = json.find("\"time_limit_s\"");
     json = json.substr(0, at) + "\"time_limit_s\": " + std::to_string(time_limit_s) + "\n}\n";
     write(labs / "01-vector-add" / "lab.json", json);
-    write(labs / "solutions" / "01-vector-add" / "vector_add.cu", "// the solution\n");
+    write(labs / "01-vector-add" / "solution" / "vector_add.cu", "// the solution\n");
     return labs;
   }
 };
@@ -276,8 +277,8 @@ TEST_F(Lab, AFileNamedLikeAnOptionIsStillAFile) {
 TEST(LabCompile, EverySkeletonSolutionAndPlantedFileCompiles) {
   constexpr bool no_cache = false;  // compile_student_kernel's use_cache: always NVRTC
   for (const LabSpec& spec : all_labs(kLabs)) {
-    if (is_python_lab(spec)) continue;  // Numba: tests/test_lab_python.cpp (PyCUDA's, cuda.core's: C++)
-    if (spec.runner == LabRunner::kNvccHost) continue;  // host code, nvcc's: tests/test_lab_transfer.cpp
+    if (spec.runner->extension() == ".py") continue;  // Numba: tests/test_lab_python.cpp (PyCUDA's, cuda.core's: C++)
+    if (!spec.runner->takes_launch()) continue;  // host code, nvcc's: tests/test_lab_transfer.cpp
     EXPECT_NO_THROW(compile_student_kernel(spec, spec.dir / spec.student_file, kHostCheckSm, no_cache)) << spec.name;
     const fs::path solution = solution_file(spec);
     if (fs::exists(solution)) EXPECT_NO_THROW(compile_student_kernel(spec, solution, kHostCheckSm, no_cache));
@@ -552,7 +553,7 @@ TEST_F(Lab, GradeWritesJsonCsvAndMarkdownForEverySubmission) {
   EXPECT_EQ(o.code, 1) << "one submission did not compile\n" << o.out << o.err;
   EXPECT_TRUE(has(o.out, "GRADE " + solution + ": 100 / 100  (check 60 / 60, performance 40 / 40)")) << o.out;
   EXPECT_TRUE(has(o.out, "n = 67108864: yours 0.3000 ms, ours 0.2700 ms: 0.90 of ours")) << o.out;
-  // What each timed sample's fresh inputs cost, outside the timed region (lab/fresh_inputs.h).
+  // What each timed sample's fresh inputs cost, outside the timed region (lab/child/fresh_inputs.h).
   EXPECT_TRUE(has(o.out, "(fresh inputs: 0.110 ms per sample, outside the timed region)")) << o.out;
   EXPECT_TRUE(has(o.out, "broken.cu(2): error")) << o.out;
   EXPECT_TRUE(has(o.out, "broken.cu: 0 / 100  (check 0 / 60)")) << o.out;
@@ -737,7 +738,7 @@ INSTANTIATE_TEST_SUITE_P(EachGradedPlantedFile, PlantedGradeOnTheGpu, ::testing:
                          planted_test_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(PlantedGradeOnTheGpu);
 
-// --- timed samples' inputs (lab/fresh_inputs.h): no sample can profit from the one before it ------
+// --- timed samples' inputs (lab/child/fresh_inputs.h): no sample can profit from the one before it ------
 
 // The largest share of positions where b[j] == a[j + d], over every shift |d| <= max_shift: a
 // window, a shift or a copy of earlier data shows up as a share near 1.
@@ -798,7 +799,7 @@ TEST(FreshInputs, EachSampleRefillsTheSameBuffersOnTheGpu) {
     const LabSpec spec = parse_lab_spec(kLabs / lab / "lab.json");
     const fs::path solution = solution_file(spec);
     const std::unique_ptr<StudentProgram> program =
-        load_student_program(spec, solution, {context.sm(), context.sm_count()}, {});
+        dynamic_cast<const KernelRunner&>(*spec.runner).load(spec, solution, {context.sm(), context.sm_count()}, {});
     const std::unique_ptr<StudentVariant> variant = program->make_variant();
     const Shape shape{1, 100003, 1};
     CostLog costs;

@@ -1,8 +1,8 @@
-// `lab grade --format`: the grading systems' results files (lab/autograder_results.h) from
+// `lab grade --format`: the grading systems' results files (lab/grading/autograder_results.h) from
 // synthetic grades (CPU): a test per check size with its share, the performance test, refused, did
 // not compile, visibility, scores that add up; bad flags refused in one line, exit 2, before
 // anything runs (CPU, through the binary); lab 1's solution graded for real (GPU; skipped without).
-// tests/lab_autograder/ holds the files to each system's published schema (lab/schemas/).
+// tests/lab_autograder/ holds the files to each system's published schema (lab/grading/schemas/).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,10 +12,10 @@
 
 #include "common/gpu.h"
 #include "harness/device_peaks.h"
-#include "lab/autograder_results.h"
-#include "lab/grading.h"
-#include "lab/lab_check.h"
-#include "lab/lab_spec.h"
+#include "lab/grading/autograder_results.h"
+#include "lab/grading/grading.h"
+#include "lab/commands/lab_check.h"
+#include "lab/spec/lab_spec.h"
 #include "lab_test_support.h"
 
 namespace {

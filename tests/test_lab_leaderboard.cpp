@@ -1,4 +1,4 @@
-// `layerbench lab leaderboard` (lab/leaderboard.h): the grade files read and checked, the ranking,
+// `layerbench lab leaderboard` (lab/grading/leaderboard.h): the grade files read and checked, the ranking,
 // refused and unranked submissions kept apart, grade files merged, the page's escaping, and the
 // command's bad input and outputs (CPU only). The page in a browser: tests/python/test_lab_leaderboard.py.
 #include <gtest/gtest.h>
@@ -9,9 +9,9 @@
 
 #include "common/usage_error.h"
 #include "harness/device_peaks.h"
-#include "lab/grading.h"
-#include "lab/lab_spec.h"
-#include "lab/leaderboard.h"
+#include "lab/grading/grading.h"
+#include "lab/spec/lab_spec.h"
+#include "lab/grading/leaderboard.h"
 #include "lab_test_support.h"
 
 namespace {

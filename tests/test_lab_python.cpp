@@ -1,6 +1,6 @@
 // The Python labs (lab 05, Numba): the rules check in the parent (no GPU: a file that breaks them
 // fails before any child starts), `lab start`, and on a GPU the solution, the skeleton and each
-// planted submission through `lab check`. Planted files (tests/labs/planted/05-*/*.py) start with
+// planted submission through `lab check`. Planted files (labs/05-*/wrong/*.py) start with
 // "# expect: <substring of the output>". The rules themselves, case by case, are pytest's
 // (tests/python/test_lab_python_rules.py). And the labs whose CUDA C++ kernel text a Python layer
 // compiles and launches (06 PyCUDA, 07 cuda.core; their runners' own checks are
@@ -18,10 +18,11 @@
 #include <vector>
 
 #include "common/gpu.h"
-#include "lab/lab_check.h"
-#include "lab/lab_spec.h"
-#include "lab/sanitize.h"
-#include "lab/student_program.h"
+#include "lab/commands/lab_check.h"
+#include "lab/spec/lab_spec.h"
+#include "lab/runners/runner.h"
+#include "lab/commands/sanitize.h"
+#include "lab/child/student_program.h"
 #include "lab_test_support.h"
 #include "variants/python/python_layer.h"
 
@@ -33,7 +34,7 @@ using namespace lb::lab;
 using namespace lb::lab::testing;
 
 const std::string kLab = "05-numba-vector-add";
-const fs::path kPlanted = planted_dir(kLab);
+const fs::path kPlanted = wrong_dir(kLab);
 // The planted files that break the rules: rejected in the parent, with no GPU.
 const std::set<std::string> kRuleBreakers = {"host_numpy.py", "host_function.py", "patches_timer.py"};
 
@@ -66,8 +67,8 @@ TEST(PythonLabSpec, Lab05ParsesAsAPythonLab) {
   const LabSpec spec = find_lab(kLabs, "5");
   EXPECT_EQ(spec.name, kLab);
   EXPECT_EQ(spec.student_file, "vector_add.py");
-  EXPECT_TRUE(is_python_lab(spec));
-  EXPECT_FALSE(is_python_lab(find_lab(kLabs, "1")));
+  EXPECT_EQ(spec.runner->name(), "numba");
+  EXPECT_EQ(find_lab(kLabs, "1").runner->name(), "nvrtc");
   EXPECT_EQ(spec.arguments, (std::vector<std::string>{"a", "b", "c", "n"}));
   EXPECT_EQ(spec.launch.block_x, 256u);
 }
@@ -75,12 +76,12 @@ TEST(PythonLabSpec, Lab05ParsesAsAPythonLab) {
 TEST(PythonLabSpec, PrecheckPassesTheSolutionAndSkeletonAndRejectsRuleBreakers) {
   SKIP_WITHOUT_EMBEDDED_PYTHON();
   const LabSpec spec = find_lab(kLabs, kLab);
-  EXPECT_NO_THROW(precheck_student_file(spec, solution_file(kLab, "vector_add.py")));
-  EXPECT_NO_THROW(precheck_student_file(spec, spec.dir / "vector_add.py"));
+  EXPECT_NO_THROW(spec.runner->precheck(spec, solution_file(kLab, "vector_add.py")));
+  EXPECT_NO_THROW(spec.runner->precheck(spec, spec.dir / "vector_add.py"));
   for (const std::string& name : kRuleBreakers) {
     const fs::path file = kPlanted / name;
     try {
-      precheck_student_file(spec, file);
+      spec.runner->precheck(spec, file);
       ADD_FAILURE() << file << " passed the rules check";
     } catch (const StudentCompileError& e) {
       const std::string message = e.what();
@@ -88,7 +89,7 @@ TEST(PythonLabSpec, PrecheckPassesTheSolutionAndSkeletonAndRejectsRuleBreakers) 
       EXPECT_TRUE(has(message, expected_of(file))) << message;
     }
   }
-  EXPECT_THROW(precheck_student_file(spec, "no_such_file.py"), UsageError);
+  EXPECT_THROW(spec.runner->precheck(spec, "no_such_file.py"), UsageError);
 }
 
 TEST_F(PythonLab, HostComputeIsRejectedBeforeAnyGpuWithFileAndLine) {
@@ -177,27 +178,27 @@ TEST_F(PythonLab, ABuildWithoutPythonRefusesThePythonLabSayingWhy) {
 // --- the kernel-text labs: CUDA C++ compiled and launched by a Python layer ----------------------
 
 // Each lab whose student file is CUDA C++ that a Python layer compiles and launches, and its runner.
-const std::vector<std::pair<std::string, LabRunner>> kKernelTextLabs = {
-    {"06-pycuda-vector-add", LabRunner::kPycuda}, {"07-cuda-core-saxpy", LabRunner::kCudaCore}};
+const std::vector<std::pair<std::string, std::string>> kKernelTextLabs = {
+    {"06-pycuda-vector-add", "pycuda"}, {"07-cuda-core-saxpy", "cuda-core"}};
 
 TEST(KernelTextLabSpec, ParseWithTheirRunnersAndNeedTheEmbeddedInterpreter) {
   for (const auto& [name, runner] : kKernelTextLabs) {
     const LabSpec spec = find_lab(kLabs, name);
-    EXPECT_EQ(spec.runner, runner) << name;
+    EXPECT_EQ(spec.runner->name(), runner) << name;
     EXPECT_EQ(fs::path(spec.student_file).extension(), ".cu") << name;
-    EXPECT_FALSE(is_python_lab(spec)) << name;  // CUDA C++ text: no Python rules, NVRTC in the parent
-    EXPECT_TRUE(needs_embedded_python(spec)) << name;
+    EXPECT_EQ(spec.runner->compile_failed_as(), "does not compile") << name;  // CUDA C++ text: no Python rules
+    EXPECT_TRUE(spec.runner->embedded_python()) << name;
   }
-  EXPECT_TRUE(needs_embedded_python(find_lab(kLabs, kLab)));
-  EXPECT_FALSE(needs_embedded_python(find_lab(kLabs, "1")));
+  EXPECT_TRUE(find_lab(kLabs, kLab).runner->embedded_python());
+  EXPECT_FALSE(find_lab(kLabs, "1").runner->embedded_python());
 }
 
 TEST(KernelTextLabSpec, PrecheckCompilesTheTextWithNvrtcWithoutAGpu) {
   for (const auto& [name, runner] : kKernelTextLabs) {
     const LabSpec spec = find_lab(kLabs, name);
-    EXPECT_NO_THROW(precheck_student_file(spec, spec.dir / spec.student_file)) << name;
-    EXPECT_NO_THROW(precheck_student_file(spec, solution_file(name, spec.student_file))) << name;
-    EXPECT_THROW(precheck_student_file(spec, "no_such_file.cu"), UsageError) << name;
+    EXPECT_NO_THROW(spec.runner->precheck(spec, spec.dir / spec.student_file)) << name;
+    EXPECT_NO_THROW(spec.runner->precheck(spec, solution_file(name, spec.student_file))) << name;
+    EXPECT_THROW(spec.runner->precheck(spec, "no_such_file.cu"), UsageError) << name;
   }
 }
 

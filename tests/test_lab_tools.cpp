@@ -11,8 +11,8 @@
 #include <sstream>
 
 #include "common/gpu.h"
-#include "lab/profile.h"
-#include "lab/sanitize.h"
+#include "lab/commands/profile.h"
+#include "lab/commands/sanitize.h"
 #include "lab_test_support.h"
 
 namespace {

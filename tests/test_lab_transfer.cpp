@@ -1,4 +1,4 @@
-// Lab 8, the transfer lab (runner nvcc-host, labs/08-transfer): the rules on the student's text,
+// Lab 8, the transfer lab (runner host-trip, labs/08-transfer): the rules on the student's text,
 // the symbol check through a real nvcc compile, the limiter and the tail feedback on synthetic
 // figures, the parent's clock (the watchdog's line arrival times, the trip marks, a grade timed by
 // a stand-in child that lies about its own times), the spec, list/start/profile and the rule
@@ -15,16 +15,17 @@
 #include <vector>
 
 #include "common/gpu.h"
-#include "lab/lab_check.h"
-#include "lab/lab_grade.h"
-#include "lab/lab_spec.h"
-#include "lab/student_program.h"
-#include "lab/transfer_build.h"
-#include "lab/transfer_feedback.h"
-#include "lab/transfer_lab.h"
-#include "lab/transfer_rules.h"
-#include "lab/trip_clock.h"
-#include "lab/watchdog.h"
+#include "lab/commands/lab_check.h"
+#include "lab/commands/lab_grade.h"
+#include "lab/spec/lab_spec.h"
+#include "lab/runners/runner.h"
+#include "lab/child/student_program.h"
+#include "lab/runners/host_trip/trip_build.h"
+#include "lab/runners/host_trip/trip_feedback.h"
+#include "lab/runners/host_trip/trip_child.h"
+#include "lab/runners/host_trip/trip_rules.h"
+#include "lab/runners/host_trip/trip_clock.h"
+#include "lab/child/watchdog.h"
 #include "lab_test_support.h"
 #include "workloads/problem.h"
 
@@ -38,7 +39,7 @@ using nlohmann::json;
 
 const fs::path kLab = kLabs / "08-transfer";
 const fs::path kSolution = solution_file("08-transfer", "transfer.cu");
-const fs::path kPlanted = planted_dir("08-transfer");
+const fs::path kPlanted = wrong_dir("08-transfer");
 
 std::string violations_text(const std::string& source) {
   std::string text;
@@ -280,7 +281,7 @@ TEST(TransferLimiter, TheBoundCountsBothDirectionsSharingTheLink) {
   EXPECT_NEAR(bound_ms(f.bytes, f.link), 10.92, 0.01);
   f.trip_ms = 11.06;  // the solution, and ours
   EXPECT_TRUE(has(limiter_line(f), "at the link")) << limiter_line(f);
-  f.trip_ms = 13.25;  // tests/labs/planted/08-transfer/too_few_chunks.cu: 2 chunks
+  f.trip_ms = 13.25;  // labs/08-transfer/wrong/too_few_chunks.cu: 2 chunks
   EXPECT_TRUE(has(limiter_line(f), "too few chunks")) << limiter_line(f);
   EXPECT_TRUE(has(limiter_line(f), "behaves like 2 chunks")) << limiter_line(f);
   f.trip_ms = 14.0;  // too_few_chunks.cu in a run where its one window overlapped less (share 0.83)
@@ -561,9 +562,10 @@ TEST_F(TransferParent, MarksThatDoNotMatchTheBenchmarkLineEarnNoPerformancePoint
 
 TEST(TransferSpec, Lab8IsGradedEndToEndAndHasNoLaunch) {
   const LabSpec spec = find_lab(kLabs, "08");
-  EXPECT_EQ(spec.runner, LabRunner::kNvccHost);
-  EXPECT_TRUE(graded_end_to_end(spec));
-  EXPECT_FALSE(graded_end_to_end(find_lab(kLabs, "1")));
+  EXPECT_EQ(spec.runner->name(), "host-trip");
+  EXPECT_FALSE(spec.runner->times_one_kernel());
+  EXPECT_FALSE(spec.runner->takes_launch());
+  EXPECT_TRUE(find_lab(kLabs, "1").runner->times_one_kernel());
   EXPECT_EQ(spec.workload->name(), "vector_add");
   EXPECT_EQ(spec.check_size_texts, (std::vector<std::string>{"1", "1000", "65539", "1048577", "16777219"}));
   EXPECT_EQ(spec.benchmark_sizes.front().n, std::int64_t{1} << 26);
@@ -589,11 +591,11 @@ TEST_F(TransferCli, ASpecWithALaunchOrOtherArgumentsIsRefused) {
                                                                           "\"cover_n\"}, \"check_sizes\"").string() +
                              " list");
   EXPECT_EQ(launch.code, 2) << launch.out << launch.err;
-  EXPECT_TRUE(has(launch.err, "field 'launch': the nvcc-host runner's student launches their own kernels")) << launch.err;
+  EXPECT_TRUE(has(launch.err, "field 'launch': the host-trip runner's student launches their own kernels")) << launch.err;
   const Outcome args = run("lab --labs " + spec_with("[\"a\", \"b\", \"c\", \"n\"]", "[\"c\", \"a\", \"b\", \"n\"]").string() +
                            " list");
   EXPECT_EQ(args.code, 2) << args.out << args.err;
-  EXPECT_TRUE(has(args.err, "field 'arguments': the nvcc-host runner calls its trip with two inputs")) << args.err;
+  EXPECT_TRUE(has(args.err, "field 'arguments': the host-trip runner calls its trip with two inputs")) << args.err;
 }
 
 TEST_F(TransferCli, ListShowsItAndStartCopiesTheSkeletonAndReadme) {
@@ -604,7 +606,7 @@ TEST_F(TransferCli, ListShowsItAndStartCopiesTheSkeletonAndReadme) {
   EXPECT_EQ(start.code, 0) << start.out << start.err;
   for (const char* name : {"README.md", "lab.json", "transfer.cu"}) EXPECT_TRUE(fs::exists(dir_ / "08-transfer" / name)) << name;
   EXPECT_EQ(slurp(dir_ / "08-transfer" / "transfer.cu"), slurp(kLab / "transfer.cu"));
-  EXPECT_FALSE(fs::exists(dir_ / "08-transfer" / "solutions"));
+  for (const char* folder : {"solution", "wrong", "expected"}) EXPECT_FALSE(fs::exists(dir_ / "08-transfer" / folder)) << folder;
 }
 
 // The rules run in the parent: a breaker fails `lab check` at once, without a GPU or nvcc.

@@ -17,8 +17,9 @@
 #include "common/format_number.h"
 #include "common/gpu.h"
 #include "harness/device_peaks.h"
-#include "lab/grading.h"
-#include "lab/lab_spec.h"
+#include "lab/grading/grading.h"
+#include "lab/spec/lab_spec.h"
+#include "lab/runners/runner.h"
 #include "lab_test_support.h"
 #include "workloads/workload.h"
 
@@ -182,7 +183,7 @@ TEST(RateLimit, ColdReadsAreAllFromDram) {
 // at 2^26 on the H100, cold, under the old limit (4166.0 GB/s: W / (W - L2)). Ours is the figure in
 // the committed lab 3 grade. The new limit is the DRAM peak itself; what it says to the cheat:
 TEST(RateLimit, TheIssuesReduceCheatAgainstTheNewBound) {
-  const fs::path file = kRoot / "docs" / "results" / "h100" / "labs" / "03-reduce.solution.json";
+  const fs::path file = kLabs / "03-reduce" / "expected" / "h100.solution.json";
   if (!fs::exists(file)) GTEST_SKIP() << "no committed lab 3 grade in this tree";
   const nlohmann::json j = nlohmann::json::parse(slurp(file));
   const std::optional<DevicePeaks> peaks = peaks_from_json(j.at("peaks"));
@@ -302,14 +303,12 @@ TEST(RateLimit, EveryCommittedLabGradeIsWithinItsLimit) {
   double worst = 0;
   std::string worst_case;
   int checked = 0;
-  for (const char* gpu : {"h100", "h200"}) {
-    const fs::path dir = kRoot / "docs" / "results" / gpu / "labs";
-    if (!fs::is_directory(dir)) continue;
-    for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
-      if (!e.is_regular_file() || e.path().extension() != ".json") continue;
+  {
+    for (const fs::path& path : expected_grade_files()) {
+      const fs::directory_entry e(path);
       const nlohmann::json j = nlohmann::json::parse(slurp(e.path()));
       const LabSpec spec = find_lab(kLabs, j.at("lab").get<std::string>());
-      if (graded_end_to_end(spec)) continue;
+      if (!spec.runner->times_one_kernel()) continue;  // the host link's limit: tests/test_lab_transfer.cpp
       const std::optional<DevicePeaks> peaks = peaks_from_json(j.at("peaks"));
       ASSERT_TRUE(peaks) << e.path();
       for (const nlohmann::json& s : j.at("submissions"))
@@ -325,7 +324,7 @@ TEST(RateLimit, EveryCommittedLabGradeIsWithinItsLimit) {
             if (!b.contains(who) || !b[who].is_object()) continue;
             ++checked;
             const double ratio = limit.rate(b[who].at("gbps"), b[who].at("gflops")) / limit.limit;
-            const std::string name = e.path().filename().string() + " " + who + " at " + label;
+            const std::string name = fs::relative(e.path(), kLabs).string() + " " + who + " at " + label;
             EXPECT_LE(ratio, 1.0) << name;
             if (ratio > worst) worst = ratio, worst_case = name;
           }
@@ -361,7 +360,7 @@ TEST(RateLimit, OldAndNewLimitsAtTheDefaultAndLabSizes) {
     if (w->figure() == Figure::kBandwidth)
       for (const Shape& s : w->default_sizes()) add(w, s);
   for (const LabSpec& spec : all_labs(kLabs))
-    if (!graded_end_to_end(spec) && spec.workload->figure() == Figure::kBandwidth)
+    if (spec.runner->times_one_kernel() && spec.workload->figure() == Figure::kBandwidth)
       for (const Shape& s : spec.benchmark_sizes) add(spec.workload, s);
   std::printf("H100 peaks of %s: DRAM %.2f GB/s, L2 %.0f bytes; limits in GB/s, '-' not checked\n",
               fs::relative(file, kRoot).string().c_str(), peaks->dram_gbps, peaks->l2_bytes);

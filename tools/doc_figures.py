@@ -11,7 +11,8 @@ A figure in a doc is followed by a marker naming its source and what to read the
 A marker right after a number (optionally in **bold**) owns that number and its unit, and an
 optional "(...)" after it; anything else (a name, a date, a command) is wrapped: `<!-- fig ... -->`
 before it and `<!-- /fig -->` after it. The first word names the source: `h100` is
-docs/results/h100/results.json, `h100/ladder-matmul.json` that file in docs/results/h100/. The rest
+docs/results/h100/results.json, `h100/ladder-matmul.json` that file in docs/results/h100/, and
+`labs/01-vector-add/expected/h100.solution.json` a lab's expected grade in its folder. The rest
 is a query:
 
   CASE FIELD[,FIELD2] [min|max|range] [OPTION...]      a case's figure (FIELD2 in parentheses)
@@ -120,6 +121,8 @@ _loaded: dict[Path, dict] = {}
 
 
 def source_path(name: str) -> Path:
+    if name.startswith("labs/"):  # a lab's grades from a real GPU, in its own folder (labs/NN-name/expected/)
+        return REPO / name
     path = RESULTS / name
     if "/" not in name.strip("/"):
         path = path / "results.json"

@@ -1,6 +1,6 @@
 // The device half of the input generator (workloads/random_draw.h): the same values as the host's
 // fill_random, written straight into device memory on a stream. The lab draws each timed sample's
-// inputs with it (lab/fresh_inputs.h); the tests hold it to the host's, bit for bit.
+// inputs with it (lab/child/fresh_inputs.h); the tests hold it to the host's, bit for bit.
 #pragma once
 #include <cuda_runtime.h>
 

@@ -38,7 +38,7 @@ LB_HOST_DEVICE constexpr std::uint64_t mix(std::uint64_t x) {
 
 // The key of one buffer's values: a seed and a stream (which buffer of the problem). Computed on
 // the host; the device fill gets it by value, as a kernel argument, and it is never stored in
-// device memory (lab/fresh_inputs.h says why that matters).
+// device memory (lab/child/fresh_inputs.h says why that matters).
 LB_HOST_DEVICE constexpr std::uint64_t stream_key(std::uint64_t seed, std::uint64_t stream) {
   return mix(seed ^ mix(stream + 0x51ED27u));
 }

@@ -1,5 +1,5 @@
 """`layerbench lab grade --format`: each grading system's file, as the real binary writes it, held to
-that system's published format (lab/schemas/*.schema.json, transcribed from its docs or source, each
+that system's published format (lab/grading/schemas/*.schema.json, transcribed from its docs or source, each
 citing it) and to what the schemas cannot say (scores within their maximum, adding up to the total).
 
 Without a GPU the binary grades through a stand-in child (LAYERBENCH_LAB_RUNNER: a shell script that
@@ -22,10 +22,10 @@ jsonschema = pytest.importorskip(
     "jsonschema", reason="jsonschema is not installed (scripts/install-report-deps.sh installs it)")
 
 ROOT = Path(__file__).resolve().parents[2]
-SCHEMAS = ROOT / "lab" / "schemas"
+SCHEMAS = ROOT / "lab" / "grading" / "schemas"
 EXE = Path(os.environ.get("LB_EXE") or ROOT / "build" / "layerbench")
 LAB = ROOT / "labs" / "01-vector-add"
-SOLUTION = ROOT / "labs" / "solutions" / "01-vector-add" / "vector_add.cu"
+SOLUTION = ROOT / "labs" / "01-vector-add" / "solution" / "vector_add.cu"
 SCHEMA_OF = {
     "gradescope": "gradescope-results.schema.json",
     "prairielearn": "prairielearn-results.schema.json",

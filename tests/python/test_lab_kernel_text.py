@@ -1,7 +1,7 @@
 """The Python runners of the kernel-text labs (python/layerbench/lab/kernel_text.py: PyCUDA, lab 06; cuda.core,
 lab 07) and what every Python runner shares (layerbench.lab.program: Program and Variant), no GPU needed:
 
-- one runner per lab.json "runner" name, the registry matching lab_spec.cpp's runner table, and
+- one runner per lab.json "runner" name, the registry matching the C++ runners (lab/runners/runners.cpp), and
   importing the runners imports neither PyCUDA nor cuda.core;
 - the shared Variant, driven through a runner whose "device" is host memory (NumPy) and whose
   "kernels" are NumPy functions of the grid: the lab's grid, the guard zone after the output, the
@@ -36,7 +36,6 @@ from lb_variant import Buffer, KernelArg, Problem, Setup, Size, Workload  # noqa
 from test_pycuda_layer import child, needs_pycuda  # noqa: E402  (tests/python is on pytest's path)
 
 LABS = ROOT / "labs"
-PLANTED = ROOT / "tests" / "labs" / "planted"
 
 # The descriptors as python_student_embedded.cpp hands them over (workloads/<w>/<w>.cpp), C types included.
 VECTOR_ADD = Workload("vector_add", (Buffer("a", ("n",)), Buffer("b", ("n",))), Buffer("c", ("n",)),
@@ -57,8 +56,8 @@ MATMUL = Workload("matmul", (Buffer("A", ("m", "k")), Buffer("B", ("k", "n"))), 
 # --- the registry ---------------------------------------------------------------------------------
 
 def spec_runner_names() -> list[str]:
-    """The runner names of lab_spec.cpp's table ({"name", LabRunner::k..., ".ext"})."""
-    return re.findall(r'\{"([\w-]+)", LabRunner::', (ROOT / "lab" / "lab_spec.cpp").read_text())
+    """The runner names of lab/runners/runners.cpp, one line each (make_unique<...Runner>("name", ".ext"))."""
+    return re.findall(r'make_unique<\w+>\("([\w-]+)"', (ROOT / "lab" / "runners" / "runners.cpp").read_text())
 
 
 def test_every_python_runner_is_a_runner_of_the_spec_and_every_lab_has_its_runner():
@@ -67,7 +66,7 @@ def test_every_python_runner_is_a_runner_of_the_spec_and_every_lab_has_its_runne
     assert set(L.RUNNERS) <= set(names)
     for lab in sorted(p for p in LABS.glob("*/lab.json")):
         runner = json.loads(lab.read_text()).get("runner")
-        if runner not in ("nvrtc", "nvcc-host", None):
+        if runner not in ("nvrtc", "host-trip", None):
             assert runner in L.RUNNERS, f"{lab}: no Python runner named {runner!r}"
 
 
@@ -283,7 +282,7 @@ def test_pycuda_prepare_types_are_the_c_parameter_types():
 
 def lab_files(lab: str) -> list[Path]:
     student = json.loads((LABS / lab / "lab.json").read_text())["student_file"]
-    return [LABS / lab / student, LABS / "solutions" / lab / student] + sorted((PLANTED / lab).glob("*.cu"))
+    return [LABS / lab / student, LABS / lab / "solution" / student] + sorted((LABS / lab / "wrong").glob("*.cu"))
 
 
 def test_lab_06_files_compile_with_pycuda_as_the_runner_compiles_them(tmp_path):

@@ -220,7 +220,8 @@ def test_signatures_follow_the_workloads_vocabulary():
 
 
 def test_guard_matches_the_cuda_labs():
-    text = (ROOT / "lab" / "lab_kernel.cpp").read_text() + (ROOT / "lab" / "lab_kernel.h").read_text()
+    text = (ROOT / "lab" / "runners" / "nvrtc" / "lab_kernel.cpp").read_text() + (
+        ROOT / "lab" / "runners" / "nvrtc" / "lab_kernel.h").read_text()
     assert "kGuardFloats = 1 << 16" in text and rules.GUARD_FLOATS == 1 << 16
     assert "0x7F8ABCDEu" in text and rules.GUARD_BITS == 0x7F8ABCDE
 
@@ -265,7 +266,7 @@ def run(path, arguments, workload, block, grid, shape, zero=False, alpha=2.0, po
     count = {"matmul": m * n, "reduce": 1}.get(workload, n)
     start = np.full(count, np.nan, np.float32) if workload != "saxpy" else rng.random(n, dtype=np.float32)
     v.upload(Problem(m, n, k, alpha, inputs, start), 0)
-    if fresh:  # a timed sample (lab/fresh_inputs.h): new values written at the same device addresses
+    if fresh:  # a timed sample (lab/child/fresh_inputs.h): new values written at the same device addresses
         import ctypes
 
         v.run(0)  # the first problem, so that the sample must replace its inputs and output

@@ -1,4 +1,4 @@
-"""The coursework labs' sources and specs (labs/, labs/solutions/, tests/labs/planted/), no GPU
+"""The coursework labs' sources and specs (labs/<lab>/: its files, solution/ and wrong/), no GPU
 needed: every lab.json has every field of the format in docs/labs.md with a valid vocabulary;
 every skeleton, reference solution and planted mistake compiles with NVRTC alone (no include
 path, as the runner compiles a student's file) for sm_90 and defines the lab's kernel with the
@@ -22,8 +22,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 LABS = ROOT / "labs"
-SOLUTIONS = LABS / "solutions"
-PLANTED = ROOT / "tests" / "labs" / "planted"
+
+def solution_dir(lab: str) -> Path:
+    return LABS / lab / "solution"
+
+
+def wrong_dir(lab: str) -> Path:
+    return LABS / lab / "wrong"
+
 
 # The argument vocabulary of each workload, in the order the runner passes them, with C types.
 VOCABULARY = {
@@ -35,14 +41,14 @@ VOCABULARY = {
 FIELDS = ["title", "order", "workload", "student_file", "kernel", "signature", "arguments", "output_starts",
           "launch", "check_sizes", "benchmark_sizes", "points", "baseline_layer", "tiers", "time_limit_s"]
 GRIDS = {"cover_n": 1, "grid_stride": 1, "cover_mn": 2}  # grid rule -> block dimensions it needs
-# The functions an nvcc-host lab's file defines (lab/trip.h), the spec's kernel among them.
+# The functions a host-trip lab's file defines (lab/runners/host_trip/trip.h), the spec's kernel among them.
 TRIP_FUNCTIONS = ["lab_host_alloc", "lab_host_free", "lab_setup", "lab_trip", "lab_teardown"]
 SIZE_1D = re.compile(r"^(\d+|2\^\d+)$")
 SIZE_MNK = re.compile(r"^\d+x\d+x\d+$")
 
 
 def lab_dirs() -> list[Path]:
-    return sorted(p for p in LABS.iterdir() if p.is_dir() and p.name != "solutions")
+    return sorted(p for p in LABS.iterdir() if (p / "lab.json").is_file())
 
 
 LAB_NAMES = [p.name for p in lab_dirs()]
@@ -62,7 +68,7 @@ PYTHON_LABS = [lab for lab in LAB_NAMES if is_python_lab(lab)]
 
 def parse_signature(signature: str) -> tuple[str, list[tuple[str, str]]]:
     """'void k(const float* a, long long n)' -> ('k', [('const float*', 'a'), ('long long', 'n')]); an
-    nvcc-host lab's trip returns cudaError_t."""
+    host-trip lab's trip returns cudaError_t."""
     m = re.fullmatch(r"\s*(?:void|cudaError_t)\s+(\w+)\s*\((.*)\)\s*", signature)
     if not m:
         raise ValueError(f"not a void kernel signature: {signature!r}")
@@ -79,10 +85,10 @@ def parse_signature(signature: str) -> tuple[str, list[tuple[str, str]]]:
 
 def spec_errors(spec: dict) -> list[str]:
     """Everything wrong with one lab.json; empty when it is valid."""
-    host = spec.get("runner") == "nvcc-host"  # the student's host code launches: no launch shape
+    host = spec.get("runner") == "host-trip"  # the student's host code launches: no launch shape
     errors = [f"missing field {f!r}" for f in FIELDS if f not in spec and not (host and f == "launch")]
     if host and "launch" in spec:
-        errors.append("an nvcc-host lab has no launch")
+        errors.append("a host-trip lab has no launch")
     if errors:
         return errors
     workload = spec["workload"]
@@ -117,7 +123,7 @@ def spec_errors(spec: dict) -> list[str]:
         errors.append(f"output_starts {spec['output_starts']!r} is not poison or zero")
     if spec["output_starts"] == "zero" and workload != "reduce":
         errors.append("output_starts zero is for reduce only")
-    launch = spec.get("launch", {"grid": "cover_n", "block": [1]})  # nvcc-host: none, nothing to check
+    launch = spec.get("launch", {"grid": "cover_n", "block": [1]})  # host-trip: none, nothing to check
     grid, block = launch.get("grid"), launch.get("block")
     if grid not in GRIDS:
         errors.append(f"launch.grid {grid!r} is not one of {list(GRIDS)}")
@@ -189,8 +195,8 @@ def sources() -> list[tuple[str, str, Path]]:
     for lab in CUDA_LABS:
         student = load_spec(lab)["student_file"]
         out.append((lab, "skeleton", LABS / lab / student))
-        out.append((lab, "solution", SOLUTIONS / lab / student))
-        out += [(lab, "planted", p) for p in sorted((PLANTED / lab).glob("*.cu"))]
+        out.append((lab, "solution", solution_dir(lab) / student))
+        out += [(lab, "planted", p) for p in sorted(wrong_dir(lab).glob("*.cu"))]
     return out
 
 
@@ -216,8 +222,8 @@ def test_lab_folder_has_readme_skeleton_solution_and_planted_mistakes(lab):
     assert f"layerbench lab grade {lab}" in readme, "the student's README says how to get a grade"
     assert "Not graded yet" not in readme
     assert (LABS / lab / spec["student_file"]).is_file()
-    assert (SOLUTIONS / lab / spec["student_file"]).is_file()
-    assert len(list((PLANTED / lab).glob("*" + Path(spec["student_file"]).suffix))) >= 1
+    assert (solution_dir(lab) / spec["student_file"]).is_file()
+    assert len(list(wrong_dir(lab).glob("*" + Path(spec["student_file"]).suffix))) >= 1
 
 
 @pytest.mark.parametrize("mutate, message", [
@@ -244,7 +250,7 @@ def test_the_spec_check_rejects_a_bad_spec(mutate, message):
 def test_source_compiles_with_nvrtc_alone_and_defines_the_kernel(lab, role, path):
     spec = load_spec(lab)
     source = path.read_text()
-    if spec.get("runner") == "nvcc-host":  # host code, built by nvcc in the child: tests/test_lab_transfer.cpp
+    if spec.get("runner") == "host-trip":  # host code, built by nvcc in the child: tests/test_lab_transfer.cpp
         code = strip_comments(source)
         for function in TRIP_FUNCTIONS:
             assert re.search(r'extern\s+"C"\s+[\w\s*]*\b' + function + r"\s*\(", code), f"no extern \"C\" {function}"
@@ -272,7 +278,7 @@ def test_a_host_include_does_not_compile_with_nvrtc_alone():
 def test_skeleton_has_gaps_and_is_not_the_solution(lab):
     spec = load_spec(lab)
     skeleton = (LABS / lab / spec["student_file"]).read_text()
-    solution = (SOLUTIONS / lab / spec["student_file"]).read_text()
+    solution = (solution_dir(lab) / spec["student_file"]).read_text()
     assert "//@@" in skeleton
     assert "//@@" not in solution
     # The kernel body without comments: a skeleton's must be (much) shorter than the solution's.
@@ -283,8 +289,8 @@ def test_skeleton_has_gaps_and_is_not_the_solution(lab):
 def test_no_file_in_the_lab_folder_is_a_solution(lab):
     strip = strip_py_comments if is_python_lab(lab) else strip_comments
     suffix = Path(load_spec(lab)["student_file"]).suffix
-    solutions = {strip(p.read_text()) for p in (SOLUTIONS / lab).iterdir() if p.is_file()}
-    for p in (LABS / lab).rglob("*"):
+    solutions = {strip(p.read_text()) for p in (solution_dir(lab)).iterdir() if p.is_file()}
+    for p in (LABS / lab).iterdir():  # what `lab start` copies: the lab folder's own files
         if p.is_file() and p.suffix in (".cu", ".cuh", ".h", ".py"):
             assert strip(p.read_text()) not in solutions, f"{p} is a solution"
             assert p.suffix != suffix or p.name == load_spec(lab)["student_file"], f"{p}: one {suffix} per lab folder"
@@ -309,7 +315,7 @@ def test_planted_mistake_says_what_to_expect_and_differs_from_the_solution(lab, 
     header, description = planted_header(path, "//")
     assert header, "first lines: // expect: <short substring>, or // expect-check: pass, ... (tests/test_lab.cpp)"
     assert description.startswith("// ") and len(description) > 10, "after them: what the mistake is"
-    solution = (SOLUTIONS / lab / load_spec(lab)["student_file"]).read_text()
+    solution = (solution_dir(lab) / load_spec(lab)["student_file"]).read_text()
     assert strip_comments(path.read_text()) != strip_comments(solution)
 
 
@@ -342,8 +348,8 @@ def python_sources() -> list[tuple[str, str, Path]]:
     for lab in PYTHON_LABS:
         student = load_spec(lab)["student_file"]
         out.append((lab, "skeleton", LABS / lab / student))
-        out.append((lab, "solution", SOLUTIONS / lab / student))
-        out += [(lab, "planted", p) for p in sorted((PLANTED / lab).glob("*.py"))]
+        out.append((lab, "solution", solution_dir(lab) / student))
+        out += [(lab, "planted", p) for p in sorted(wrong_dir(lab).glob("*.py"))]
     return out
 
 
@@ -384,12 +390,12 @@ def test_python_planted_files_cover_the_rules_and_the_gpu(lab):
     rules = lab_rules()
     spec = load_spec(lab)
     rejected = []
-    for p in sorted((PLANTED / lab).glob("*.py")):
+    for p in sorted(wrong_dir(lab).glob("*.py")):
         try:
             rules.check_file(str(p), spec["kernel"], len(spec["arguments"]))
         except rules.StudentError:
             rejected.append(p.name)
-    total = len(list((PLANTED / lab).glob("*.py")))
+    total = len(list(wrong_dir(lab).glob("*.py")))
     assert len(rejected) >= 2, "planted rule breakers (host code, patching) are missing"
     assert total - len(rejected) >= 3, "planted files that are wrong on the GPU are missing"
 
@@ -398,7 +404,7 @@ def test_python_planted_files_cover_the_rules_and_the_gpu(lab):
 def test_python_skeleton_has_gaps_and_is_not_the_solution(lab):
     spec = load_spec(lab)
     skeleton = (LABS / lab / spec["student_file"]).read_text()
-    solution = (SOLUTIONS / lab / spec["student_file"]).read_text()
+    solution = (solution_dir(lab) / spec["student_file"]).read_text()
     assert "#@@" in skeleton
     assert "#@@" not in solution
     assert len(strip_py_comments(skeleton)) < len(strip_py_comments(solution))
@@ -410,5 +416,5 @@ def test_python_planted_mistake_says_what_to_expect(lab, role, path):
     header, description = planted_header(path, "#")
     assert header, "first lines: # expect: <short substring>, or # expect-check: pass, ... (tests/test_lab.cpp)"
     assert description.startswith("# ") and len(description) > 10, "after them: what the mistake is"
-    solution = (SOLUTIONS / lab / load_spec(lab)["student_file"]).read_text()
+    solution = (solution_dir(lab) / load_spec(lab)["student_file"]).read_text()
     assert strip_py_comments(path.read_text()) != strip_py_comments(solution)

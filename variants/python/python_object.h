@@ -1,5 +1,5 @@
 // The one C++/Python boundary that the Python layers (python_layer.cpp's PythonVariant) and the
-// Python labs (lab/python_student_embedded.cpp's PythonStudentVariant) both use: a Python
+// Python labs (lab/runners/python/python_student_embedded.cpp's PythonStudentVariant) both use: a Python
 // exception as the harness's error, the objects the variant protocol takes (lb_variant.Size,
 // Setup, Problem, Workload), the harness's host buffers as NumPy views and its stream as an
 // integer handle, and a Python object implementing lb_variant.Variant, called with all of that.

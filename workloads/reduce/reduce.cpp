@@ -41,7 +41,7 @@ class Reduce final : public Workload {
 
   // The recipe's draw, with one adjustment: a sum of exactly 0 would let an output that starts at
   // 0 (a lab's, for atomics) pass unwritten, so x[0] is flipped, making it -2 x[0]. The lab's
-  // timed samples, drawn on the device, skip this adjustment (lab/fresh_inputs.h): there, a zero
+  // timed samples, drawn on the device, skip this adjustment (lab/child/fresh_inputs.h): there, a zero
   // sum (about 1 sample in 10^6 at 2^20) is verified against the inputs the device drew.
   HostProblem make_problem(const Shape& s, std::uint64_t seed) const override {
     HostProblem p = recipe_problem(*this, s, seed);

@@ -1,6 +1,6 @@
 """The Python labs (docs/labs.md, "Python labs"): the rules a student's file must follow, checked
 on its syntax tree before it is imported, and the runner that compiles its kernel with Numba and
-launches it for the harness (lab/python_student_embedded.cpp imports this package, layerbench.lab, and calls both). The runners of the labs
+launches it for the harness (lab/runners/python/python_student_embedded.cpp imports this package, layerbench.lab, and calls both). The runners of the labs
 whose student writes CUDA C++ kernel text launched from Python (PyCUDA, cuda.core) are in
 kernel_text.py; what every runner shares (the buffers and their guard zone, the argument
 binding, the grid, the device addresses timing draws fresh inputs at) is Program and Variant (program.py); the rules are rules.py, the numba runner numba_runner.py.
@@ -58,7 +58,7 @@ def load(path: str, kernel: str, arguments, workload: lb_variant.Workload, block
          exact_buffers: bool = False, output_starts_zero: bool = False, sm_count: int = 1,
          runner: str = "numba") -> Program:
     """The student's file, compiled for the lab by `runner`, lab.json's "runner"
-    (lab/python_student_embedded.cpp calls this): `workload` is the lab's workload's descriptor,
+    (lab/runners/python/python_student_embedded.cpp calls this): `workload` is the lab's workload's descriptor,
     `output_starts_zero` the spec's output_starts ("zero"), `sm_count` the device's (the
     grid-stride rule's grid)."""
     return runner_class(runner)(path, kernel, arguments, workload, block, grid, line_info, exact_buffers,

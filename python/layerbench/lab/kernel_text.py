@@ -1,7 +1,7 @@
 """The runners of the labs whose student writes CUDA C++ kernel text and a Python layer compiles
 and launches it (docs/labs.md, "Python labs"): PyCUDA (lab 06: SourceModule, nvcc) and cuda.core
 (lab 07: Program, NVRTC). The student's file is device code only, as for the CUDA C++ labs; the
-parent has already compiled it with NVRTC for sm_90 (lab/student_program.cpp), so a compile error
+parent has already compiled it with NVRTC for sm_90 (lab/runners/python/python_runner.cpp), so a compile error
 is reported without a GPU. Here, in the child, the runner's library compiles it again for the
 GPU and launches it with the lab's shape; what the runners share (the buffers and their guard
 zone, the argument binding, the grid, the device addresses timing draws fresh inputs at) is program.py's Program and Variant.

@@ -86,7 +86,7 @@ class Program:
 class Variant:
     """One size of the student's kernel, for any runner: the workload's inputs and its output, the
     output followed by its guard zone in one allocation, each kernel parameter bound as the
-    workload's descriptor says, the lab's launch. Called by lab/python_student_embedded.cpp."""
+    workload's descriptor says, the lab's launch. Called by lab/runners/python/python_student_embedded.cpp."""
 
     run_waits = False
 
@@ -148,7 +148,7 @@ class Variant:
         p.sync()
 
     def device_pointers(self):
-        """For timing (lab/fresh_inputs.h): (each input's device address, the output's) as ints.
+        """For timing (lab/child/fresh_inputs.h): (each input's device address, the output's) as ints.
         Before each timed sample the grade draws fresh inputs and the output's starting contents
         there, on the device, so the kernel's arguments stay the same every sample."""
         p = self.program

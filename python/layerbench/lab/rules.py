@@ -22,7 +22,7 @@ FORBIDDEN_NAMES = ("exec", "eval", "compile", "open", "__import__", "globals", "
 RULE = "only @cuda.jit kernels, imports of numba and math, and constant assignments may be at the top of a lab file"
 
 # What one copy of the output is followed by, on the device: a guard zone of this many floats, each
-# holding the NaN bit pattern GUARD_BITS, compared bit for bit after the run (lab/lab_kernel.cpp's
+# holding the NaN bit pattern GUARD_BITS, compared bit for bit after the run (lab/runners/nvrtc/lab_kernel.cpp's
 # StudentKernel::kGuardFloats and kGuardBits: the same for CUDA C++ and Python labs).
 GUARD_FLOATS = 1 << 16
 GUARD_BITS = 0x7F8ABCDE

@@ -1,0 +1,27 @@
+// `layerbench lab grade`: check each submission, then time it beside the runtime layer at the
+// lab's benchmark sizes, and grade it (grading.h), printing a grade per submission and writing
+// them as JSON, CSV and markdown where asked.
+#pragma once
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "lab/grading/autograder_results.h"
+#include "lab/commands/lab_check.h"
+
+namespace lb::lab {
+
+struct GradeOptions {
+  CheckOptions check;
+  std::string json_path, csv_path, markdown_path;  // empty: not written
+  AutograderRequest autograder;  // --format: one grading system's results file (one submission)
+};
+
+// Returns 0 when every submission passed its check, 1 when one did not, 3 when there is no usable
+// GPU; UsageError (2) for a missing file, an unwritable output or a bad --format request, before
+// anything runs.
+int grade_submissions(const LabSpec& spec, const std::vector<std::filesystem::path>& files,
+                      const GradeOptions& options, std::FILE* out);
+
+}  // namespace lb::lab

@@ -1,0 +1,109 @@
+// The arithmetic of a lab's grade, from what the check and the timed runs measured: pure functions,
+// tested on synthetic timings without a GPU (tests/test_lab.cpp).
+#pragma once
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/device_peaks.h"
+#include "lab/spec/lab_spec.h"
+
+namespace lb::lab {
+
+// One timed kernel at one size, as the harness measured it.
+struct Timing {
+  double median_ms = 0, noise = 0, gbps = 0, gflops = 0;
+  std::size_t samples = 0;
+};
+
+// One benchmark size: the student's kernel and ours (the lab's baseline layer's; `runtime` is the
+// name it had when the runtime layer was the only baseline, kept in the grade's JSON), or why not.
+struct BenchmarkResult {
+  std::string size;
+  std::optional<Timing> student, runtime;
+  std::string error;  // the student's kernel was wrong or failed at this size
+  // The highest rate a correct kernel can show at this size on this GPU (harness/device_peaks.h),
+  // or why there is none; unchecked unless the caller set it.
+  RateLimit limit = RateLimit::unchecked(Figure::kBandwidth, "the GPU's peaks are not known");
+  // The student's timed samples (lab/child/fresh_inputs.h): how many were verified, and what one reset
+  // of its inputs and output took on the device (outside the timed region).
+  std::size_t samples_verified = 0;
+  double input_reset_ms = 0;
+  double speed() const { return student && runtime ? runtime->median_ms / student->median_ms : 0.0; }
+};
+
+// The GPU's ceiling for the lab's figure, measured in the same run.
+struct Ceiling {
+  std::string what;   // "copy bandwidth", "cuBLAS SGEMM"
+  std::string unit;   // "GB/s", "GFLOP/s"
+  double value = 0;   // 0 when not measured
+};
+
+// One check size's outcome (lab_grade.cpp fills it from the check's report), for the grading
+// systems that list each size as a test (lab/grading/autograder_results.h).
+struct SizeResult {
+  std::string size;      // as lab.json writes it: "2^24"
+  std::string label;     // as the check's lines name it: "n = 16777216 (2^24)"
+  bool passed = false;
+  std::string feedback;  // why not; empty when it passed
+};
+
+// kRefused: every check size passed, but the kernel's rate at a benchmark size was above what the
+// GPU allows (BenchmarkResult::limit): it skipped work, so its performance part earns nothing.
+enum class GradeOutcome { kGraded, kCheckFailed, kDidNotCompile, kCouldNotRun, kRefused };
+// "graded", "check failed", "did not compile", "could not run", "refused"
+const char* to_string(GradeOutcome outcome);
+
+struct Grade {
+  std::string file;
+  GradeOutcome outcome = GradeOutcome::kCouldNotRun;
+  std::size_t sizes_passed = 0, sizes_total = 0;
+  double check_points = 0;
+  std::optional<double> speed;             // geometric mean over benchmark sizes of ours / yours (time)
+  std::optional<double> ceiling_fraction;  // geometric mean of your rate / the ceiling
+  const Tier* tier = nullptr;              // the tier reached; nullptr below every tier
+  double performance_points = 0;
+  // kRefused: kSkippedWork and the figures, "faster than the hardware allows: the kernel skipped
+  // work (at 67108864: 4970.0 GB/s > 3585.8 GB/s, the DRAM peak for a 805306368-byte working set)".
+  std::string refusal;
+  std::vector<BenchmarkResult> benchmarks;
+  std::vector<std::string> feedback;       // what the student reads, one line each
+  std::vector<SizeResult> sizes;           // every check size, in lab.json's order (empty: not known)
+  std::string compiler_message;            // kDidNotCompile: the whole message (feedback keeps 3 lines)
+  double points() const { return check_points + performance_points; }
+};
+
+double geometric_mean(const std::vector<double>& values);  // 0 for none or any value <= 0
+
+// The check's points: its share for the sizes that passed, to one decimal. Only where which sizes
+// passed is not known (a count alone); a grade whose sizes are known takes the shares below.
+double check_points(const LabSpec& spec, std::size_t passed, std::size_t total);
+
+// Each check size's share of the check's points, in lab.json's order, in hundredths: the points
+// split as evenly as hundredths allow, the larger shares first (lab 1: 60 over 7 sizes, 858 and
+// six 857). Fixed whatever passes, so a grading system's per-test maximum never changes.
+std::vector<long long> check_shares(const LabSpec& spec);
+
+// The check's points of a grade whose sizes are known: the shares of the sizes that passed, so
+// that the points are exactly what the autograder files' tests add up to.
+double check_points(const LabSpec& spec, const std::vector<SizeResult>& sizes);
+
+// The first (best) tier `speed` reaches, or nullptr.
+const Tier* tier_for(const LabSpec& spec, double speed);
+
+// The grade of a submission whose check ran: performance points only when every size passed and
+// every benchmark size was timed, from the geometric mean of the speeds; feedback says where the
+// kernel stands and what the next tier needs. A student's rate above its size's `limit` at any
+// benchmark size refuses the performance part (kRefused: 0 points, the check's points kept).
+Grade grade_submission(const LabSpec& spec, std::string file, std::size_t passed, std::size_t total,
+                       std::vector<BenchmarkResult> benchmarks, const Ceiling& ceiling);
+
+// The grade as JSON (one submission), as a markdown section, and as CSV.
+nlohmann::json grade_json(const LabSpec& spec, const Grade& grade);
+std::string grade_markdown(const LabSpec& spec, const Grade& grade, const Ceiling& ceiling);
+std::string csv_header();
+std::string csv_row(const LabSpec& spec, const Grade& grade);
+
+}  // namespace lb::lab

@@ -1,0 +1,61 @@
+#include "lab/runners/host_trip/host_trip_runner.h"
+
+#include "lab/runners/host_trip/trip_build.h"
+#include "lab/runners/host_trip/trip_child.h"
+#include "lab/runners/host_trip/trip_clock.h"
+#include "lab/runners/host_trip/trip_grading.h"
+
+namespace lb::lab {
+
+// Its trip is called as (a, b, c, n): two inputs, the output, the size (trip.h).
+std::string HostTripRunner::arguments_error(const std::vector<BoundArgument>& arguments) const {
+  const auto kind = [&](std::size_t i) { return arguments[i].arg.kind; };
+  if (arguments.size() == 4 && kind(0) == ArgKind::kInput && kind(1) == ArgKind::kInput &&
+      kind(2) == ArgKind::kOutput && kind(3) == ArgKind::kSize)
+    return {};
+  return "the " + name() + " runner calls its trip with two inputs, the output and the size (a, b, c, n)";
+}
+
+// Built with nvcc in the child only: its rules on the text here, without a GPU.
+void HostTripRunner::precheck(const LabSpec&, const std::filesystem::path& file) const { check_student_source(file); }
+
+std::string HostTripRunner::compile_failed_rule(const std::string& file_name) const {
+  return file_name + " breaks the lab's rules or does not build (its README.md says what the file may contain and call)";
+}
+
+ArrivalClock HostTripRunner::arrival_clock(ChildMode mode) const {
+  return mode == ChildMode::kTime ? ArrivalClock::kSpin : ArrivalClock::kSleep;
+}
+
+std::shared_ptr<ChildNotes> HostTripRunner::child_notes(ChildMode) const { return std::make_shared<TripNotes>(); }
+
+int HostTripRunner::run_child(const LabSpec& spec, const std::filesystem::path& file, const ChildRequest& request,
+                              std::FILE* out) const {
+  return run_host_trip_child(spec, file, request, out);
+}
+
+// ncu profiles one kernel; this lab grades the whole trip, copies and all.
+std::string HostTripRunner::why_not_profiled(const LabSpec& spec, const std::filesystem::path& file) const {
+  return spec.name + " is graded end to end, not by one kernel: profile the whole trip with Nsight Systems, whose "
+         "timeline shows its copies, kernels and streams (nsys profile --trace=cuda layerbench lab check " +
+         spec.name + " " + file.string() + ")";
+}
+
+Ceiling HostTripRunner::ceiling(const LabSpec&, const std::optional<TimingEnvironment>& environment) const {
+  return link_ceiling(environment);
+}
+
+RateLimit HostTripRunner::rate_limit(const LabSpec& spec, const std::string& label,
+                                     const std::optional<TimingEnvironment>& environment) const {
+  return link_limit(spec, label, environment);
+}
+
+void HostTripRunner::add_feedback(const LabSpec& spec, const ChildReport& timed, Grade& grade) const {
+  add_limiter_feedback(spec, timed, grade);
+}
+
+std::string HostTripRunner::what_ours_is(const LabSpec&) const {
+  return "ours (lab/runners/host_trip/trip_ours.cu, written with the runtime API)";
+}
+
+}  // namespace lb::lab

@@ -1,0 +1,26 @@
+// A runner whose submission becomes kernels the harness runs like any layer's (nvrtc, python):
+// the child loads the student's program (lab/child/student_program.h) and checks it at the check
+// sizes, times it beside the lab's baseline layer at the benchmark sizes, or runs it once for a
+// profiler; the checking and the timing stay the harness's code. A runner of this kind says only
+// how to load the program.
+#pragma once
+#include <memory>
+
+#include "lab/child/child_process.h"
+#include "lab/child/student_program.h"
+#include "lab/runners/runner.h"
+
+namespace lb::lab {
+
+class KernelRunner : public Runner {
+ public:
+  using Runner::Runner;
+  // In the child: the submission compiled for `device` and loaded on the current context. Throws
+  // StudentCompileError.
+  virtual std::unique_ptr<StudentProgram> load(const LabSpec& spec, const std::filesystem::path& file,
+                                               const TargetDevice& device, const StudentBuild& build) const = 0;
+  int run_child(const LabSpec& spec, const std::filesystem::path& file, const ChildRequest& request,
+                std::FILE* out) const final;
+};
+
+}  // namespace lb::lab

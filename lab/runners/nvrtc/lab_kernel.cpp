@@ -1,0 +1,135 @@
+#include "lab/runners/nvrtc/lab_kernel.h"
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace lb::lab {
+namespace {
+
+// What the guard zone after the output holds; compared bit for bit.
+constexpr std::uint32_t kGuardBits = 0x7F8ABCDEu;  // a NaN no arithmetic produces
+
+HostBuffer guard_pattern() {
+  HostBuffer guard(static_cast<std::size_t>(StudentKernel::kGuardFloats));
+  for (float& g : guard) std::memcpy(&g, &kGuardBits, sizeof g);
+  return guard;
+}
+
+// The cubin's symbol table holds an extern "C" kernel's name as a whole string.
+bool defines_symbol(const std::string& cubin, const std::string& name) {
+  return cubin.find(std::string(1, '\0') + name + std::string(1, '\0')) != std::string::npos;
+}
+
+}  // namespace
+
+driver::CompiledProgram compile_student_kernel(const LabSpec& spec, const std::filesystem::path& file, int sm,
+                                               bool use_cache, const StudentBuild& build) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw UsageError("cannot read " + file.string());
+  std::stringstream text;
+  text << in.rdbuf();
+  driver::CompiledProgram compiled;
+  try {
+    std::vector<std::string> options;
+    if (build.line_info) options.push_back("--generate-line-info");
+    if (build.exact_buffers) options.push_back("-G");  // loads stay where the source makes them
+    compiled = driver::compile_program({file.string(), text.str(), options, sm, use_cache});
+  } catch (const driver::CompileFailed& e) {
+    throw StudentCompileError(e.log());
+  }
+  if (!defines_symbol(compiled.cubin, spec.kernel)) {
+    if (compiled.cubin.find(spec.kernel) != std::string::npos)
+      throw StudentCompileError(file.string() + ": the kernel " + spec.kernel +
+                                " is not extern \"C\": declare it extern \"C\" __global__ so the check finds it by name");
+    throw StudentCompileError(file.string() + ": no kernel named " + spec.kernel + " (expected extern \"C\" __global__ " +
+                              spec.signature + ")");
+  }
+  return compiled;
+}
+
+Grid grid_for(const LaunchShape& launch, const Shape& shape, int sm_count) {
+  auto blocks = [](std::int64_t items, unsigned per_block) {
+    return static_cast<unsigned>(std::max<std::int64_t>(1, (items + per_block - 1) / per_block));
+  };
+  switch (launch.grid) {
+    case GridRule::kCoverN: return {blocks(shape.n, launch.block_x), 1};
+    case GridRule::kGridStride:
+      return {std::min(blocks(shape.n, launch.block_x), static_cast<unsigned>(4 * std::max(1, sm_count))), 1};
+    case GridRule::kCoverMN: return {blocks(shape.n, launch.block_x), blocks(shape.m, launch.block_y)};
+  }
+  return {};
+}
+
+StudentKernel::StudentKernel(const LabSpec& spec, driver::Kernel kernel, int sm_count, bool exact_buffers)
+    : spec_(spec), kernel_(kernel), sm_count_(sm_count), exact_buffers_(exact_buffers) {}
+
+void StudentKernel::allocate(const Shape& shape, const Setup&) {
+  shape_ = shape;
+  inputs_.clear();
+  for (std::int64_t count : spec_.workload->input_elements(shape)) inputs_.emplace_back(static_cast<std::size_t>(count));
+  output_count_ = spec_.workload->output_elements(shape);
+  output_ = driver::DeviceMemory(static_cast<std::size_t>(output_count_ + guard_floats()));
+}
+
+void StudentKernel::upload(const HostProblem& p, cudaStream_t stream) {
+  for (std::size_t i = 0; i < inputs_.size(); ++i) inputs_[i].upload(p.inputs[i], stream);
+  alpha_ = p.alpha;
+  if (spec_.output_starts_zero) output_.upload(starting_output(spec_, p), stream);
+  else output_.upload(p.output, stream);  // NaN poison, or saxpy's y: uploaded without a copy
+  if (guard_floats() == 0) return;
+  output_.upload_at(static_cast<std::size_t>(output_count_), guard_pattern(), stream);
+}
+
+std::int64_t StudentKernel::first_write_past_end(cudaStream_t stream) const {
+  if (guard_floats() == 0) return -1;
+  HostBuffer guard(static_cast<std::size_t>(kGuardFloats));
+  output_.download_at(static_cast<std::size_t>(output_count_), guard, stream);
+  for (std::int64_t i = 0; i < kGuardFloats; ++i) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &guard[i], sizeof bits);
+    if (bits != kGuardBits) return i;
+  }
+  return -1;
+}
+
+DeviceBuffers StudentKernel::device_buffers() {
+  DeviceBuffers buffers;
+  for (const driver::DeviceMemory& input : inputs_) buffers.inputs.push_back(reinterpret_cast<float*>(input.get()));
+  buffers.output = reinterpret_cast<float*>(output_.get());
+  return buffers;
+}
+
+void StudentKernel::run(cudaStream_t stream) {
+  // Each parameter as the workload's descriptor says (lab_spec.h's BoundArgument), pushed as its
+  // exact C type: the driver copies as many bytes as the kernel's parameter has.
+  driver::ArgumentSlots args;
+  const auto push_value = [&args](PassedAs as, auto value) {
+    switch (as) {
+      case PassedAs::kFloat: return args.push(static_cast<float>(value));
+      case PassedAs::kInt: return args.push(static_cast<int>(value));
+      case PassedAs::kLongLong: return args.push(static_cast<long long>(value));
+      case PassedAs::kPointer: break;  // parse_lab_spec binds only buffers as pointers
+    }
+    throw std::logic_error("a scalar or a size bound as a pointer");
+  };
+  for (const BoundArgument& bound : spec_.bound_arguments) {
+    const KernelArg& arg = bound.arg;
+    switch (arg.kind) {
+      case ArgKind::kInput: args.push(inputs_.at(static_cast<std::size_t>(arg.input)).get()); break;
+      case ArgKind::kOutput: args.push(output_.get()); break;
+      case ArgKind::kScalar: push_value(bound.as, alpha_); break;
+      case ArgKind::kSize: push_value(bound.as, extent(shape_, arg.dim)); break;
+    }
+  }
+  if (spec_.output_starts_zero) output_.zero(static_cast<std::size_t>(output_count_), stream);
+  const Grid grid = grid_for(spec_.launch, shape_, sm_count_);
+  driver::launch_kernel(kernel_, {.grid_x = grid.x, .grid_y = grid.y, .block_x = spec_.launch.block_x,
+                                  .block_y = spec_.launch.block_y},
+                        args, stream);
+}
+
+void StudentKernel::download(std::span<float> out, cudaStream_t stream) { output_.download(out, stream); }
+
+}  // namespace lb::lab

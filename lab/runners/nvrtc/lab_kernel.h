@@ -1,0 +1,63 @@
+// A CUDA C++ lab's kernel: compiled alone with NVRTC (device code only), loaded on the primary
+// context and launched, all through the driver layer's public interface
+// (variants/driver/kernel_program.h), and wrapped as a StudentVariant so the harness's verified_run
+// (and its timing) runs it like any layer's.
+#pragma once
+#include <filesystem>
+#include <string>
+
+#include "lab/spec/lab_spec.h"
+#include "lab/child/student_program.h"
+#include "variants/driver/kernel_program.h"
+
+namespace lb::lab {
+
+// The architecture `lab check` compiles for on the host, before any GPU is touched, to report
+// compile errors without one (the check then compiles again, or reads the cache, for the GPU).
+constexpr int kHostCheckSm = 90;
+
+// Compiles `file` alone for sm_<sm> (NVRTC names the program by `file` as given, so its messages
+// name the student's path and line), through the driver layer's kernel cache unless `use_cache`
+// is false, and checks the cubin defines spec.kernel as extern "C". UsageError when the file
+// cannot be read; StudentCompileError when it does not compile.
+driver::CompiledProgram compile_student_kernel(const LabSpec& spec, const std::filesystem::path& file, int sm,
+                                               bool use_cache, const StudentBuild& build = {});
+
+// Blocks for the lab's launch rule: x and y.
+struct Grid {
+  unsigned x = 1, y = 1;
+};
+Grid grid_for(const LaunchShape& launch, const Shape& shape, int sm_count);
+
+// The student's kernel as a variant: device buffers for the workload's inputs and output, the
+// output started as the spec says (poison, y for saxpy, or zeros: then zeroed again before every
+// launch, so that each timed run adds into zero as the first did), the kernel's parameters bound
+// as the spec's bound_arguments say (the workload's kernel_args: an input's or the output's
+// address, the scalar, a dimension of the size), launched with the spec's shape on the harness's
+// stream. The output is followed by a guard zone, except with exact buffers (StudentBuild).
+class StudentKernel final : public StudentVariant {
+ public:
+  StudentKernel(const LabSpec& spec, driver::Kernel kernel, int sm_count, bool exact_buffers);
+  void allocate(const Shape& shape, const Setup& setup) override;
+  void upload(const HostProblem& problem, cudaStream_t stream) override;
+  void run(cudaStream_t stream) override;
+  void download(std::span<float> out, cudaStream_t stream) override;
+  static constexpr std::int64_t kGuardFloats = 1 << 16;  // after the output, uploaded with it
+  std::int64_t first_write_past_end(cudaStream_t stream) const override;
+  DeviceBuffers device_buffers() override;
+  void set_scalar(float alpha) override { alpha_ = alpha; }
+
+ private:
+  std::int64_t guard_floats() const { return exact_buffers_ ? 0 : kGuardFloats; }
+  std::int64_t output_count_ = 0;
+  const LabSpec& spec_;
+  driver::Kernel kernel_;
+  int sm_count_;
+  bool exact_buffers_;
+  Shape shape_;
+  float alpha_ = 0;
+  std::vector<driver::DeviceMemory> inputs_;
+  driver::DeviceMemory output_;
+};
+
+}  // namespace lb::lab

@@ -1,0 +1,16 @@
+// The nvrtc runner: a CUDA C++ file of device code compiled alone with NVRTC, loaded and launched
+// through the driver layer (lab/runners/nvrtc/lab_kernel.h). Labs 1-4.
+#pragma once
+#include "lab/runners/kernel_runner.h"
+
+namespace lb::lab {
+
+class NvrtcRunner final : public KernelRunner {
+ public:
+  using KernelRunner::KernelRunner;
+  void precheck(const LabSpec& spec, const std::filesystem::path& file) const override;
+  std::unique_ptr<StudentProgram> load(const LabSpec& spec, const std::filesystem::path& file,
+                                       const TargetDevice& device, const StudentBuild& build) const override;
+};
+
+}  // namespace lb::lab

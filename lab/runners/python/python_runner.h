@@ -1,0 +1,24 @@
+// The Python runners, through the embedded interpreter (lab/runners/python/python_student.h and
+// python/layerbench/lab RUNNERS, which name the same runners): numba (a Python file of @cuda.jit
+// kernels, held to the Python lab's rules), pycuda and cuda-core (CUDA C++ kernel text, which the
+// parent compiles with NVRTC to report errors, compiled and launched from Python in the child).
+#pragma once
+#include "lab/runners/kernel_runner.h"
+
+namespace lb::lab {
+
+class PythonRunner final : public KernelRunner {
+ public:
+  using KernelRunner::KernelRunner;
+  bool embedded_python() const override { return true; }
+  void precheck(const LabSpec& spec, const std::filesystem::path& file) const override;
+  std::string compile_failed_as() const override;
+  std::string compile_failed_rule(const std::string& file_name) const override;
+  std::unique_ptr<StudentProgram> load(const LabSpec& spec, const std::filesystem::path& file,
+                                       const TargetDevice& device, const StudentBuild& build) const override;
+
+ private:
+  bool python_file() const { return extension() == ".py"; }
+};
+
+}  // namespace lb::lab

@@ -1,0 +1,21 @@
+// A submission the child loads through the embedded interpreter: a file of Numba @cuda.jit kernels
+// (and nothing that runs on the host), checked against the lab's rules, or CUDA C++ kernel text that
+// PyCUDA or cuda.core compiles; launched by the lab's runner, never by the student's code.
+#pragma once
+#include <filesystem>
+#include <memory>
+
+#include "lab/child/student_program.h"
+
+namespace lb::lab {
+
+// The file parses and follows the rules (see docs/labs.md); throws StudentCompileError naming the
+// file and line of the first problem, UsageError when it cannot be read.
+void precheck_python_file(const LabSpec& spec, const std::filesystem::path& file);
+
+// The file's kernel, compiled for this GPU by the lab's runner (Numba, PyCUDA, cuda.core), as a
+// program the harness runs.
+std::unique_ptr<StudentProgram> load_python_program(const LabSpec& spec, const std::filesystem::path& file,
+                                                    const TargetDevice& device, const StudentBuild& build);
+
+}  // namespace lb::lab

@@ -1,0 +1,29 @@
+// The Python labs' side that embeds CPython (lab/runners/python/python_student_embedded.cpp, built into the Python
+// layers' library, variants/python/CMakeLists.txt, because that is where pybind11 is): the rules
+// check and the runner of python/layerbench/lab, called through the interpreter the Python layers
+// use. lab/runners/python/python_student.cpp (in lb_lab) calls these; in a build without an embeddable Python they
+// throw StudentCompileError saying so.
+#pragma once
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "lab/child/student_program.h"
+
+namespace lb::lab {
+
+// layerbench.lab.check_file: throws StudentCompileError naming the file and line of the first rule
+// the file breaks (or its syntax error), or when no Python can be embedded here.
+void check_python_lab_rules(const LabSpec& spec, const std::filesystem::path& file);
+
+// layerbench.lab.load with the spec's runner: Numba checks the rules again, imports the file (its
+// kernels get defined, nothing else runs) and compiles the spec's kernel for the lab's argument
+// types; PyCUDA (nvcc) or cuda.core (NVRTC) compiles the kernel text. On the current (primary)
+// context. StudentCompileError with the compiler's message when it does not compile. `runner` is
+// spec.runner->name(), passed in: the runners (lab/runners/runners.cpp) are lb_lab's, which the
+// Python layers' library (where this file is built) does not link.
+std::unique_ptr<StudentProgram> load_python_lab_kernels(const LabSpec& spec, const std::filesystem::path& file,
+                                                        int sm_count, const StudentBuild& build,
+                                                        const std::string& runner);
+
+}  // namespace lb::lab

@@ -1,0 +1,53 @@
+// What a runner does unless it says otherwise (lab/runners/runner.h): a runner that times one
+// kernel against the lab's baseline layer's, read against the GPU's ceilings and peaks.
+#include <nlohmann/json.hpp>
+
+#include "harness/device_peaks.h"
+#include "lab/child/child_process.h"
+#include "lab/grading/grading.h"
+#include "lab/runners/runner.h"
+#include "lab/spec/lab_spec.h"
+
+namespace lb::lab {
+
+std::string Runner::arguments_error(const std::vector<BoundArgument>&) const { return {}; }
+
+ArrivalClock Runner::arrival_clock(ChildMode) const { return ArrivalClock::kSleep; }
+
+std::shared_ptr<ChildNotes> Runner::child_notes(ChildMode) const { return nullptr; }
+
+std::string Runner::why_not_profiled(const LabSpec&, const std::filesystem::path&) const { return {}; }
+
+void Runner::add_feedback(const LabSpec&, const ChildReport&, Grade&) const {}
+
+std::string Runner::compile_failed_rule(const std::string& file_name) const {
+  return "compile error (the check compiles " + file_name +
+         " alone, as device code: no host code, no host headers, no library calls)";
+}
+
+Ceiling Runner::ceiling(const LabSpec& spec, const std::optional<TimingEnvironment>& environment) const {
+  using nlohmann::json;
+  const json ceilings = environment && environment->ceilings.is_object() ? environment->ceilings : json::object();
+  if (spec.workload->figure() == Figure::kCompute)
+    return {"cuBLAS SGEMM", "GFLOP/s", ceilings.value("sgemm_gflops", 0.0)};
+  return {"copy bandwidth", "GB/s", ceilings.value("copy_gbps", 0.0)};
+}
+
+// The child times with the L2 flushed (cold); an environment line that does not say so is held to
+// the hot bound, the looser one.
+RateLimit Runner::rate_limit(const LabSpec& spec, const std::string& label,
+                             const std::optional<TimingEnvironment>& environment) const {
+  const Figure figure = spec.workload->figure();
+  const std::optional<DevicePeaks> peaks = peaks_from_json(environment ? environment->peaks : nlohmann::json());
+  if (!peaks) return RateLimit::unchecked(figure, "the timing child reported no peaks of its GPU");
+  for (const Shape& shape : spec.benchmark_sizes)
+    if (spec.workload->size_label(shape) == label)
+      return lb::rate_limit(*spec.workload, shape, *peaks, environment->cache_mode == "cold");
+  return RateLimit::unchecked(figure, "not one of the lab's benchmark sizes");
+}
+
+std::string Runner::what_ours_is(const LabSpec& spec) const {
+  return "ours (the " + (spec.baseline ? spec.baseline->name : std::string("baseline")) + " layer)";
+}
+
+}  // namespace lb::lab

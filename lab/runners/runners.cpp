@@ -1,0 +1,46 @@
+// Every lab runner, one line each: lab.json's "runner" names one, and a lab.json without it gets
+// the first whose extension its student file has.
+#include <memory>
+#include <vector>
+
+#include "lab/runners/host_trip/host_trip_runner.h"
+#include "lab/runners/nvrtc/nvrtc_runner.h"
+#include "lab/runners/python/python_runner.h"
+
+namespace lb::lab {
+namespace {
+
+const std::vector<std::unique_ptr<const Runner>>& runners() {
+  static const std::vector<std::unique_ptr<const Runner>> all = [] {
+    std::vector<std::unique_ptr<const Runner>> r;
+    r.push_back(std::make_unique<NvrtcRunner>("nvrtc", ".cu"));
+    r.push_back(std::make_unique<PythonRunner>("numba", ".py"));
+    r.push_back(std::make_unique<PythonRunner>("pycuda", ".cu"));
+    r.push_back(std::make_unique<PythonRunner>("cuda-core", ".cu"));
+    r.push_back(std::make_unique<HostTripRunner>("host-trip", ".cu"));
+    return r;
+  }();
+  return all;
+}
+
+}  // namespace
+
+const Runner* find_runner(const std::string& name) {
+  for (const auto& runner : runners())
+    if (runner->name() == name) return runner.get();
+  return nullptr;
+}
+
+const Runner* default_runner_for(const std::string& student_file) {
+  for (const auto& runner : runners())
+    if (student_file.ends_with(runner->extension())) return runner.get();
+  return nullptr;
+}
+
+std::string runner_names() {
+  std::string names;
+  for (const auto& runner : runners()) names += (names.empty() ? "" : ", ") + runner->name();
+  return names;
+}
+
+}  // namespace lb::lab
