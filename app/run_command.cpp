@@ -110,7 +110,10 @@ struct RunOutcome {
 RunOutcome measure_and_record(SuitePlan plan, const RunArgs& args, int argc, char** argv, ConsoleForResults& console,
                               const std::optional<LadderInfo>& ladder = std::nullopt) {
   RunInfo info{iso_time_now(), new_run_id(), argv[0], {}, 0};
-  for (int i = 0; i < argc; ++i) info.command_line += (i ? " " : "") + std::string(argv[i]);
+  for (int i = 0; i < argc; ++i) {
+    if (i) info.command_line += ' ';
+    info.command_line += argv[i];
+  }
 
   if (args.check && !args.benchmark_flags.empty())
     throw UsageError("'" + args.benchmark_flags.front() + "' does not apply to --check, which runs no benchmark " +
