@@ -219,8 +219,9 @@ def test_report_is_reproducible(tmp_path: Path):
             assert path.read_bytes() == (b / path.relative_to(a)).read_bytes(), path.name
 
 
+# The report tool's help reads as the C++ commands' (CLI11's layout: description, then "Usage:").
 @pytest.mark.parametrize("command", [[], ["report"], ["compare"], ["csv"]])
 def test_help(command):
     result = run_cli(*command, "--help")
     assert result.returncode == 0
-    assert "usage: layerbench" in result.stdout
+    assert "Usage: layerbench" in result.stdout
