@@ -17,11 +17,13 @@ build_limit="${LB_SANITIZE_BUILD_LIMIT:-2400}"
 test_limit="${LB_SANITIZE_TEST_LIMIT:-1200}"
 # Every gtest executable: the CPU-side tests run here, and on a GPU machine the GPU ones too.
 # layerbench and layerbench_faulty come with test_cli. Left out: the pytest and cython tests (an
-# instrumented extension module cannot load into an uninstrumented python3), and docs' check.
+# instrumented extension module cannot load into an uninstrumented python3), docs' check, and the
+# install test (`cmake --install` wants every target built, and this folder builds only the ones
+# above; the plain run (scripts/test.sh) checks it).
 targets=(test_workloads test_measurement test_nvrtc test_lab_tools test_layers test_cli test_lab test_ladder
          test_lab_python test_thrust test_vendor test_stream_gate test_same_kernel test_verify_power
          test_plausibility test_outputs test_mutation_kill)
-exclude='_NOT_BUILT$|pytest$|^cython[.]|^docs[.]'
+exclude='_NOT_BUILT$|pytest$|^cython[.]|^docs[.]|^install[.]'
 jobs="$(nproc)"
 
 logs="$PWD/$build/sanitizer-logs"
