@@ -86,7 +86,7 @@ TEST_F(Lab, BadSpecsGiveOneLineNamingFileAndField) {
       {{"\"block\": [256]", "\"block\": [2048]"}, "'launch.block[0]'"},
       {{"\"1000003\"", "\"ten\""}, "'check_sizes[5]'"},
       {{"\"output_starts\": \"poison\"", "\"output_starts\": \"ones\""}, "'output_starts'"},
-      {{"\"time_limit_s\": 10", "\"time_limit_s\": \"10\""}, "'time_limit_s'"},
+      {{"\"time_limit_s\": 30", "\"time_limit_s\": \"30\""}, "'time_limit_s'"},
       {{"\"order\": 1,", "\"order\": 1"}, "not valid JSON"},
       {{"\"grid\": \"cover_n\"", "\"grid\": \"cover_mn\""}, "'launch.grid': cover_mn is for a workload sized MxN or MxNxK; vector_add's size is n"},
       {{"\"baseline_layer\": \"runtime\"", "\"baseline_layer\": \"warp\""}, "'baseline_layer': no layer named 'warp'"},

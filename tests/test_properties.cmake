@@ -38,6 +38,16 @@ set(lb_gpu_exclusive
   "^Lab\\.PlantedSubmissionsUnderTheSanitizerOnTheGpu( |$)"
   "^PythonLab\\.KernelTextSolutionsAreCleanUnderTheSanitizerOnTheGpu( |$)"
 )
+# The lab's GPU tests: each starts lab children (a CUDA context, NVRTC, every check size) under the
+# lab's time limit. Sharing the GPU by time slices with twenty other processes, an NVRTC lab's
+# check of seven sizes took more than its 10 s (seen on an H200 at -j32); these take a quarter of a
+# GPU's slots, so that at most four run on one device at a time, beside the other tests.
+set(lb_gpu_quarter
+  "^EachLab/LabSolutionOnTheGpu\\."
+  "^EachPlantedFile/PlantedOnTheGpu\\."
+  "^LabAutograderCli\\..*OnTheGpu( |$)"
+  "^PythonLab\\..*OnTheGpu( |$)"
+)
 
 # The quick tier (`scripts/test.sh --quick`, `ctest -L quick`): what catches most breakage in
 # seconds: sizes and parsing, the workloads' inputs, references and verification, the mutation-kill
@@ -71,6 +81,14 @@ foreach(target IN LISTS LB_GTEST_TARGETS)
         break()
       endif()
     endforeach()
+    if(slots EQUAL 1)
+      foreach(pattern IN LISTS lb_gpu_quarter)
+        if(name MATCHES "${pattern}")
+          math(EXPR slots "${LB_GPU_SLOTS} / 4")
+          break()
+        endif()
+      endforeach()
+    endif()
     list(FIND lb_quick_targets "${target}" whole)  # (ctest reads this file without policies: no IN_LIST)
     if(whole GREATER -1)
       list(APPEND labels quick)
