@@ -19,26 +19,29 @@ set_source_files_properties(${CMAKE_SOURCE_DIR}/common/data_root.cpp PROPERTIES 
 
 # The installed executable and modules keep the run-time search path of the libraries they link
 # from outside the build tree (the CUDA toolkit's, the embedded Python's libpython).
-install(TARGETS layerbench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS layerbench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT layerbench)
 set_target_properties(layerbench PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
 foreach(module lb_cython lb_native_extension)
   if(TARGET ${module})
-    install(TARGETS ${module} LIBRARY DESTINATION ${LB_INSTALL_NATIVE_DIR})
+    install(TARGETS ${module} LIBRARY DESTINATION ${LB_INSTALL_NATIVE_DIR} COMPONENT layerbench)
     set_target_properties(${module} PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
   endif()
 endforeach()
 
 set(lb_not_shipped PATTERN __pycache__ EXCLUDE PATTERN tests EXCLUDE)
-install(DIRECTORY labs/ DESTINATION ${LB_INSTALL_DATA_DIR}/labs ${lb_not_shipped})
-install(DIRECTORY lab/ DESTINATION ${LB_INSTALL_DATA_DIR}/lab FILES_MATCHING PATTERN "*.py" PATTERN "*.schema.json"
+install(DIRECTORY labs/ DESTINATION ${LB_INSTALL_DATA_DIR}/labs COMPONENT layerbench ${lb_not_shipped})
+install(DIRECTORY lab/ DESTINATION ${LB_INSTALL_DATA_DIR}/lab COMPONENT layerbench FILES_MATCHING PATTERN "*.py" PATTERN "*.schema.json"
         ${lb_not_shipped})
-install(DIRECTORY variants/ DESTINATION ${LB_INSTALL_DATA_DIR}/variants FILES_MATCHING PATTERN "*.py" ${lb_not_shipped})
+install(DIRECTORY variants/ DESTINATION ${LB_INSTALL_DATA_DIR}/variants COMPONENT layerbench FILES_MATCHING PATTERN "*.py" ${lb_not_shipped})
 # The kernel texts the Python layers compile, the project headers they include, and the workload
 # folders' reader (workloads/folder).
-install(DIRECTORY workloads/ DESTINATION ${LB_INSTALL_DATA_DIR}/workloads FILES_MATCHING PATTERN "*.cu" PATTERN "*.h"
+install(DIRECTORY workloads/ DESTINATION ${LB_INSTALL_DATA_DIR}/workloads COMPONENT layerbench FILES_MATCHING PATTERN "*.cu" PATTERN "*.h"
         PATTERN "*.py" PATTERN "*.json" ${lb_not_shipped})
 # The layerbench package: the reports tool (`layerbench report|compare|csv|merge|db`), the labs'
 # Python, the results schema.
-install(DIRECTORY python/ DESTINATION ${LB_INSTALL_DATA_DIR}/python
+install(DIRECTORY python/ DESTINATION ${LB_INSTALL_DATA_DIR}/python COMPONENT layerbench_python
         FILES_MATCHING PATTERN "*.py" PATTERN "*.json" PATTERN "*.txt" PATTERN "*.md" PATTERN "*.css" PATTERN "*.js"
         ${lb_not_shipped})
+# The example workload folders (examples/workloads: workload.json, kernels.cu, reference.py), for
+# `run --workload-dir` on an installed layerbench.
+install(DIRECTORY examples/ DESTINATION ${LB_INSTALL_DATA_DIR}/examples COMPONENT layerbench ${lb_not_shipped})
