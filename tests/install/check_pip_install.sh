@@ -48,6 +48,11 @@ fi
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 export CCACHE_SLOPPINESS="${CCACHE_SLOPPINESS:-pch_defines,time_macros}"
 unset LAYERBENCH_PYTHON LAYERBENCH_DATA_DIR LAYERBENCH_EXE PYTHONPATH
+# BUILD_DIR's compilers (scikit-build-core otherwise sets CXX to the Python's own, g++ where BUILD_DIR
+# has c++, and ccache would miss on every file).
+cached() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt" 2>/dev/null; }
+[ -n "$(cached CMAKE_CXX_COMPILER)" ] && export CXX="$(cached CMAKE_CXX_COMPILER)"
+[ -n "$(cached CMAKE_C_COMPILER)" ] && export CC="$(cached CMAKE_C_COMPILER)"
 start=$SECONDS
 # -march=native as the plain build compiles (a wheel to carry elsewhere leaves it off: pyproject.toml),
 # so that ccache gives its objects back.
@@ -71,9 +76,12 @@ if [ "$mode" = cpu ]; then
   "$venv/bin/python" -m layerbench run -l cpu -w vector_add -s 1000 -o r.json >run.txt 2>&1 ||
     fail "python -m layerbench run: $(tail -n 5 run.txt)"
   "$venv/bin/python" "$root/tests/install/api_script.py" r.json cpu || fail "the API script"
+  # The reports tool through the binary: the package's reader, with the venv's interpreter.
+  "$lb" csv r.json >csv.txt 2>&1 || fail "layerbench csv: $(cat csv.txt)"
+  grep -q vector_add csv.txt || fail "layerbench csv names no vector_add case: $(cat csv.txt)"
   "$lb" lab list >labs.txt 2>&1 || fail "layerbench lab list: $(cat labs.txt)"
   [ -s labs.txt ] || fail "layerbench lab list printed nothing"
-  say "ok: $(cat version.txt | head -n 1); list, python -m layerbench run -l cpu, the API script and lab list from $scratch"
+  say "ok: $(head -n 1 version.txt); list, python -m layerbench run -l cpu, the API script, csv and lab list from $scratch"
 else
   "$lb" run -l runtime,cupy -w vector_add -s 1000000 -o r.json >run.txt 2>&1 ||
     fail "layerbench run -l runtime,cupy: $(tail -n 5 run.txt)"
