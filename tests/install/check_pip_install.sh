@@ -47,7 +47,10 @@ fi
 
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 export CCACHE_SLOPPINESS="${CCACHE_SLOPPINESS:-pch_defines,time_macros}"
-unset LAYERBENCH_PYTHON LAYERBENCH_DATA_DIR LAYERBENCH_EXE PYTHONPATH
+unset LAYERBENCH_PYTHON LAYERBENCH_DATA_DIR LAYERBENCH_EXE
+# A clean install sees nothing else; on the GPU machine PYTHONPATH may name the carried wheels'
+# folder (docs/offline-install.md, section 3), which the Python layers need there.
+[ "$mode" = cpu ] && unset PYTHONPATH
 # BUILD_DIR's compilers (scikit-build-core otherwise sets CXX to the Python's own, g++ where BUILD_DIR
 # has c++, and ccache would miss on every file).
 cached() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt" 2>/dev/null; }
