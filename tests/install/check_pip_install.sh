@@ -4,7 +4,8 @@
 # cpu -w vector_add -s 1000`, and a script using the Python API (tests/install/api_script.py).
 # Usage:
 #   check_pip_install.sh cpu BUILD_DIR PYTHON   a clean venv (no system site-packages); pip installs
-#                                               from the registry this machine's pip is configured for
+#                                               from the registry this machine's pip is configured for;
+#                                               exits 77 (skipped), saying why, where pip reaches none
 #   check_pip_install.sh gpu BUILD_DIR PYTHON   on a GPU machine without a registry: a venv that sees
 #                                               the system's packages (CuPy), pip installs offline from
 #                                               <checkout>/.whl (docs/offline-install.md), then runs
@@ -44,6 +45,13 @@ if [ "$mode" = gpu ]; then
   pip_args=(--no-index --find-links "$root/.whl")
 fi
 "$python" -m venv "${venv_args[@]}" "$venv" || fail "$python -m venv $venv"
+# A clean install needs the registry (the GPU machines have none: there install.pip_gpu installs
+# from .whl): asked once, for the build's first requirement.
+if [ "$mode" = cpu ] && ! "$venv/bin/python" -m pip install --dry-run --quiet --retries 0 --timeout 20 \
+     "$(grep -m1 '^scikit-build-core' "$root/python/requirements-build.txt")" >"$work/registry.log" 2>&1; then
+  echo "check_pip_install: skipped: pip reaches no package registry from here ($(tail -n 1 "$work/registry.log")); install.pip_gpu installs offline"
+  exit 77
+fi
 
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 export CCACHE_SLOPPINESS="${CCACHE_SLOPPINESS:-pch_defines,time_macros}"
