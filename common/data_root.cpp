@@ -8,8 +8,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// LB_BUILD_ROOT (the build tree), LB_INSTALL_DATA_FROM_BIN and LB_INSTALL_NATIVE_FROM_BIN (the
-// installed folders relative to the installed executable's) come from cmake/install.cmake.
+// LB_BUILD_ROOT (the build tree), LB_INSTALL_DATA_FROM_BIN, LB_INSTALL_NATIVE_FROM_BIN and
+// LB_INSTALL_PYTHON_FROM_BIN (the installed folders relative to the installed executable's) come
+// from cmake/install.cmake.
 
 fs::path executable_dir() {
   std::error_code ec;
@@ -30,11 +31,16 @@ bool in_build_tree() {
   return yes;
 }
 
+const char* data_dir_from_environment() {
+  const char* dir = std::getenv("LAYERBENCH_DATA_DIR");
+  return dir && *dir ? dir : nullptr;
+}
+
 }  // namespace
 
 const fs::path& data_root() {
   static const fs::path root = [] {
-    if (const char* dir = std::getenv("LAYERBENCH_DATA_DIR"); dir && *dir) return fs::path(dir);
+    if (const char* dir = data_dir_from_environment()) return fs::path(dir);
     if (in_build_tree()) return fs::path(LB_SOURCE_ROOT);
     return (executable_dir() / LB_INSTALL_DATA_FROM_BIN).lexically_normal();
   }();
@@ -44,6 +50,13 @@ const fs::path& data_root() {
 const fs::path& native_module_dir() {
   static const fs::path dir = in_build_tree() ? fs::path(LB_BUILD_ROOT) / "python"
                                               : (executable_dir() / LB_INSTALL_NATIVE_FROM_BIN).lexically_normal();
+  return dir;
+}
+
+const fs::path& python_package_dir() {
+  static const fs::path dir = data_dir_from_environment() || in_build_tree()
+                                  ? data_root() / "python"
+                                  : (executable_dir() / LB_INSTALL_PYTHON_FROM_BIN).lexically_normal();
   return dir;
 }
 

@@ -19,4 +19,11 @@ const std::filesystem::path& data_root();
 // executable, not $LAYERBENCH_DATA_DIR: they are built for this binary's Python.
 const std::filesystem::path& native_module_dir();
 
+// The folder that holds the `layerbench` Python package (python/README.md): data_root() / "python"
+// (the source tree, $LAYERBENCH_DATA_DIR, a plain `cmake --install`), except where the install put
+// the package elsewhere, relative to the executable: `pip install` (pyproject.toml) installs the
+// binary inside the package, <site-packages>/layerbench/_prefix/bin, and the package is then found
+// at <site-packages> (cmake/install.cmake: LAYERBENCH_INSTALL_PYTHON_DIR).
+const std::filesystem::path& python_package_dir();
+
 }  // namespace lb

@@ -14,7 +14,7 @@ std::string chosen_python() {
   return std::filesystem::exists(venv, ec) ? venv.string() : "python3";
 }
 
-std::string python_package_root() { return (data_root() / "python").string(); }
+std::string python_package_root() { return python_package_dir().string(); }
 
 std::vector<std::string> reports_command(const std::string& subcommand) {
   std::string path = python_package_root();

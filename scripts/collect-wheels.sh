@@ -12,7 +12,11 @@
 #     driver's libcuda.so.1 at run time; stripped). Built on this machine, it needs the glibc and
 #     libstdc++ symbol versions this machine's compiler used: the script prints the newest of each
 #     (Debian 12 here: GLIBC_2.34, GLIBCXX_3.4.29, so glibc 2.34+ and GCC 11+'s libstdc++);
-#   - jsonschema and its dependencies, for the lab autograder's schema tests;
+#   - jsonschema and its dependencies, for the lab autograder's schema tests and the results reader;
+#   - what `pip install <checkout>` builds with (pyproject.toml's build-system.requires:
+#     scikit-build-core and its packaging and pathspec, pybind11, Cython; ninja, which
+#     scikit-build-core asks for where the machine has none), so the package builds there offline
+#     with the machine's own CMake and CUDA toolkit (docs/offline-install.md, "The package");
 #   - pycuda's pure-Python dependencies (pytools and what pytools 2026 needs) and cuda-cccl
 #     (the cuda-compute layer), each named with --no-deps so nothing else slips in. cuda-cccl is
 #     1.1.1, as in variants/python/requirements.txt: it has serialize/deserialize (the layer's disk
@@ -62,6 +66,9 @@ FROM_REGISTRY=(
   # The lab autograder tests (tests/lab_autograder) hold `lab grade --format`'s files to each
   # grading system's schema on the GPU machine too: jsonschema and what it imports.
   jsonschema==4.26.0 jsonschema-specifications==2025.9.1 referencing==0.37.0 rpds-py==2026.9.1 attrs==26.1.0
+  # `pip install <checkout>`'s build: pyproject.toml's build-system.requires (the same pins) and
+  # scikit-build-core's own requirements for Python 3.11+; ninja where the machine has none.
+  scikit-build-core==1.1.2 packaging==26.4 pathspec==1.1.1 pybind11==2.13.6 Cython==3.3.1 ninja==1.13.2
 )
 BUILD_TOOLS=(setuptools==84.2.1 "$NUMPY")  # PyCUDA's build: setuptools (bdist_wheel), NumPy headers
 

@@ -28,7 +28,6 @@ import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [p for p in (str(ROOT / "python"), str(ROOT / "variants" / "python")) if p not in sys.path]
 
 from layerbench.lab import kernel_text as K  # noqa: E402  (standard library only at its top)
 import layerbench.lab as L  # noqa: E402

@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [p for p in (str(ROOT / "python"),) if p not in sys.path]
 
 from layerbench.lab import rules  # noqa: E402  (standard library only: no Numba needed for the rules)
 

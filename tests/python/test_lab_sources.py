@@ -335,9 +335,6 @@ def strip_py_comments(source: str) -> str:
 
 
 def lab_rules():
-    import sys
-
-    sys.path[:0] = [p for p in (str(ROOT / "python"), str(ROOT / "variants" / "python")) if p not in sys.path]
     import layerbench.lab as lb_lab_python
 
     return lb_lab_python

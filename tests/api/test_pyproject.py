@@ -1,0 +1,55 @@
+"""pyproject.toml against the files it repeats: its pins are the requirements files' (one change
+must touch both, and this says which line differs), its version is CMakeLists.txt's, and what an
+offline build needs is what scripts/collect-wheels.sh collects."""
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())
+
+
+def pins(path: Path) -> list[str]:
+    """A requirements file's requirement lines, comments and blanks left out."""
+    lines = (line.split("#", 1)[0].strip() for line in path.read_text().splitlines())
+    return [line for line in lines if line]
+
+
+@pytest.mark.parametrize("extra, path", [
+    ("layers", "variants/python/requirements.txt"),
+    ("db", "python/requirements-db.txt"),
+])
+def test_an_extra_is_its_requirements_file(extra, path):
+    assert PYPROJECT["project"]["optional-dependencies"][extra] == pins(REPO / path)
+
+
+def test_the_reports_extra_and_the_dependencies_are_the_report_tools_pins():
+    report_pins = {re.split(r"[<>=!]", p)[0]: p for p in pins(REPO / "python/requirements.txt")}
+    assert PYPROJECT["project"]["optional-dependencies"]["reports"] == [report_pins["matplotlib"]]
+    assert PYPROJECT["project"]["dependencies"] == [report_pins["jsonschema"]]
+
+
+def test_the_build_requirements_are_pinned_once_and_collected_for_offline_builds():
+    requires = PYPROJECT["build-system"]["requires"]
+    assert requires == pins(REPO / "python/requirements-build.txt")
+    assert all("==" in r for r in requires), requires
+    collect = (REPO / "scripts/collect-wheels.sh").read_text()
+    for r in requires:
+        assert re.search(rf"(^|\s){re.escape(r)}(\s|$)", collect, re.M), f"collect-wheels.sh does not collect {r}"
+
+
+def test_the_version_is_cmakes():
+    settings = PYPROJECT["tool"]["scikit-build"]
+    found = re.search(settings["metadata"]["version"]["regex"], (REPO / "CMakeLists.txt").read_text())
+    assert found and re.fullmatch(r"\d+\.\d+\.\d+", found.group("value"))
+
+
+def test_the_console_script_and_the_packaged_prefix_agree():
+    from layerbench import native
+    assert PYPROJECT["project"]["scripts"]["layerbench"] == "layerbench.native:main"
+    install_dir = PYPROJECT["tool"]["scikit-build"]["wheel"]["install-dir"]
+    assert native.PREFIX.relative_to(native.PREFIX.parents[1]).as_posix() == install_dir
