@@ -9,11 +9,13 @@ show, on a small tree made here, that it fails when broken.
 - no import loop in the Python package (python/layerbench), an import inside a function included;
 - no Python file over MAX_PYTHON_LINES lines;
 - scripts/ holds what a user runs, no test;
-- docs/results and the tests' fixtures stay small: what is read, not archives.
+- docs/results and the tests' fixtures stay small: what is read, not archives;
+- a committed grade names the file it graded where the tree has it.
 """
 from __future__ import annotations
 
 import ast
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -238,6 +240,30 @@ def test_docs_results_and_fixtures_are_small():
         "trim fixtures to the cases a test reads")
 
 
+def graded_files_missing(root: Path, files: list[Path]) -> list[str]:
+    """The submissions that committed grade files (`lab grade --json`: labs/*/expected/, the runs
+    under docs/results/) name by a path the tree no longer has: a grade says which file it graded."""
+    missing = []
+    for path in files:
+        rel = path.relative_to(root)
+        if path.suffix != ".json" or not (rel.parts[0] == "labs" and "expected" in rel.parts
+                                          or rel.parts[:2] == ("docs", "results")):
+            continue
+        try:
+            data = json.loads(path.read_text())
+        except ValueError:
+            continue
+        if not isinstance(data, dict) or not isinstance(data.get("submissions"), list):
+            continue
+        missing += [f"{rel}: {s['file']}" for s in data["submissions"]
+                    if isinstance(s, dict) and "file" in s and not (root / s["file"]).is_file()]
+    return missing
+
+
+def test_committed_grades_name_files_in_the_tree():
+    assert graded_files_missing(REPO, tracked(REPO)) == [], "a file moved: write its grade's path where it is now"
+
+
 # --- each rule fails when broken (a small tree made here) --------------------------------------------
 
 @pytest.fixture()
@@ -289,6 +315,12 @@ def test_the_rules_see_what_breaks_them(tree):
     tree("scripts/check.py", "import pytest\n")
     tree("scripts/test_rows.py", "")
     assert sorted(scripts_that_are_tests(tracked(root), root)) == ["scripts/check.py", "scripts/test_rows.py"]
+
+    tree("labs/01-x/solution/x.cu")
+    tree("labs/01-x/expected/h100.solution.json", '{"submissions": [{"file": "labs/01-x/solution/x.cu"}]}')
+    assert graded_files_missing(root, tracked(root)) == []
+    tree("labs/01-x/expected/h100.planted.json", '{"submissions": [{"file": "tests/labs/planted/01-x/y.cu"}]}')
+    assert graded_files_missing(root, tracked(root)) == ["labs/01-x/expected/h100.planted.json: tests/labs/planted/01-x/y.cu"]
 
     tree("docs/results/h100/results.json", "x" * 100)
     tree("tests/reports/fixtures/run.json", "y" * 10)
