@@ -234,7 +234,8 @@ def sizes(files: list[Path], root: Path) -> tuple[int, int]:
 
 def test_docs_results_and_fixtures_are_small():
     results, fixtures = sizes(tracked(REPO), REPO)
-    assert results <= RESULTS_LIMIT, f"docs/results holds {results:,} bytes (at most {RESULTS_LIMIT:,}): keep only what is read"
+    assert results <= RESULTS_LIMIT, (f"docs/results holds {results:,} bytes (at most {RESULTS_LIMIT:,}): "
+                                      "keep only what is read")
     assert results + fixtures <= RESULTS_AND_FIXTURES_LIMIT, (
         f"docs/results and the fixtures hold {results + fixtures:,} bytes (at most {RESULTS_AND_FIXTURES_LIMIT:,}): "
         "trim fixtures to the cases a test reads")
@@ -292,8 +293,9 @@ def test_the_rules_see_what_breaks_them(tree):
     tree("lab/commands/check.cpp", 'if (spec.runner == "beta-two") {}  // "alpha" in a comment\n')
     tree("app/main.py", "RUNNERS = {'alpha': 1}  # 'beta-two'\n")
     assert runner_names(root) == ["alpha", "beta-two"]
-    assert sorted(runner_name_uses(root, tracked(root))) == ["app/main.py:1: 'alpha'", 'lab/commands/check.cpp:1: "beta-two"',
-                                                     "lab/runners/runner_defaults.cpp:1: includes lab/runners/alpha/"]
+    assert sorted(runner_name_uses(root, tracked(root))) == [
+        "app/main.py:1: 'alpha'", 'lab/commands/check.cpp:1: "beta-two"',
+        "lab/runners/runner_defaults.cpp:1: includes lab/runners/alpha/"]
 
     tree("lab/a/one.h", '#include "lab/b/two.h"\n')
     tree("lab/b/two.h")
@@ -320,7 +322,8 @@ def test_the_rules_see_what_breaks_them(tree):
     tree("labs/01-x/expected/h100.solution.json", '{"submissions": [{"file": "labs/01-x/solution/x.cu"}]}')
     assert graded_files_missing(root, tracked(root)) == []
     tree("labs/01-x/expected/h100.planted.json", '{"submissions": [{"file": "tests/labs/planted/01-x/y.cu"}]}')
-    assert graded_files_missing(root, tracked(root)) == ["labs/01-x/expected/h100.planted.json: tests/labs/planted/01-x/y.cu"]
+    assert graded_files_missing(root, tracked(root)) == [
+        "labs/01-x/expected/h100.planted.json: tests/labs/planted/01-x/y.cu"]
 
     tree("docs/results/h100/results.json", "x" * 100)
     tree("tests/reports/fixtures/run.json", "y" * 10)

@@ -74,7 +74,8 @@ def test_every_python_runner_names_a_program_class():
     assert {"numba", "pycuda", "cuda-core"} <= set(programs)
     for runner, program in programs.items():
         assert issubclass(L.program_class(program), L.Program), runner
-    for wrong, error in (("kernel_text.Nothing", "is not a program class"), ("rules.StudentError", "is not a program class"),
+    for wrong, error in (("kernel_text.Nothing", "is not a program class"),
+                         ("rules.StudentError", "is not a program class"),
                          ("NumbaProgram", "is not a program class"), ("no_module.Program", "No module named")):
         with pytest.raises((RuntimeError, ModuleNotFoundError), match=error):
             L.program_class(wrong)

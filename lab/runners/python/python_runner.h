@@ -5,6 +5,7 @@
 // ("kernel_text.PycudaProgram"), which the child loads: the Python side keeps no table of runners.
 #pragma once
 #include <string>
+#include <utility>
 
 #include "lab/runners/kernel_runner.h"
 

@@ -140,7 +140,7 @@ void check_python_lab_rules(const LabSpec& spec, const fs::path& file) {
 }
 
 std::unique_ptr<StudentProgram> load_python_lab_kernels(const LabSpec& spec, const fs::path& file, int sm_count,
-                                                        const StudentBuild& build, const std::string& program) {
+                                                        const StudentBuild& build, const std::string& program_class) {
   const py::module_ module = lab_module(file);
   py::list block;
   block.append(spec.launch.block_x);
@@ -153,7 +153,7 @@ std::unique_ptr<StudentProgram> load_python_lab_kernels(const LabSpec& spec, con
                                python::workload_object(spec.workload->descriptor()), block, grid,
                                py::arg("line_info") = build.line_info, py::arg("exact_buffers") = build.exact_buffers,
                                py::arg("output_starts_zero") = spec.output_starts_zero,
-                               py::arg("sm_count") = sm_count, py::arg("program") = program);
+                               py::arg("sm_count") = sm_count, py::arg("program") = program_class);
   });
   return std::make_unique<PythonProgram>(file, std::move(program));
 }

@@ -42,7 +42,8 @@ from pathlib import Path
 from typing import Any
 
 from . import document, fleet, output, results
-from .run_ids import device_id, host_id, machine_id, run_id, run_part, task_id  # noqa: F401 (merge.run_id: the names, kept here too)
+# merge.run_id and the other names of a run, kept here too (run_ids.py is where they are made).
+from .run_ids import device_id, host_id, machine_id, run_id, run_part, task_id  # noqa: F401
 
 PROG = "layerbench merge"
 
