@@ -1,7 +1,9 @@
 // The lab's parent/child protocol (lab/child/child_event.h): every kind of event round-trips through its
-// JSON line; a line that is not JSON, an unknown event, and a known event with a field missing or of
-// the wrong type are each a ChildProtocolError, which the parent reports and fails on (a check never
-// passes, a grade earns no performance points). CPU only: stand-in children write the lines.
+// JSON line; a line that is not JSON, a known event with a field missing or of the wrong type, and a
+// runner's own event that the lab's runner does not know are each a ChildProtocolError, which the
+// parent reports and fails on (a check never passes, a grade earns no performance points). The host
+// trip's own events are tested with it (test_lab_transfer.cpp). CPU only: stand-in children write
+// the lines.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -49,9 +51,7 @@ std::vector<ChildEvent> every_kind() {
       Profiled{"67108864", true, ""},
       Profiled{"67108864", false, "element 3 is 0"},
       StudentBuilt{"nvcc -O3 -arch=sm_90 -c transfer.cu", 1890.5},
-      TripMark{"67108864", TripOf::kStudent, 0, false},
-      TripMark{"67108864", TripOf::kOurs, 12, true},
-      HostBuffers{"67108864", true, false, true},
+      RunnerEvent{"trip", json{{"event", "trip"}, {"anything", {1, "the runner's"}}}},
   };
 }
 
@@ -81,15 +81,28 @@ TEST(ChildEvent, LinesAreTheDocumentedOnes) {
   EXPECT_EQ(to_json(Failure{"x"}), json::parse(R"({"error": "x"})"));
   EXPECT_EQ(to_json(BenchmarkFailed{"2^26", "x"}), json::parse(R"({"benchmark": "2^26", "error": "x"})"));
   EXPECT_EQ(to_json(Profiled{"2^26", true, ""}), json::parse(R"({"profiled": "2^26", "passed": true})"));
-  EXPECT_EQ(to_json(TripMark{"2^26", TripOf::kOurs, 3, true}),
-            json::parse(R"({"event": "trip", "mark": "end", "benchmark": "2^26", "who": "ours", "sample": 3})"));
-  EXPECT_EQ(to_json(HostBuffers{"2^26", true, false, true}),
-            json::parse(R"({"event": "host_buffers", "benchmark": "2^26", "a": "pinned", "b": "pageable", "c": "pinned"})"));
   EXPECT_EQ(to_json(StudentBuilt{"nvcc x.cu", 2.5}), json::parse(R"({"event": "built", "what": "nvcc x.cu", "ms": 2.5})"));
   const json timed = to_json(every_kind()[8]);
   EXPECT_TRUE(timed.contains("runtime") && !timed.contains("runtime_error")) << timed.dump();
   const json untimed = to_json(every_kind()[9]);
   EXPECT_TRUE(untimed.contains("runtime_error") && !untimed.contains("runtime")) << untimed.dump();
+}
+
+// A line whose "event" names none of the above is the runner's own, kept whole for its ChildNotes;
+// the parent refuses it when the runner has none (EverySizePassedWithAStrayLineFails).
+TEST(ChildEvent, AnUnknownEventIsTheRunnersOwnLine) {
+  const std::string line = R"({"event": "finished", "at": [1, 2]})";
+  EXPECT_EQ(parse_child_event(line), ChildEvent(RunnerEvent{"finished", json::parse(line)}));
+  EXPECT_STREQ(unknown_event(RunnerEvent{"finished", json::parse(line)}).what(), "an unknown event 'finished'");
+  const json parsed = json::parse(line);
+  const EventFields f(parsed, "finished");  // holds a reference: `parsed` outlives it
+  EXPECT_THROW(f.one_of("at", "x", "y"), ChildProtocolError);
+  try {
+    f.text("why");
+    ADD_FAILURE() << "a missing field was read";
+  } catch (const ChildProtocolError& e) {
+    EXPECT_STREQ(e.what(), "a finished line whose 'why' is missing");
+  }
 }
 
 // Optional fields, absent, read as documented.
@@ -127,8 +140,7 @@ TEST(ChildEvent, LinesThatAreNoEventAreErrorsNamingWhy) {
       {"[1, 2, 3]", "not a JSON object"},
       {"42", "not a JSON object"},
       {R"({"what": 1})", "none of its messages"},
-      // an unknown event, or an event that is not a name
-      {R"({"event": "finished"})", "unknown event 'finished'"},
+      // an event that is not a name (an unknown name is a runner's line: RunnerOwnLines below)
       {R"({"event": 3})", "'event' is not a string"},
       // known events, a field missing
       {R"({"size": "257"})", "a size line whose 'passed' is missing"},
@@ -158,19 +170,8 @@ TEST(ChildEvent, LinesThatAreNoEventAreErrorsNamingWhy) {
       {R"({"benchmark": "2^26", "student": {"median_ms": 0.3, "samples": 3}, "runtime_error": "x", "samples_verified": 1.5})",
        "'samples_verified' is not a count"},
       {R"({"profiled": "2^26", "passed": 1})", "'passed' is not true or false"},
-      // the host trip: the build, the trips' marks, the host buffers
+      // the student's build (the host trip's child makes one)
       {R"({"event": "built", "what": "nvcc"})", "a built line whose 'ms' is missing"},
-      {R"({"event": "trip", "mark": "start", "benchmark": "2^26", "who": "student"})", "'sample' is missing"},
-      {R"({"event": "trip", "mark": "begin", "benchmark": "2^26", "who": "student", "sample": 0})",
-       "'mark' is neither end nor start"},
-      {R"({"event": "trip", "mark": "end", "benchmark": "2^26", "who": "teacher", "sample": 0})",
-       "'who' is neither ours nor student"},
-      {R"({"event": "trip", "mark": "end", "benchmark": "2^26", "who": "ours", "sample": -1})", "'sample' is not a count"},
-      {R"({"event": "trip", "mark": "end", "benchmark": 67108864, "who": "ours", "sample": 1})", "'benchmark' is not a string"},
-      {R"({"event": "host_buffers", "benchmark": "2^26", "a": "pinned", "b": "pinned"})", "'c' is missing"},
-      {R"({"event": "host_buffers", "benchmark": "2^26", "a": "pinned", "b": true, "c": "pinned"})", "'b' is not a string"},
-      {R"({"event": "host_buffers", "benchmark": "2^26", "a": "mapped", "b": "pinned", "c": "pinned"})",
-       "'a' is neither pinned nor pageable"},
       {R"({"event": "environment", "gpu": "G", "ceilings": {"h2d_gbps": "fast"}})", "'ceilings.h2d_gbps' is not a number"},
   };
   for (const auto& [line, expected] : cases) {

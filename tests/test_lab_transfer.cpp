@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "common/gpu.h"
@@ -25,6 +27,7 @@
 #include "lab/runners/host_trip/trip_child.h"
 #include "lab/runners/host_trip/trip_rules.h"
 #include "lab/runners/host_trip/trip_clock.h"
+#include "lab/runners/host_trip/trip_event.h"
 #include "lab/child/watchdog.h"
 #include "lab_test_support.h"
 #include "workloads/problem.h"
@@ -403,6 +406,53 @@ TEST(TripInputsTest, SuccessiveTripsShareNothingAtAnyShift) {
   HostBuffer window(a3.begin() + 64, a3.end());
   window.insert(window.end(), a3.begin(), a3.begin() + 64);
   EXPECT_EQ(equal_fraction(window, a3, 64), 1.0);
+}
+
+// --- the host trip's own lines (trip_event.h) ---------------------------------------------------
+
+// Its lines round-trip through the child's protocol as a runner's lines, in the documented format.
+TEST(TripEventTest, MarksAndHostBuffersRoundTripAsTheRunnersLines) {
+  using nlohmann::json;
+  const TripMark mark{"2^26", TripOf::kOurs, 3, true};
+  const HostBuffers memory{"2^26", true, false, true};
+  EXPECT_EQ(to_json(runner_event(mark)),
+            json::parse(R"({"event": "trip", "mark": "end", "benchmark": "2^26", "who": "ours", "sample": 3})"));
+  EXPECT_EQ(to_json(runner_event(memory)),
+            json::parse(R"({"event": "host_buffers", "benchmark": "2^26", "a": "pinned", "b": "pageable", "c": "pinned"})"));
+  for (const TripEvent& e : {TripEvent(mark), TripEvent(TripMark{"67108864", TripOf::kStudent, 0, false}),
+                             TripEvent(memory)}) {
+    const RunnerEvent line = std::visit([](const auto& x) { return runner_event(x); }, e);
+    const ChildEvent read = parse_child_event(to_json(line).dump());
+    ASSERT_TRUE(std::holds_alternative<RunnerEvent>(read));
+    EXPECT_EQ(trip_event(std::get<RunnerEvent>(read)), e);
+  }
+}
+
+TEST(TripEventTest, ABadLineIsAProtocolErrorNamingTheField) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"event": "trip", "mark": "start", "benchmark": "2^26", "who": "student"})", "'sample' is missing"},
+      {R"({"event": "trip", "mark": "begin", "benchmark": "2^26", "who": "student", "sample": 0})",
+       "'mark' is neither end nor start"},
+      {R"({"event": "trip", "mark": "end", "benchmark": "2^26", "who": "teacher", "sample": 0})",
+       "'who' is neither ours nor student"},
+      {R"({"event": "trip", "mark": "end", "benchmark": "2^26", "who": "ours", "sample": -1})", "'sample' is not a count"},
+      {R"({"event": "trip", "mark": "end", "benchmark": 67108864, "who": "ours", "sample": 1})", "'benchmark' is not a string"},
+      {R"({"event": "host_buffers", "benchmark": "2^26", "a": "pinned", "b": "pinned"})", "'c' is missing"},
+      {R"({"event": "host_buffers", "benchmark": "2^26", "a": "pinned", "b": true, "c": "pinned"})", "'b' is not a string"},
+      {R"({"event": "host_buffers", "benchmark": "2^26", "a": "mapped", "b": "pinned", "c": "pinned"})",
+       "'a' is neither pinned nor pageable"},
+      {R"({"event": "finished"})", "an unknown event 'finished'"},
+  };
+  for (const auto& [line, expected] : cases) {
+    std::string error;
+    TripNotes notes;
+    try {
+      notes.read(parse_child_event(line), 1.0);  // as the parent reads the host trip's child
+    } catch (const ChildProtocolError& e) {
+      error = e.what();
+    }
+    EXPECT_TRUE(has(error, expected)) << line << "\n  gave: " << error;
+  }
 }
 
 // --- the parent's clock -----------------------------------------------------------------------

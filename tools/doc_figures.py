@@ -18,7 +18,7 @@ is a query:
   CASE FIELD[,FIELD2] [min|max|range] [OPTION...]      a case's figure (FIELD2 in parentheses)
   ceiling copy|sgemm|sgemm_tflops                      the run's ceilings
   cost LAYER 'WHAT' [min|max|range]                    one-time costs of LAYER whose text holds WHAT
-  cases|layers|date|datetime|device|command|commit|suite_s|noise_target|mode|driver|peak_bw|peak_fp32|sms|
+  cases|runs|layers|date|datetime|device|command|commit|suite_s|noise_target|mode|driver|peak_bw|peak_fp32|sms|
   host_threads|layer_names|context_creation|memory|version    the run's context
   A / B [OPTION...]                                    A and B any of the above that give one number
                                                        (a case's, a ceiling or a cost): A over B
@@ -56,22 +56,22 @@ why it is not a figure of a results file: `<!-- unsourced: REASON -->` (a settin
 value, a kernel no longer in the tree). Code blocks and `code spans` are not figures. The reports in
 docs/results/*/ (made by `layerbench report`) are generated already and not read.
 
-  tools/doc-figures            rewrite every figure in place from its source (python/layerbench/reports/output.py: atomically, a symlink followed)
-  tools/doc-figures --check    exit 1 if a figure differs from its source, a source or case is
+  tools/doc-figures            rewrite every figure and block (tools/doc_blocks.py) in place from its
+                                    source (reports/output.py: atomically, a symlink followed)
+  tools/doc-figures --check    exit 1 if a figure or block differs from its source, a source or case is
                                     missing, or a measured number has no marker
   tools/doc-figures --list     every marker, its source and its value
 """
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import re
 import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import doc_blocks  # the generated tables between <!-- block ... --> lines (tools/ is the script's folder)
 from layerbench.reports import fmt, results
 from layerbench.reports.output import write_output  # a symlinked doc keeps its link; its target is rewritten
 
@@ -251,6 +251,8 @@ def context_value(data: dict, key: str) -> str:
     lb = ctx.get("layerbench") or {}
     if key == "cases":
         return str(len(data["_cases"]))
+    if key == "runs":  # a merged file's (layerbench merge), else 1
+        return str(len((ctx.get("merged") or {}).get("runs") or [None]))
     if key == "layers":
         return str(len({c.get("layer") for c in data["_cases"]}))
     if key == "layer_names":
@@ -296,7 +298,7 @@ def context_value(data: dict, key: str) -> str:
     raise FigureError(f"unknown query '{key}'")
 
 
-CONTEXT_KEYS = {"memory", "version", "context_creation", "cases", "layers", "layer_names", "date", "datetime", "device", "command", "commit", "suite_s", "noise_target", "mode",
+CONTEXT_KEYS = {"memory", "version", "context_creation", "cases", "runs", "layers", "layer_names", "date", "datetime", "device", "command", "commit", "suite_s", "noise_target", "mode",
                 "driver", "peak_bw", "peak_fp32", "sms", "host_threads"}
 AGGREGATES = {"min", "max", "range"}
 OPTIONS = {"bare", "%", "frac", "diff", "x"}
@@ -527,7 +529,7 @@ MEASURED = re.compile(
 
 
 def lint(path: Path) -> list[tuple[int, str]]:
-    text = path.read_text()
+    text = doc_blocks.blank(path.read_text())
     found = []
     for start, end in outside_code(text):
         lines = text[start:end].split("\n")
@@ -559,7 +561,11 @@ def main(argv: list[str] | None = None) -> int:
     for path in paths:
         rel = path.relative_to(REPO)
         new_text, figures = process(path, rewrite=not args.check)
+        new_text, blocks = doc_blocks.process(new_text, source_path)
         total += len(figures)
+        for line, marker, error, differs in blocks:
+            if error or differs:
+                (problems if error else stale).append(f"{rel}:{line}: {marker}: {error or differs}")
         for f in figures:
             where = f"{rel}:{f.line}"
             if args.list:

@@ -30,24 +30,19 @@
 // profile mode:
 //   Profiled            {"profiled": "2^26", "passed": true} (or false, with "feedback") after one
 //                       verified run at the first benchmark size (the launch a profiler records)
-// the host trip (runner host-trip, lab/runners/host_trip/trip_child.h), besides the lines above:
+// a child that builds the student's file itself (the host trip), besides the lines above:
 //   StudentBuilt        {"event": "built", "what": "nvcc -O3 -arch=sm_90 transfer.cu", "ms": 1890.2}
 //                       the build of the student's file, once, before anything runs (a one-time
 //                       cost: shown, never graded)
-//   TripMark            {"event": "trip", "mark": "start", "benchmark": "67108864", "who": "student",
-//                        "sample": 0}   and then the same with "mark": "end": written (and flushed)
-//                       just before the timed trip of sample `sample` starts and just after it
-//                       has ended; "who" is "student" or "ours". The parent times each trip from
-//                       when the two lines reach it, on its own clock (lab/runners/host_trip/trip_clock.h): its
-//                       marks must come in order, start then end, samples 0, 1, 2, ... for each
-//                       benchmark and who, and a BenchmarkTimed line counts the same samples.
-//   HostBuffers         {"event": "host_buffers", "benchmark": "67108864", "a": "pinned",
-//                        "b": "pageable", "c": "pinned"}   what the student's lab_host_alloc gave at
-//                       that size (cudaPointerGetAttributes): page-locked or pageable host memory
+// a runner's own lines (Runner::child_notes):
+//   RunnerEvent         {"event": "<a name none of the above has>", ...}   kept whole for the lab's
+//                       runner's ChildNotes, which reads its own (the host trip's trip marks and
+//                       host buffers: lab/runners/host_trip/trip_event.h)
 //
-// A line that is not JSON, not an object, none of these, an unknown "event", or one of these with a
-// field missing or of the wrong type is a ChildProtocolError: the parent reports it and fails the
-// check (or the grade's performance part); it never passes on a line it could not read.
+// A line that is not JSON, not an object, none of these, or one of these with a field missing or of
+// the wrong type is a ChildProtocolError, and so is a RunnerEvent that the lab's runner does not
+// know (none, for a runner without ChildNotes): the parent reports it and fails the check (or the
+// grade's performance part); it never passes on a line it could not read.
 #pragma once
 #include <cstddef>
 #include <cstdio>
@@ -55,6 +50,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <variant>
 
 namespace lb::lab {
@@ -123,22 +119,16 @@ struct StudentBuilt {
   double ms = 0;
   friend bool operator==(const StudentBuilt&, const StudentBuilt&) = default;
 };
-enum class TripOf { kStudent, kOurs };
-struct TripMark {
-  std::string size;  // the benchmark's size label ("67108864")
-  TripOf who = TripOf::kStudent;
-  std::size_t sample = 0;
-  bool end = false;  // false: the trip is about to start; true: it has ended
-  friend bool operator==(const TripMark&, const TripMark&) = default;
-};
-struct HostBuffers {
-  std::string size;
-  bool a_pinned = false, b_pinned = false, c_pinned = false;
-  friend bool operator==(const HostBuffers&, const HostBuffers&) = default;
+// A line of the lab's runner's own: its "event" and the whole line, which the runner's ChildNotes
+// reads (EventFields below).
+struct RunnerEvent {
+  std::string event;
+  nlohmann::json line;  // the whole object, "event" included
+  friend bool operator==(const RunnerEvent&, const RunnerEvent&) = default;
 };
 
 using ChildEvent = std::variant<NoGpu, CompileFailed, SizeChecked, CudaFailure, Failure, TimingEnvironment,
-                                BenchmarkTimed, BenchmarkFailed, Profiled, StudentBuilt, TripMark, HostBuffers>;
+                                BenchmarkTimed, BenchmarkFailed, Profiled, StudentBuilt, RunnerEvent>;
 using BenchmarkEvent = std::variant<BenchmarkTimed, BenchmarkFailed>;
 
 // A line the parent cannot read as a ChildEvent: what() says why, naming the field.
@@ -146,6 +136,35 @@ class ChildProtocolError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// Reads the fields of one line of kind `what` ("size", "benchmark", a runner's "trip"); every
+// failure is a ChildProtocolError naming the field.
+class EventFields {
+ public:
+  // `prefix`: where these fields are in the line ("student." for a benchmark's figures).
+  EventFields(const nlohmann::json& j, std::string what, std::string prefix = "")
+      : j_(j), what_(std::move(what)), prefix_(std::move(prefix)) {}
+  [[noreturn]] void fail(const std::string& key, const std::string& why) const;
+  bool has(const char* key) const { return j_.contains(key); }
+  const nlohmann::json& get(const char* key) const;
+  std::string text(const char* key) const;
+  std::string text_or(const char* key, const std::string& absent) const { return has(key) ? text(key) : absent; }
+  bool boolean(const char* key) const;
+  double number(const char* key) const;
+  double number_or(const char* key, double absent) const { return has(key) ? number(key) : absent; }
+  std::size_t count(const char* key) const;
+  std::size_t count_or(const char* key, std::size_t absent) const { return has(key) ? count(key) : absent; }
+  const nlohmann::json& object(const char* key) const;
+  // One of two words: true for `first`, false for `second`; anything else names the field.
+  bool one_of(const char* key, const char* first, const char* second) const;
+
+ private:
+  const nlohmann::json& j_;
+  std::string what_, prefix_;
+};
+
+// The error for a runner's line that the lab's runner does not know ("an unknown event 'x'").
+ChildProtocolError unknown_event(const RunnerEvent& event);
 
 nlohmann::json to_json(const ChildEvent& event);
 // The event a line's JSON object is; ChildProtocolError when it is none.

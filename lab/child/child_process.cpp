@@ -63,8 +63,7 @@ void fold(ChildReport& report, ChildEvent event) {
     void operator()(BenchmarkFailed& e) const { r.benchmarks.emplace_back(std::move(e)); }
     void operator()(Profiled& e) const { r.profiled = std::move(e); }
     void operator()(StudentBuilt& e) const { r.built = std::move(e); }
-    void operator()(TripMark&) const {}     // the runner's own (ChildNotes)
-    void operator()(HostBuffers&) const {}  // the runner's own (ChildNotes)
+    void operator()(RunnerEvent&) const {}  // the runner's own: its ChildNotes read it
   };
   std::visit(Fold{report}, event);
 }
@@ -143,6 +142,8 @@ ChildReport run_child_process(const LabSpec& spec, const fs::path& given, ChildM
       if (report.notes)  // by when the line reached this process
         report.notes->read(event, index < report.child.out_line_s.size() ? report.child.out_line_s[index]
                                                                          : report.child.elapsed_s);
+      else if (const auto* own = std::get_if<RunnerEvent>(&event))
+        throw unknown_event(*own);  // a runner's line, and this runner has none
       fold(report, std::move(event));
     } catch (const ChildProtocolError& e) {
       if (report.protocol_error.empty()) report.protocol_error = e.what();  // the first: what went wrong first

@@ -54,7 +54,8 @@ class ChildNotes {
  public:
   virtual ~ChildNotes() = default;
   // `arrival_s`: when the line reached the parent, in seconds after the child started (its own
-  // clock). ChildProtocolError when the event is out of place.
+  // clock). ChildProtocolError when the event is out of place, or a RunnerEvent this runner does
+  // not write (child_event.h's unknown_event).
   virtual void read(const ChildEvent& event, double arrival_s) = 0;
   virtual void finish(const LabSpec& spec, ChildReport& report) = 0;
 };

@@ -14,9 +14,10 @@ const std::vector<std::unique_ptr<const Runner>>& runners() {
   static const std::vector<std::unique_ptr<const Runner>> all = [] {
     std::vector<std::unique_ptr<const Runner>> r;
     r.push_back(std::make_unique<NvrtcRunner>("nvrtc", ".cu"));
-    r.push_back(std::make_unique<PythonRunner>("numba", ".py"));
-    r.push_back(std::make_unique<PythonRunner>("pycuda", ".cu"));
-    r.push_back(std::make_unique<PythonRunner>("cuda-core", ".cu"));
+    // A Python runner names its program class in python/layerbench/lab (module.Class).
+    r.push_back(std::make_unique<PythonRunner>("numba", ".py", "numba_runner.NumbaProgram"));
+    r.push_back(std::make_unique<PythonRunner>("pycuda", ".cu", "kernel_text.PycudaProgram"));
+    r.push_back(std::make_unique<PythonRunner>("cuda-core", ".cu", "kernel_text.CudaCoreProgram"));
     r.push_back(std::make_unique<HostTripRunner>("host-trip", ".cu"));
     // The name lab.json files used before the runners had folders: a course's own lab 8 keeps working.
     r.push_back(std::make_unique<HostTripRunner>("nvcc-host", ".cu"));

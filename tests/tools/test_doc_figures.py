@@ -132,19 +132,19 @@ def grades(repo):
                 "performance": {"speed_vs_runtime": speed, "fraction_of_ceiling": fraction,
                                 "benchmarks": bench if ms else []}}
     doc = {"lab": "01-vector-add", "submissions": [
-        submission("labs/solutions/01-vector-add/vector_add.cu", "graded", 100, 0.9712, 0.9414, 0.2861, 0.2779),
+        submission("labs/01-vector-add/solution/vector_add.cu", "graded", 100, 0.9712, 0.9414, 0.2861, 0.2779),
         submission("planted/off_by_one.cu", "check failed", 42.9)]}
     (repo / "docs" / "results" / "gpu" / "lab1.json").write_text(json.dumps(doc))
     return repo
 
 
 @pytest.mark.parametrize("query, text", [
-    ("gpu/lab1.json grade points solutions", "100"),
-    ("gpu/lab1.json grade speed solutions", "0.97"),
-    ("gpu/lab1.json grade ceiling solutions", "94%"),
-    ("gpu/lab1.json grade ms solutions", "0.2861 ms"),
-    ("gpu/lab1.json grade ours_ms solutions", "0.2779 ms"),
-    ("gpu/lab1.json grade gbps solutions", "2815 GB/s"),
+    ("gpu/lab1.json grade points solution/", "100"),
+    ("gpu/lab1.json grade speed solution/", "0.97"),
+    ("gpu/lab1.json grade ceiling solution/", "94%"),
+    ("gpu/lab1.json grade ms solution/", "0.2861 ms"),
+    ("gpu/lab1.json grade ours_ms solution/", "0.2779 ms"),
+    ("gpu/lab1.json grade gbps solution/", "2815 GB/s"),
     ("gpu/lab1.json grade points off_by_one", "42.9"),
 ])
 def test_grade_queries(grades, query, text):
@@ -153,7 +153,7 @@ def test_grade_queries(grades, query, text):
 
 @pytest.mark.parametrize("query, error", [
     ("gpu/lab1.json grade points", "2 submissions match"),
-    ("gpu/lab1.json grade watts solutions", "grade takes a field"),
+    ("gpu/lab1.json grade watts solution/", "grade takes a field"),
     ("gpu/lab1.json grade speed off_by_one", "no speed"),
 ])
 def test_bad_grade_queries_say_why(grades, query, error):

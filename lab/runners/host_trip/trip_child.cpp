@@ -20,6 +20,7 @@
 #include "lab/runners/host_trip/host_link.h"
 #include "lab/runners/host_trip/trip_ours.h"
 #include "lab/runners/host_trip/trip_clock.h"
+#include "lab/runners/host_trip/trip_event.h"
 #include "workloads/problem.h"
 
 namespace lb::lab {
@@ -230,7 +231,7 @@ TimedTrips time_trip(Trip& trip, TripOf who, const Workload& workload, TripInput
                      const EventStream& events) {
   const std::int64_t n = inputs.problem().shape.n;
   TripBuffers buffers(trip, n);
-  if (who == TripOf::kStudent) events.emit(buffers.memory(label));
+  if (who == TripOf::kStudent) events.emit(runner_event(buffers.memory(label)));
   SetUpTrip set_up(trip, n);
   for (int w = 0; w < kWarmupTrips; ++w) {  // verified: a wrong trip is explained as the check would
     inputs.prepare(w, buffers.a_span(), buffers.b_span(), buffers.c_span());
@@ -249,12 +250,12 @@ TimedTrips time_trip(Trip& trip, TripOf who, const Workload& workload, TripInput
                                         buffers.b_span(), buffers.c_span()));
     buffers.set_guard();
     require(cudaDeviceSynchronize(), "GPU work left over from the trip before (cudaDeviceSynchronize)");
-    events.emit(TripMark{label, who, t, false});
+    events.emit(runner_event(TripMark{label, who, t, false}));
     const auto t0 = std::chrono::steady_clock::now();
     const cudaError_t status = trip.trip(buffers.a(), buffers.b(), buffers.c(), n);
     const cudaError_t finished = cudaDeviceSynchronize();
     const double ms = ms_since(t0);
-    events.emit(TripMark{label, who, t, true});
+    events.emit(runner_event(TripMark{label, who, t, true}));
     require(status, "lab_trip");
     require(finished, "the trip's GPU work (cudaDeviceSynchronize after lab_trip)");
     require(cudaGetLastError(), "a launch in lab_trip (cudaGetLastError after it)");

@@ -12,7 +12,7 @@
 //   verified, then timed trips (at least 10, until their noise is under 1% or 5 s have passed,
 //   at most 40). Before each, outside its timed region: fresh inputs (TripInputs, below), c
 //   poisoned again, the guard set, and a wait for any GPU work left over. Each timed trip between
-//   two mark lines (child_event.h, TripMark), which the parent times (lab/runners/host_trip/trip_clock.h); after
+//   two mark lines (trip_event.h, TripMark), which the parent times (lab/runners/host_trip/trip_clock.h); after
 //   each, warm-up or timed, c verified in full against that trip's inputs and the guard checked.
 // The events go out on a private copy of standard output; standard output itself is pointed at
 // standard error before the student's code is loaded, so nothing it prints (a kernel's printf,

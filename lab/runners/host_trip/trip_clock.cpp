@@ -92,8 +92,11 @@ void time_trips_by_parent_clock(const LabSpec& spec, const TripClock& trips, Chi
 }
 
 void TripNotes::read(const ChildEvent& event, double arrival_s) {
-  if (const auto* mark = std::get_if<TripMark>(&event)) trips.mark(*mark, arrival_s);
-  if (const auto* memory = std::get_if<HostBuffers>(&event)) host_buffers.push_back(*memory);
+  const auto* own = std::get_if<RunnerEvent>(&event);
+  if (!own) return;  // every child's lines: the report's
+  const TripEvent trip = trip_event(*own);
+  if (const auto* mark = std::get_if<TripMark>(&trip)) trips.mark(*mark, arrival_s);
+  else host_buffers.push_back(std::get<HostBuffers>(trip));
 }
 
 void TripNotes::finish(const LabSpec& spec, ChildReport& report) { time_trips_by_parent_clock(spec, trips, report); }

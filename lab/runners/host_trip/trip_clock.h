@@ -1,7 +1,7 @@
 // The parent's clock on the host trip (runner host-trip): the student's host code runs in
 // the child, in the same process as the child's own clock, and a stray pointer of its could
 // overwrite what that clock measured. So the time that grades is the parent's: the child writes a
-// mark line just before each timed trip and another just after it (child_event.h, TripMark), and
+// mark line just before each timed trip and another just after it (trip_event.h, TripMark), and
 // the parent times each trip from when the two lines reached it (ChildOutcome::out_line_s). Our
 // trip is timed the same way, so the pipe's latency (microseconds, against a trip of
 // milliseconds) is charged to both.
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "lab/child/child_process.h"
+#include "lab/runners/host_trip/trip_event.h"
 
 namespace lb::lab {
 

@@ -25,7 +25,7 @@ std::string PythonRunner::compile_failed_rule(const std::string& file_name) cons
 
 std::unique_ptr<StudentProgram> PythonRunner::load(const LabSpec& spec, const std::filesystem::path& file,
                                                    const TargetDevice& device, const StudentBuild& build) const {
-  return load_python_program(spec, file, device, build);
+  return load_python_program(spec, file, device, build, program_);
 }
 
 }  // namespace lb::lab

@@ -1,15 +1,20 @@
-// The Python runners, through the embedded interpreter (lab/runners/python/python_student.h and
-// python/layerbench/lab RUNNERS, which name the same runners): numba (a Python file of @cuda.jit
-// kernels, held to the Python lab's rules), pycuda and cuda-core (CUDA C++ kernel text, which the
-// parent compiles with NVRTC to report errors, compiled and launched from Python in the child).
+// The Python runners, through the embedded interpreter (lab/runners/python/python_student.h): numba
+// (a Python file of @cuda.jit kernels, held to the Python lab's rules), pycuda and cuda-core (CUDA
+// C++ kernel text, which the parent compiles with NVRTC to report errors, compiled and launched from
+// Python in the child). Each is registered with its program class in python/layerbench/lab
+// ("kernel_text.PycudaProgram"), which the child loads: the Python side keeps no table of runners.
 #pragma once
+#include <string>
+#include <utility>
+
 #include "lab/runners/kernel_runner.h"
 
 namespace lb::lab {
 
 class PythonRunner final : public KernelRunner {
  public:
-  using KernelRunner::KernelRunner;
+  PythonRunner(std::string name, std::string extension, std::string program)
+      : KernelRunner(std::move(name), std::move(extension)), program_(std::move(program)) {}
   bool embedded_python() const override { return true; }
   void precheck(const LabSpec& spec, const std::filesystem::path& file) const override;
   std::string compile_failed_as() const override;
@@ -19,6 +24,7 @@ class PythonRunner final : public KernelRunner {
 
  private:
   bool python_file() const { return extension() == ".py"; }
+  std::string program_;  // module.Class in python/layerbench/lab
 };
 
 }  // namespace lb::lab

@@ -23,9 +23,10 @@ void precheck_python_file(const LabSpec& spec, const std::filesystem::path& file
 }
 
 std::unique_ptr<StudentProgram> load_python_program(const LabSpec& spec, const std::filesystem::path& file,
-                                                    const TargetDevice& device, const StudentBuild& build) {
+                                                    const TargetDevice& device, const StudentBuild& build,
+                                                    const std::string& program) {
   require_readable(file);
-  return load_python_lab_kernels(spec, file, device.sm_count, build, spec.runner->name());
+  return load_python_lab_kernels(spec, file, device.sm_count, build, program);
 }
 
 }  // namespace lb::lab

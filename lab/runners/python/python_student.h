@@ -4,6 +4,7 @@
 #pragma once
 #include <filesystem>
 #include <memory>
+#include <string>
 
 #include "lab/child/student_program.h"
 
@@ -14,8 +15,9 @@ namespace lb::lab {
 void precheck_python_file(const LabSpec& spec, const std::filesystem::path& file);
 
 // The file's kernel, compiled for this GPU by the lab's runner (Numba, PyCUDA, cuda.core), as a
-// program the harness runs.
+// program the harness runs. `program`: the runner's class in python/layerbench/lab, module.Class.
 std::unique_ptr<StudentProgram> load_python_program(const LabSpec& spec, const std::filesystem::path& file,
-                                                    const TargetDevice& device, const StudentBuild& build);
+                                                    const TargetDevice& device, const StudentBuild& build,
+                                                    const std::string& program);
 
 }  // namespace lb::lab

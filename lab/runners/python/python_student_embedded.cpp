@@ -6,7 +6,8 @@
 // GPU's (a CUDA error from Numba, or layerbench.lab.GpuError, PyCUDA's and cuda.core's, becomes a
 // CudaError, so that the check reports it as it reports the CUDA C++ labs' faults). The workload's
 // buffers and kernel arguments reach the runner from its descriptor (lb_variant.Workload), not from
-// a table of workload names. Which runner (lab.json's "runner") is passed by its name.
+// a table of workload names. Which runner: its program class, module.Class, as
+// lab/runners/runners.cpp registers it.
 #include "lab/runners/python/python_student_embedded.h"
 
 #ifdef LB_PYTHON_UNAVAILABLE
@@ -139,7 +140,7 @@ void check_python_lab_rules(const LabSpec& spec, const fs::path& file) {
 }
 
 std::unique_ptr<StudentProgram> load_python_lab_kernels(const LabSpec& spec, const fs::path& file, int sm_count,
-                                                        const StudentBuild& build, const std::string& runner) {
+                                                        const StudentBuild& build, const std::string& program_class) {
   const py::module_ module = lab_module(file);
   py::list block;
   block.append(spec.launch.block_x);
@@ -152,7 +153,7 @@ std::unique_ptr<StudentProgram> load_python_lab_kernels(const LabSpec& spec, con
                                python::workload_object(spec.workload->descriptor()), block, grid,
                                py::arg("line_info") = build.line_info, py::arg("exact_buffers") = build.exact_buffers,
                                py::arg("output_starts_zero") = spec.output_starts_zero,
-                               py::arg("sm_count") = sm_count, py::arg("runner") = runner);
+                               py::arg("sm_count") = sm_count, py::arg("program") = program_class);
   });
   return std::make_unique<PythonProgram>(file, std::move(program));
 }

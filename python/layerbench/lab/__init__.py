@@ -31,35 +31,30 @@ if TYPE_CHECKING:  # variants/python, on the path wherever the runner runs (neve
     import lb_variant
 
 __all__ = ["GUARD_BITS", "GUARD_FLOATS", "StudentError", "check_file", "check_source", "signature_of", "GpuError",
-           "Program", "Variant", "RUNNERS", "runner_class", "load"]
+           "Program", "Variant", "program_class", "load"]
 
 
-# --- loading: one runner per lab.json "runner" ------------------------------------------------------
+# --- loading: the runner's program class -----------------------------------------------------------
 
-# The Python runners by their lab.json names (lab_spec.cpp's runner table): the module and class of
-# each, imported only when a lab of that runner is loaded. The nvrtc and nvcc-host runners are C++'s.
-RUNNERS = {
-    "numba": ("numba_runner", "NumbaProgram"),
-    "pycuda": ("kernel_text", "PycudaProgram"),
-    "cuda-core": ("kernel_text", "CudaCoreProgram"),
-}
-
-
-def runner_class(runner: str) -> type:
+def program_class(program: str) -> type:
+    """A runner's program class by the name lab/runners/runners.cpp registers it with, module.Class
+    (a module of this package): imported only when a lab of that runner is loaded. The runners'
+    names (lab.json's "runner") are C++'s alone."""
     import importlib
 
-    if runner not in RUNNERS:
-        raise RuntimeError(f"lab runner: no Python runner named {runner!r} (there are {', '.join(RUNNERS)})")
-    module, name = RUNNERS[runner]
-    return getattr(importlib.import_module(f".{module}", __package__), name)
+    module, _, name = program.rpartition(".")
+    cls = getattr(importlib.import_module(f".{module}", __package__), name, None) if module else None
+    if not (isinstance(cls, type) and issubclass(cls, Program)):
+        raise RuntimeError(f"lab runner: {program!r} is not a program class of {__package__} (module.Class)")
+    return cls
 
 
 def load(path: str, kernel: str, arguments, workload: lb_variant.Workload, block, grid: str, line_info: bool,
          exact_buffers: bool = False, output_starts_zero: bool = False, sm_count: int = 1,
-         runner: str = "numba") -> Program:
-    """The student's file, compiled for the lab by `runner`, lab.json's "runner"
-    (lab/runners/python/python_student_embedded.cpp calls this): `workload` is the lab's workload's descriptor,
-    `output_starts_zero` the spec's output_starts ("zero"), `sm_count` the device's (the
-    grid-stride rule's grid)."""
-    return runner_class(runner)(path, kernel, arguments, workload, block, grid, line_info, exact_buffers,
+         program: str = "numba_runner.NumbaProgram") -> Program:
+    """The student's file, compiled for the lab by the runner's `program` class (module.Class, as
+    lab/runners/runners.cpp registers it; lab/runners/python/python_student_embedded.cpp calls
+    this): `workload` is the lab's workload's descriptor, `output_starts_zero` the spec's
+    output_starts ("zero"), `sm_count` the device's (the grid-stride rule's grid)."""
+    return program_class(program)(path, kernel, arguments, workload, block, grid, line_info, exact_buffers,
                                 output_starts_zero, sm_count)

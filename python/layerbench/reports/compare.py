@@ -30,7 +30,7 @@ import argparse
 import math
 from dataclasses import dataclass, field
 
-from . import fmt, merge
+from . import fmt, run_ids
 from .results import Case, Results, size_order
 
 
@@ -110,8 +110,8 @@ def verdict(ratio: float, noise: float | None, threshold: float, k: float) -> tu
 
 def _identities(r: Results) -> dict[str, str]:
     """RUN_ID -> what a run is matched on across two merged files: its host and device
-    (merge.machine_id), or its whole RUN_ID where another run of the file has the same host and device."""
-    machine = {run["run"]: merge.machine_id(run["context"]) for run in r.runs}
+    (run_ids.machine_id), or its whole RUN_ID where another run of the file has the same host and device."""
+    machine = {run["run"]: run_ids.machine_id(run["context"]) for run in r.runs}
     shared = {m for m in machine.values() if list(machine.values()).count(m) > 1}
     return {run: (run if m in shared else m) for run, m in machine.items()}
 

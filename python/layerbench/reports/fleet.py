@@ -22,6 +22,7 @@ from pathlib import Path
 from . import fmt
 from .document import Document
 from .results import Case, Results, size_order
+from .run_ids import task_id
 
 FLEET_SPREAD = 0.05  # no flag for a difference under 5%, whatever the noise
 NOISE_TIMES = 3.0  # a flag needs a deviation this many times the noise (the samples' and the fleet's)
@@ -106,8 +107,6 @@ def run_labels(r: Results) -> list[str]:
 
 def _task(context: dict) -> str:
     """The Slurm task a run was, as merge names tasks ("job4182.3"), or "–"."""
-    from .merge import task_id  # merge imports this module
-
     task = task_id(context)
     return task if task.startswith(("job", "task")) and isinstance(context.get("task"), dict) else "–"
 

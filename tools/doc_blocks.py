@@ -1,0 +1,107 @@
+"""Generated blocks in the docs: what one marker cannot hold (a table of a committed results file),
+written between two lines of their own, both HTML comments that do not render:
+
+    <!-- block h200x2/fleet.json side-by-side -->
+    ... generated Markdown ...
+    <!-- /block -->
+
+The first word names the source as tools/doc-figures' markers do (a file under docs/results/, or a
+folder there for its results.json), the second the kind of block (BLOCKS). tools/doc-figures
+rewrites every block with its figures, and `--check` (ctest docs.figures_current) fails while one
+differs from what its source gives. The tables come from the reports' own code, so a doc shows what
+`layerbench report` and `merge --side-by-side` print for the same file.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from layerbench.reports import document, fleet, results
+
+OPEN = re.compile(r"^<!--\s*block\s+(?P<source>\S+)\s+(?P<kind>\S+)\s*-->[ \t]*$", re.M)
+CLOSE = re.compile(r"^<!-- /block -->[ \t]*$", re.M)
+
+
+class BlockError(Exception):
+    pass
+
+
+def _markdown(blocks: list) -> str:
+    """Blocks of a reports Document as Markdown, without the document's title line."""
+    text = document.to_markdown(document.Document("", blocks), Path("."))
+    return text.split("\n", 2)[2]
+
+
+def side_by_side(path: Path) -> str:
+    """A merged file's runs side by side (python/layerbench/reports/fleet.py, the report's section):
+    the runs; how a case is flagged; the flagged cases; every case, folded in a <details>."""
+    try:
+        merged = results.load(path)
+    except results.ResultsError as e:
+        raise BlockError(str(e)) from None
+    if len(merged.runs) < 2:
+        raise BlockError(f"{path.name} is not a merged file of two runs or more")
+    doc = document.Document("")
+    fleet.side_by_side(doc, merged, in_report=False)
+    runs, cases = [b for b in doc.blocks if isinstance(b, document.Table)]
+    rule = [b for b in doc.blocks if isinstance(b, document.Paragraph)][-1]
+    mark = fleet.FLAG if len(merged.runs) >= fleet.MIN_RUNS_TO_FLAG else fleet.DIFFERS  # fleet.side_by_side's
+    marked = [row for row in cases.rows if any(mark in cell for cell in row[1:])]
+    shown = (f"The {len(marked)} of {len(cases.rows)} cases marked {mark}:" if marked
+             else f"None of the {len(cases.rows)} cases is marked {mark}.")
+    return (_markdown([runs, rule, document.Paragraph(shown)]
+                      + ([document.Table(cases.headers, marked, cases.align)] if marked else []))
+            + f"\n<details><summary>Every case ({len(cases.rows)})</summary>\n\n"
+            + _markdown([cases]) + "\n</details>\n")
+
+
+BLOCKS = {"side-by-side": side_by_side}
+
+
+def generate(source: Path, kind: str) -> str:
+    if kind not in BLOCKS:
+        raise BlockError(f"unknown block '{kind}' (blocks: {', '.join(BLOCKS)})")
+    if not source.is_file():
+        raise BlockError(f"source {source} is not committed")
+    return BLOCKS[kind](source)
+
+
+def process(text: str, source_path) -> tuple[str, list[tuple[int, str, str | None, str | None]]]:
+    """(text with every block regenerated, [(line, marker, error, stale) per block]): error when the
+    block cannot be made, stale (None when current) when its text differs from what it should be.
+    source_path: a marker's source name -> its file (tools/doc-figures')."""
+    out, last, found = [], 0, []
+    for m in OPEN.finditer(text):
+        if m.start() < last:
+            continue
+        line = text.count("\n", 0, m.start()) + 1
+        close = CLOSE.search(text, m.end())
+        if close is None:
+            found.append((line, m.group(0), "no <!-- /block --> line after it", None))
+            continue
+        old = text[m.end() + 1:close.start()]
+        try:
+            new = generate(source_path(m.group("source")), m.group("kind"))
+        except BlockError as e:
+            found.append((line, m.group(0), str(e), None))
+            continue
+        found.append((line, m.group(0), None, None if new == old else f"{old.count(chr(10))} lines, "
+                                                                      f"should be {new.count(chr(10))}"))
+        out += [text[last:m.end() + 1], new]
+        last = close.start()
+    out.append(text[last:])
+    return "".join(out), found
+
+
+def blank(text: str) -> str:
+    """text with every block's generated lines emptied (line numbers kept), for the figures' lint:
+    a block's numbers are its source's, not prose."""
+    out, last = [], 0
+    for m in OPEN.finditer(text):
+        close = CLOSE.search(text, m.end())
+        if m.start() < last or close is None:
+            continue
+        out += [text[last:m.end()], "\n" * text.count("\n", m.end(), close.start())]
+        last = close.start()
+    out.append(text[last:])
+    return "".join(out)
