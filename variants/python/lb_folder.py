@@ -1,5 +1,5 @@
 """What the kernel-text layers' variants of a workload folder share (variants/<layer>/
-workload_folder.py, `run --workload-dir`): the folder's kernel text, its launch shape and its
+folder_kernel.py, `run --workload-dir`): the folder's kernel text, its launch shape and its
 arguments bound in workload.json's order. Each layer then compiles, allocates and launches its own
 way; the shape and the binding are said once, here, as the C++ driver layer says them
 (workloads/folder/folder_workload.h, variants/driver/workload_folder.cpp).

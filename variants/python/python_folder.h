@@ -13,7 +13,7 @@
 namespace lb {
 
 // A Python variant of folder workload `w` on Python layer `layer`: `file` is the layer's generic
-// workload_folder.py (the folder's kernel text through the layer's own compiler) or the folder's
+// folder_kernel.py (the folder's kernel text through the layer's own compiler) or the folder's
 // own implementation (cupy.py, ...). Its allocate() gets setup.workload (the WorkloadFolder),
 // upload() a workload_folder.Problem (inputs, scalars, outputs by name), download() a dict of the
 // outputs to fill.

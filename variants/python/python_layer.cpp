@@ -174,8 +174,9 @@ nlohmann::json libraries(const PythonLayer& layer) {
   }
 }
 
-// variants/<layer>/workload_folder.py: the layer's variant of any workload folder.
-constexpr const char* kFolderVariantFile = "workload_folder";
+// variants/<layer>/folder_kernel.py: the layer's variant of any workload folder (not named
+// workload_folder.py: the layer's folder is on sys.path, where it would hide workloads/folder's).
+constexpr const char* kFolderVariantFile = "folder_kernel";
 
 // True the first time `what` is asked for in this process: a cost shared by every Python layer
 // (the interpreter's start, an import that several layers make) is recorded once, by the first
@@ -267,7 +268,7 @@ class PythonSession final : public LayerSession {
 
 // Calls the Python object's methods (python::VariantObject); every Python exception becomes this
 // case's failure, or its skip for an out-of-memory error.
-// A folder workload's variant (`folder`, read from `file`: the layer's workload_folder.py or the
+// A folder workload's variant (`folder`, read from `file`: the layer's folder_kernel.py or the
 // folder's own cupy.py, ...) talks in the folder's terms: setup.workload is its WorkloadFolder,
 // upload() gets buffers by name and typed, download() a dict of the outputs to fill.
 class PythonVariant final : public Variant {
