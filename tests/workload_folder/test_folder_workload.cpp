@@ -143,6 +143,9 @@ TEST_F(FolderWorkloadTest, LayoutPacksOutputsEightByteAligned) {
   EXPECT_EQ(w.bytes_read(kShape), 24.0 * 1001);
   EXPECT_EQ(w.default_sizes(), (std::vector<Shape>{kShape}));
   EXPECT_EQ(w.grid(kShape), (std::array<unsigned, 3>{8, 1, 1}));
+  // A grid-stride kernel's blocks: every SM full (as lb_folder.launch_shape says in Python).
+  EXPECT_EQ(grid_stride_blocks({256, 1, 1}, 132, 2048), 132u * 8);
+  EXPECT_EQ(grid_stride_blocks({32, 16, 2}, 132, 1536), 132u);  // 1024 threads: one block an SM
   // The kernel's parameters in order, the scalars as the bytes the kernel reads.
   const FolderSpec& spec = w.spec();
   ASSERT_EQ(spec.arguments.size(), 11u);

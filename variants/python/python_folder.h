@@ -12,12 +12,11 @@
 
 namespace lb {
 
-// A Python variant of folder workload `w` on Python layer `layer`: `file` is the layer's generic
-// folder_kernel.py (the folder's kernel text through the layer's own compiler) or the folder's
-// own implementation (cupy.py, ...). Its allocate() gets setup.workload (the WorkloadFolder),
-// upload() a workload_folder.Problem (inputs, scalars, outputs by name), download() a dict of the
-// outputs to fill.
-VariantFactory python_folder_variant_factory(const std::string& layer, const std::string& file, const FolderWorkload& w);
+// The variant of folder workload `w` that the folder's own Python implementation `file` (cupy.py,
+// numba.py, ...) is, registered under its layer. Like a Python layer's folder_kernel.py variant
+// (Layer::folder_variant), its allocate() gets setup.workload (the WorkloadFolder), upload() a
+// workload_folder.Problem (inputs, scalars, outputs by name), download() a dict of the outputs to fill.
+VariantFactory python_folder_variant_factory(const std::string& file, const FolderWorkload& w);
 
 namespace python {
 

@@ -239,12 +239,16 @@ class PythonSession final : public LayerSession {
     session_ = py::object();  // dropped now: what it held goes with it (unless a variant still holds it)
   }
   // The Variant class of `file` (variants/<layer>/<workload>.py, or a workload folder's own
-  // cupy.py, ...), its module loaded once per session.
-  py::object variant_class(const std::string& file) {
+  // cupy.py, ...), its module loaded once per session. A user's file (`user_file`) is compiled from
+  // its text by workload_folder.py, which writes no __pycache__ into the user's folder.
+  py::object variant_class(const std::string& file, bool user_file = false) {
     py::object& module = modules_[file];
     if (!module) {
       module = checked(file, [&] {
         const std::string stem = fs::path(file).stem().string();
+        if (user_file)
+          return py::module_::import("workload_folder").attr("_load_module")(py::module_::import("pathlib").attr("Path")(file),
+                                                                             layer_.name + "_" + stem);
         py::module_ util = py::module_::import("importlib.util");
         py::object spec = util.attr("spec_from_file_location")("lb_" + layer_.name + "_" + stem, file);
         py::object loaded = util.attr("module_from_spec")(spec);
@@ -274,7 +278,8 @@ class PythonSession final : public LayerSession {
 class PythonVariant final : public Variant {
  public:
   explicit PythonVariant(std::string workload) : workload_(std::move(workload)) {}
-  PythonVariant(std::string file, const FolderWorkload& folder) : file_(std::move(file)), folder_(&folder) {}
+  PythonVariant(std::string file, const FolderWorkload& folder, bool user_file)
+      : file_(std::move(file)), folder_(&folder), user_file_(user_file) {}
   ~PythonVariant() override = default;
   void allocate(const Shape& s, const Setup& setup) override {
     PythonSession& session = setup.session_as<PythonSession>();  // the interpreter runs from here on
@@ -285,7 +290,7 @@ class PythonVariant final : public Variant {
     const std::string file = folder_ ? file_ : session.variant_file(workload_);
     const std::string what = fs::path(file).filename().string();
     py::object made;
-    noting([&] { made = checked(what + " Variant()", [&] { return session.variant_class(file)(); }); });
+    noting([&] { made = checked(what + " Variant()", [&] { return session.variant_class(file, user_file_)(); }); });
     object_ = python::VariantObject(std::move(made), what,
                                     /*hook=*/{}, [this](const std::function<void()>& call) { noting(call); });
     object_.allocate(s, setup.stream, setup.costs, session.session(),
@@ -328,6 +333,7 @@ class PythonVariant final : public Variant {
   std::string workload_;
   std::string file_;                       // a folder workload's variant file
   const FolderWorkload* folder_ = nullptr;  // a folder workload's; null for a built-in workload
+  bool user_file_ = false;                  // file_ is the folder's own (cupy.py, ...), not ours
   Shape shape_;
   python::VariantObject object_;
   CostLog* costs_ = nullptr;
@@ -347,9 +353,8 @@ std::string embedded_python_unavailable_reason() { return interpreter().unavaila
 
 std::string python_layers_built_without() { return std::string(); }
 
-VariantFactory python_folder_variant_factory(const std::string& layer, const std::string& file, const FolderWorkload& w) {
-  (void)layer;  // the factory is registered under it; the session the harness opens is that layer's
-  return [file, &w] { return std::unique_ptr<Variant>(new PythonVariant(file, w)); };
+VariantFactory python_folder_variant_factory(const std::string& file, const FolderWorkload& w) {
+  return [file, &w] { return std::unique_ptr<Variant>(new PythonVariant(file, w, /*user_file=*/true)); };
 }
 
 bool register_python_layer(PythonLayer layer) {
@@ -361,7 +366,7 @@ bool register_python_layer(PythonLayer layer) {
   std::function<std::unique_ptr<Variant>(const FolderWorkload&)> folder_variant;
   if (fs::exists(folder_file))
     folder_variant = [file = folder_file.string()](const FolderWorkload& w) {
-      return std::unique_ptr<Variant>(new PythonVariant(file, w));
+      return std::unique_ptr<Variant>(new PythonVariant(file, w, /*user_file=*/false));
     };
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec))

@@ -356,7 +356,7 @@ const FolderWorkload& register_workload_folder(const std::string& dir) {
   for (const auto& [layer, file] : own) {
     const std::string name = py::str(layer), path = py::str(file);
     if (!find_layer(name)) continue;  // a layer this build does not have: `list` says which there are
-    register_variant(name, w.name(), python_folder_variant_factory(name, path, w));
+    register_variant(name, w.name(), python_folder_variant_factory(path, w));
   }
   return w;
 }
