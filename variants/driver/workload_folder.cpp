@@ -43,8 +43,9 @@ class FolderVariant final : public Variant {
       }
     }
     const auto& block = spec.launch.block;
-    grid_ = spec.launch.grid_stride ? std::array<unsigned, 3>{grid_stride_blocks(block, session.sm_count(), session.threads_per_sm()), 1, 1}
-                                    : workload_.grid(shape);
+    grid_ = spec.launch.grid_stride
+                ? std::array<unsigned, 3>{grid_stride_blocks(block, session.sm_count(), session.threads_per_sm()), 1, 1}
+                : workload_.grid(shape);
   }
 
   void upload(const HostProblem& problem, cudaStream_t stream) override {

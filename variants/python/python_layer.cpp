@@ -271,10 +271,10 @@ class PythonSession final : public LayerSession {
 };
 
 // Calls the Python object's methods (python::VariantObject); every Python exception becomes this
-// case's failure, or its skip for an out-of-memory error.
-// A folder workload's variant (`folder`, read from `file`: the layer's folder_kernel.py or the
-// folder's own cupy.py, ...) talks in the folder's terms: setup.workload is its WorkloadFolder,
-// upload() gets buffers by name and typed, download() a dict of the outputs to fill.
+// case's failure, or its skip for an out-of-memory error. A folder workload's variant (read from
+// `file`: the layer's folder_kernel.py or the folder's own cupy.py, ...) talks in the folder's
+// terms: setup.workload is its WorkloadFolder, upload() gets buffers by name and typed, download()
+// a dict of the outputs to fill.
 class PythonVariant final : public Variant {
  public:
   explicit PythonVariant(std::string workload) : workload_(std::move(workload)) {}

@@ -142,9 +142,11 @@ class PythonFolderWorkload final : public FolderWorkload {
       for (std::size_t i = 0; i < spec().buffers.size(); ++i) {
         const FolderBuffer& b = spec().buffers[i];
         const FolderLayout::Place& place = l.buffers[i];
-        const py::array array = py::module_::import("numpy").attr("ascontiguousarray")((b.output ? outputs : inputs)[b.name.c_str()]);
+        const py::array array =
+            py::module_::import("numpy").attr("ascontiguousarray")((b.output ? outputs : inputs)[b.name.c_str()]);
         if (static_cast<std::int64_t>(array.nbytes()) != place.bytes)
-          throw std::logic_error(b.name + ": drawn " + std::to_string(array.nbytes()) + " bytes, expected " + std::to_string(place.bytes));
+          throw std::logic_error(b.name + ": drawn " + std::to_string(array.nbytes()) + " bytes, expected " +
+                                 std::to_string(place.bytes));
         unsigned char* target;
         if (b.output) {
           target = reinterpret_cast<unsigned char*>(p.output.data()) + place.offset;
@@ -163,8 +165,9 @@ class PythonFolderWorkload final : public FolderWorkload {
       const py::module_ module = folder_module();
       const py::object p = module.attr("case_problem")(folder(), size_dict(problem.shape), problem.seed,
                                                         python::folder_views(*this, problem, result, false));
-      return py::list(folder().attr("check")(p, module.attr("output_arrays")(folder(), size_dict(problem.shape),
-                                                                              python::output_views(*this, problem.shape, result, false))));
+      const py::object got = module.attr("output_arrays")(folder(), size_dict(problem.shape),
+                                                          python::output_views(*this, problem.shape, result, false));
+      return py::list(folder().attr("check")(p, got));
     });
     // One verdict for the case: every output passed, and the worst output (by its error against its
     // bound; an integer output's bound is 0, exact) stands for them.
@@ -207,7 +210,8 @@ class PythonFolderWorkload final : public FolderWorkload {
     try {
       return c();
     } catch (const py::error_already_set& e) {
-      if (e.matches(folder_module().attr("WorkloadFolderError"))) throw std::runtime_error(py::str(e.value()).cast<std::string>());
+      if (e.matches(folder_module().attr("WorkloadFolderError")))
+        throw std::runtime_error(py::str(e.value()).cast<std::string>());
       throw std::runtime_error("workload folder: " + python::python_error_line(e));
     }
   }
