@@ -11,8 +11,6 @@ from __future__ import annotations
 import lb_shared
 import numpy as np
 
-DTYPES = {"float32": np.float32, "float64": np.float64, "int32": np.int32, "int64": np.int64}
-
 
 def kernel_text(folder) -> lb_shared.KernelText:
     """The folder's kernels.cu, under its own path (a compile error names the user's file)."""
@@ -49,8 +47,7 @@ def arguments(folder, size, buffers: dict) -> list[tuple[str, object]]:
     bound = []
     for a in folder.arguments:
         if a.kind == "scalar":
-            s = scalars[a.name]
-            bound.append(("scalar", DTYPES[s.type](s.value)))
+            bound.append(("scalar", scalars[a.name].typed))
         elif a.kind == "size":
             bound.append(("size", np.int64(getattr(size, a.name))))
         else:

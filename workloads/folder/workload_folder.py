@@ -71,6 +71,11 @@ class Scalar:
     type: str
     value: float | int
 
+    @property
+    def typed(self):
+        """The value as a NumPy scalar of its type (what a kernel's parameter of that type reads)."""
+        return DTYPES[self.type](self.value)
+
 
 @dataclass(frozen=True)
 class KernelArgument:
@@ -126,7 +131,7 @@ class WorkloadFolder:
             if min(b.shape(size)) < 1:
                 raise WorkloadFolderError(self.path / "workload.json", f"buffers[{i}].extents",
                                           f"give {b.name} the shape {b.shape(size)} at m={size['m']}, n={size['n']}, k={size['k']}: each extent is at least 1")
-        scalars = {s.name: DTYPES[s.type](s.value) for s in self.scalars}
+        scalars = {s.name: s.typed for s in self.scalars}
         if self._inputs is not None:
             drawn = call_user(self.path / "inputs.py", "inputs", self._inputs.inputs,
                               dict(size), np.random.default_rng(seed))
@@ -527,31 +532,6 @@ def parse_size(text: str, form: str) -> dict:
     return full_size(dict(zip(DIMS_OF_FORM[form], values)))
 
 
-def main(argv=None) -> int:
-    """python3 workload_folder.py DIR...: checks each folder and prints what it is, or one line and
-    exit 2. (`layerbench list --workload-dir DIR` is the same check from the command line.)"""
-    import sys
-    args = sys.argv[1:] if argv is None else argv
-    if not args:
-        print("usage: workload_folder.py DIR...", file=sys.stderr)
-        return 2
-    for folder in args:
-        try:
-            w = load(folder)
-            nvrtc_check(w)
-        except WorkloadFolderError as e:
-            print(f"error: {e}", file=sys.stderr)
-            return 2
-        layers = ", ".join(w.python_layers) or "none"
-        print(f"{w.name}  {w.summary}  [{w.size_form}; sizes {' '.join(w.default_sizes)}; kernel {w.kernel_name}; "
-              f"Python implementations: {layers}; sha256 {w.content_hash[:12]}]")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
-
-
 # --- the harness's side: what variants/python/workload_folder.cpp asks of a loaded folder ----------
 
 def spec_for_harness(w: WorkloadFolder) -> dict:
@@ -563,7 +543,7 @@ def spec_for_harness(w: WorkloadFolder) -> dict:
     for a in w.arguments:
         if a.kind == "scalar":
             s = scalars[a.name]
-            arguments.append({"name": a.name, "kind": "scalar", "value": np.array(s.value, dtype=DTYPES[s.type]).tobytes()})
+            arguments.append({"name": a.name, "kind": "scalar", "value": s.typed.tobytes()})
         elif a.kind == "size":
             arguments.append({"name": a.name, "kind": "size", "dim": a.name})
         else:
@@ -596,7 +576,7 @@ def case_problem(w: WorkloadFolder, size: dict, seed: int, views: list) -> Probl
     the check reads): views[i] holds buffer i's bytes, the outputs' their starting contents."""
     arrays = arrays_over(w.buffers, size, views)
     return Problem(full_size(size), seed, {b.name: arrays[b.name] for b in w.inputs},
-                   {s.name: DTYPES[s.type](s.value) for s in w.scalars}, {b.name: arrays[b.name] for b in w.outputs})
+                   {s.name: s.typed for s in w.scalars}, {b.name: arrays[b.name] for b in w.outputs})
 
 
 def check_reference(w: WorkloadFolder, size: dict, seed: int) -> None:
@@ -606,3 +586,29 @@ def check_reference(w: WorkloadFolder, size: dict, seed: int) -> None:
     problem = w.draw_problem(size, seed)
     w.reference(problem)
     w.tolerances(problem)
+
+
+def main(argv=None) -> int:
+    """python3 workload_folder.py DIR...: checks each folder and prints what it is, or one line and
+    exit 2. (`layerbench list --workload-dir DIR` is the same check from the command line.)"""
+    import sys
+    args = sys.argv[1:] if argv is None else argv
+    if not args:
+        print("usage: workload_folder.py DIR...", file=sys.stderr)
+        return 2
+    for folder in args:
+        try:
+            w = load(folder)
+            nvrtc_check(w)
+        except WorkloadFolderError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        layers = ", ".join(w.python_layers) or "none"
+        print(f"{w.name}  {w.summary}  [{w.size_form}; sizes {' '.join(w.default_sizes)}; kernel {w.kernel_name}; "
+              f"Python implementations: {layers}; sha256 {w.content_hash[:12]}]")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
+
