@@ -252,6 +252,15 @@ int run_cli(int argc, char** argv) {
                   "so. For known-wrong kernels (tests/mutations/mutation-kill.py) or trying an edit")
       ->type_name("WORKLOAD=FILE")
       ->allow_extra_args(false);
+  run->add_option("--workload-dir", args.workload_dirs,
+                  "A workload folder to run (workload.json, kernels.cu, reference.py: docs/your-own-workload.md):\n"
+                  "its kernel through every layer that takes kernel text (driver, cupy-raw, cuda-bindings,\n"
+                  "cuda-core, pycuda) and its own Python implementations (cupy.py, numba.py, ...), each case\n"
+                  "verified against its reference.py, at its default sizes unless -s. Repeatable; without -w\n"
+                  "only the folders' workloads run, with -w those it names (folders' or built-in)")
+      ->type_name("DIR")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   std::string devices;
   bool concurrent = false;
   run->add_option("--devices", devices,

@@ -19,6 +19,8 @@
 #include "harness/record.h"
 #include "harness/run_cases.h"
 #include "harness/sizes.h"
+#include "variants/python/workload_folder.h"
+#include "workloads/problem.h"
 
 namespace lb {
 namespace {
@@ -194,9 +196,39 @@ std::map<std::string, LayerConfig::KernelText> read_kernel_texts(const std::vect
   return texts;
 }
 
+// --workload-dir DIR, each folder checked and registered with its variants (one line and exit 2 for
+// a bad one). Without -w, the run is the folders' workloads; with -w, -w selects among them and the
+// built-in ones.
+void add_workload_folders(RunArgs& args) {
+  std::vector<const FolderWorkload*> folders;
+  for (const std::string& dir : args.workload_dirs) folders.push_back(&register_workload_folder(dir));
+  if (args.suite.workloads.empty())
+    for (const FolderWorkload* w : folders) args.suite.workloads.push_back(w->name());
+}
+
+// Each folder workload's reference.py, run once at the smallest size the plan gives it (no case
+// here, as without a GPU: its smallest default size), before anything is measured: a reference that
+// raises or returns the wrong shape is bad input (exit 2), not a failure of every case.
+void check_folder_references(const SuitePlan& plan, std::uint64_t seed) {
+  for (const Workload* w : plan.workloads) {
+    const auto* folder = dynamic_cast<const FolderWorkload*>(w);
+    if (!folder) continue;
+    std::vector<Shape> shapes;
+    for (const Case& c : plan.cases)
+      if (c.workload == w && c.does_not_fit.empty()) shapes.push_back(c.shape);
+    if (shapes.empty()) shapes = w->default_sizes();
+    const auto smallest = std::min_element(shapes.begin(), shapes.end(), [w](const Shape& a, const Shape& b) {
+      return w->host_bytes(a) < w->host_bytes(b);
+    });
+    if (smallest != shapes.end()) folder->check_reference(*smallest, case_seed(seed, *w, *smallest));
+  }
+}
+
 // A run: plan the suite, measure and record it, print the summary.
 int run_command(RunArgs& args, int argc, char** argv) {
+  add_workload_folders(args);
   const SuitePlan plan = plan_suite(args.suite);
+  check_folder_references(plan, args.seed.value_or(0));
   check_kernel_text_layers(args);
   if (!args.check && under_compute_sanitizer()) {
     std::fprintf(stderr, "layerbench: under compute-sanitizer: each case is checked once, not timed (as with --check)\n");

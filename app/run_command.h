@@ -30,6 +30,7 @@ struct RunArgs {
   bool verbose = false;  // the summary lists every one-time cost
   LayerConfig layers;
   std::vector<std::string> kernel_texts;  // --kernel-text NAME=FILE, as typed (run only)
+  std::vector<std::string> workload_dirs;  // --workload-dir DIR (run only): workload folders to run
   std::vector<std::string> benchmark_flags;
 };
 

@@ -19,7 +19,7 @@ json descriptor_json(const WorkloadDescriptor& d) {
   json inputs = json::array(), arguments = json::array();
   for (const BufferSpec& b : d.inputs) inputs.push_back(buffer_json(b));
   for (const KernelArg& a : d.kernel_args) arguments.push_back({{"name", a.name}, {"type", a.type}});
-  return {{"figure", to_string(d.figure)},
+  json j = {{"figure", to_string(d.figure)},
           {"summary", d.summary},
           {"size_form", to_string(d.size_form)},
           {"inputs", inputs},
@@ -28,6 +28,11 @@ json descriptor_json(const WorkloadDescriptor& d) {
           {"ladder_default_size", d.ladder_default_size.empty() ? json(nullptr) : json(d.ladder_default_size)},
           {"vendor", d.vendor.library.empty() ? json(nullptr)
                                               : json{{"library", d.vendor.library}, {"routine", d.vendor.routine}}}};
+  // A folder workload: which folder, which version of it (sha256 of its files), and what it said.
+  if (!d.folder.dir.empty())
+    j["folder"] = {{"dir", d.folder.dir}, {"content_hash", d.folder.content_hash},
+                   {"workload_json", json::parse(d.folder.workload_json)}};
+  return j;
 }
 
 json layer_json(const LayerRecord& layer) {

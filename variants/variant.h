@@ -30,7 +30,8 @@
 
 namespace lb {
 
-struct Rung;  // workloads/ladder.h
+struct Rung;            // workloads/ladder.h
+class FolderWorkload;   // workloads/folder/folder_workload.h
 
 // Command-line settings that layers follow, handed to Layer::open_session.
 struct LayerConfig {
@@ -108,6 +109,9 @@ struct Layer {
   // Its variant of a workload is the vendor library's routine (WorkloadDescriptor::vendor): the top
   // line `layerbench ladder` measures the rungs against, where the layer has that workload.
   bool ladder_top_line = false;
+  // Runs a workload folder's kernel text (`run --workload-dir`): this layer's variant of such a
+  // workload, compiling the folder's kernels.cu its own way. Empty: the layer runs no folder's text.
+  std::function<std::unique_ptr<Variant>(const FolderWorkload&)> folder_variant;
 };
 
 using VariantFactory = std::function<std::unique_ptr<Variant>()>;

@@ -134,6 +134,13 @@ struct WorkloadDescriptor {
     std::string library;  // "cuBLAS"; empty: no vendor routine
     std::string routine;  // "cublasSgemm"
   } vendor;
+  // A workload read from a folder (`run --workload-dir`, workloads/folder/folder_workload.h): where
+  // from, the sha256 of its files, and its workload.json as written. Empty dir: a built-in workload.
+  struct Folder {
+    std::string dir;
+    std::string content_hash;
+    std::string workload_json;
+  } folder;
 };
 
 class Workload {
@@ -145,9 +152,10 @@ class Workload {
   const std::string& summary() const { return descriptor_.summary; }
   Figure figure() const { return descriptor_.figure; }
   SizeForm size_form() const { return descriptor_.size_form; }
-  // Elements of the output buffer, and of each input buffer in HostProblem::inputs order.
-  std::int64_t output_elements(const Shape& s) const { return descriptor_.output.elements(s); }
-  std::vector<std::int64_t> input_elements(const Shape& s) const;
+  // Elements of the output buffer, and of each input buffer in HostProblem::inputs order (a folder
+  // workload's: the floats that carry its typed buffers' bytes, workloads/folder/folder_workload.h).
+  virtual std::int64_t output_elements(const Shape& s) const { return descriptor_.output.elements(s); }
+  virtual std::vector<std::int64_t> input_elements(const Shape& s) const;
 
   // The default suite's sizes: small (launch-bound), middle and large (bandwidth- or compute-bound),
   // with every layer in about a minute on one H100 (docs/methodology.md#the-default-suite). Larger

@@ -205,6 +205,8 @@ ROWS: list[Row] = [
     # -- run -----------------------------------------------------------------------------------
     Row("run", ["run", "-w", "vector_ad", *OUT], names="vector_ad"),
     Row("run", ["run", "-l", "cuda", *OUT], names="cuda"),
+    Row("run", ["run", "--workload-dir", "no_such_folder", *OUT], names="no_such_folder"),
+    Row("run", ["run", "--workload-dir", "notes.txt", *OUT], names="notes.txt"),
     Row("run", ["run", "--devices", "x", *OUT], names="'x'"),
     Row("run", ["run", "--devices", "0,0", *OUT], names="0"),
     Row("run", ["run", "--concurrent", *OUT], names="--concurrent"),

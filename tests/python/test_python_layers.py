@@ -216,3 +216,32 @@ def test_the_protocol_is_what_a_variant_implements():
     assert (problem.size, lb_variant.Size(2, 3, 4).extent("k")) == (lb_variant.Size(2, 3, 4), 4)
     assert lb_variant.Buffer("out").shape(problem.size) == (1,)
     assert lb_variant.Buffer("A", ("m", "k")).elements(problem.size) == 8
+
+
+def test_a_workload_folders_launch_shape_and_arguments():
+    """lb_folder: what every kernel-text layer's folder_kernel.py launches a workload folder's
+    kernel with (the same shape as the driver layer's: workloads/folder/folder_workload.h)."""
+    import dataclasses
+
+    import lb_folder
+    import numpy as np
+    sys.path.insert(0, str(ROOT / "workloads" / "folder"))
+    pytest.importorskip("jsonschema", reason="reading a workload folder needs jsonschema")
+    import workload_folder
+
+    w = workload_folder.load(ROOT / "examples" / "workloads" / "stencil5")
+    size = lb_variant.Size(1, 1000, 1)
+    assert lb_folder.launch_shape(w, size, 132, 2048) == ((4, 1, 1), (256, 1, 1))  # ceil(1000 / 256)
+    assert lb_folder.launch_shape(dataclasses.replace(w, grid=None), size, 132, 2048) == ((132 * 8, 1, 1), (256, 1, 1))
+    bound = lb_folder.arguments(w, size, {"x": "X", "w": "W", "y": "Y"})
+    assert bound == [("buffer", "X"), ("buffer", "W"), ("buffer", "Y"), ("size", 1000)]
+    assert bound[3][1].dtype == np.int64  # m, n, k are long long
+    typed = dataclasses.replace(w, scalars=[workload_folder.Scalar("alpha", "float32", 1.5),
+                                            workload_folder.Scalar("bins", "int32", 7)],
+                                arguments=w.arguments + [workload_folder.KernelArgument("alpha", "scalar", "float"),
+                                                         workload_folder.KernelArgument("bins", "scalar", "int")])
+    scalars = [value for kind, value in lb_folder.arguments(typed, size, {"x": 0, "w": 0, "y": 0}) if kind == "scalar"]
+    assert [(s.dtype, s.item()) for s in scalars] == [(np.float32, 1.5), (np.int32, 7)]
+    text = lb_folder.kernel_text(w)
+    assert text.file.endswith("examples/workloads/stencil5/kernels.cu") and text.workload == "stencil5"
+    assert lb_folder.shapes(w, size) == {"x": (1004,), "w": (5,), "y": (1000,)}

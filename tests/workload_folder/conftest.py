@@ -8,6 +8,13 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "workloads"
 EXAMPLE_NAMES = sorted(p.name for p in EXAMPLES.iterdir() if (p / "workload.json").is_file())
 
+# One mutation per example: (what the kernel says, what the mutant says instead). Each must be in
+# the text (asserted), so a kernel rewrite cannot make the mutant silently the same as the original.
+MUTATIONS = {
+    "stencil5": ("for (int j = 0; j < 5; ++j)", "for (int j = 0; j < 4; ++j)"),      # drops a tap
+    "row_softmax": ("const float inverse = 1.0f / sum;", "const float inverse = 1.0f / (sum * 1.001f);"),  # mis-normalises
+}
+
 
 @pytest.fixture
 def stencil_copy(tmp_path):

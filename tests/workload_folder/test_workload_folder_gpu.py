@@ -11,7 +11,7 @@ import types
 
 import numpy as np
 import pytest
-from conftest import EXAMPLE_NAMES, EXAMPLES
+from conftest import EXAMPLE_NAMES, EXAMPLES, MUTATIONS
 
 import workload_folder as wf
 
@@ -22,12 +22,6 @@ try:
 except cp.cuda.runtime.CUDARuntimeError as e:
     pytest.skip(f"no usable CUDA device: {e}", allow_module_level=True)
 
-# One mutation per example: (what the kernel says, what the mutant says instead). Each must be in
-# the text (asserted), so a kernel rewrite cannot make the mutant silently the same as the original.
-MUTATIONS = {
-    "stencil5": ("for (int j = 0; j < 5; ++j)", "for (int j = 0; j < 4; ++j)"),      # drops a tap
-    "row_softmax": ("const float inverse = 1.0f / sum;", "const float inverse = 1.0f / (sum * 1.001f);"),  # mis-normalises
-}
 EDGE_SIZES = {"n": ["1", "255", "256", "257", "1000003"], "MxN": ["1x1", "3x257", "257x31", "64x4096"]}
 
 

@@ -31,11 +31,12 @@ def nvrtc_version() -> str:
     return "%d.%d" % tuple(check(nvrtc.nvrtcVersion(), "nvrtcVersion"))
 
 
-def compile_cubin(workload: str, sm: int) -> bytes:
-    """Our kernel text to CUBIN for sm_<sm>, with NVRTC through cuda.bindings.nvrtc (no GPU needed)."""
-    name = lb_shared.program_name("cuda-bindings", workload).encode()  # its own: see there
-    program = check(nvrtc.nvrtcCreateProgram(lb_shared.kernel_source(workload).encode(), name, 0, [], []),
-                    "nvrtcCreateProgram")
+def compile_cubin(workload: str, sm: int, text: lb_shared.KernelText | None = None) -> bytes:
+    """Our kernel text (or `text`, a workload folder's, under its file's name) to CUBIN for
+    sm_<sm>, with NVRTC through cuda.bindings.nvrtc (no GPU needed)."""
+    name = (text.file if text else lb_shared.program_name("cuda-bindings", workload)).encode()  # its own: see there
+    source = text.text if text else lb_shared.kernel_source(workload)
+    program = check(nvrtc.nvrtcCreateProgram(source.encode(), name, 0, [], []), "nvrtcCreateProgram")
     try:
         options = nvrtc_options(sm)
         status, = nvrtc.nvrtcCompileProgram(program, len(options), options)
@@ -74,17 +75,19 @@ class Session(lb_variant.Session):
         super().__init__(config)
         self.modules = {}  # workload -> CUmodule
 
-    def cubin(self, workload: str, sm: int) -> tuple[bytes, str, float]:
-        """Our kernel text's CUBIN for sm_<sm>, from the run's kernel cache or compiled (no GPU needed)."""
-        return lb_shared.cached_cubin(self.kernel_cache, workload, lb_shared.kernel_source(workload),
+    def cubin(self, workload: str, sm: int, text: lb_shared.KernelText | None = None) -> tuple[bytes, str, float]:
+        """Our kernel text's (or `text`'s) CUBIN for sm_<sm>, from the run's kernel cache or compiled
+        (no GPU needed)."""
+        return lb_shared.cached_cubin(self.kernel_cache, workload, text.text if text else lb_shared.kernel_source(workload),
                                       [o.decode() for o in nvrtc_options(sm)], sm, compiler(),
-                                      lambda: compile_cubin(workload, sm))
+                                      lambda: compile_cubin(workload, sm, text))
 
-    def kernel(self, workload: str, name: str, cost):
-        """The function `name` of our kernel text, compiled (or read from the kernel cache) and
-        loaded once per session; the first request reports the compile and the load as one-time costs."""
+    def kernel(self, workload: str, name: str, cost, text: lb_shared.KernelText | None = None):
+        """The function `name` of our kernel text (or of `text`, a workload folder's), compiled (or
+        read from the kernel cache) and loaded once per session; the first request reports the
+        compile and the load as one-time costs."""
         if workload not in self.modules:
-            cubin, how, ms = self.cubin(workload, device_sm())
+            cubin, how, ms = self.cubin(workload, device_sm(), text)
             t0 = time.perf_counter()
             self.modules[workload] = check(driver.cuModuleLoadData(cubin), "cuModuleLoadData")
             cost(f"NVRTC {workload} (cuda.bindings.nvrtc, {how})", ms)
@@ -109,6 +112,12 @@ def sm_count() -> int:
         driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device))
 
 
+def threads_per_sm() -> int:
+    device = check(driver.cuCtxGetDevice(), "cuCtxGetDevice")
+    return check(driver.cuDeviceGetAttribute(
+        driver.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, device))
+
+
 class DeviceMemory:
     """cuMemAlloc'd floats, cuMemFree'd when the object goes; copies on the harness's stream."""
 
@@ -128,14 +137,14 @@ class DeviceMemory:
         check(driver.cuStreamSynchronize(stream), "cuStreamSynchronize")
 
 
-def launch(function, grid, block, args, stream) -> None:
+def launch(function, grid, block, args, stream, shared_bytes: int = 0) -> None:
     """cuLaunchKernel. `args` is (values, ctypes types): None for a CUdeviceptr, else the exact
     C type of the kernel's parameter, which nothing checks for you. `grid` and `block` are a number
     or an (x, y) or (x, y, z) tuple."""
     grid_x, grid_y, grid_z = (tuple(grid) + (1, 1))[:3] if isinstance(grid, tuple) else (grid, 1, 1)
-    block_x, block_y = block if isinstance(block, tuple) else (block, 1)
-    check(driver.cuLaunchKernel(function, grid_x, grid_y, grid_z, block_x, block_y, 1, 0, stream, args, 0),
-          "cuLaunchKernel")
+    block_x, block_y, block_z = (tuple(block) + (1, 1))[:3] if isinstance(block, tuple) else (block, 1, 1)
+    check(driver.cuLaunchKernel(function, grid_x, grid_y, grid_z, block_x, block_y, block_z, shared_bytes, stream,
+                                args, 0), "cuLaunchKernel")
 
 
 class Launch:

@@ -27,16 +27,19 @@ def stream(handle: int) -> Stream:
     return Stream.from_handle(handle)
 
 
-def program_options(workload: str, sm: int) -> dict:
-    """What Program is given: the name NVRTC's log shows (this layer's own: lb_shared.program_name),
-    the target, the C++ standard, and the folder our kernel text's #include is relative to."""
-    return dict(name=lb_shared.program_name("cuda-core", workload), arch=f"sm_{sm}", std="c++17", include_path=[lb_shared.INCLUDE_DIR])
+def program_options(workload: str, sm: int, text: lb_shared.KernelText | None = None) -> dict:
+    """What Program is given: the name NVRTC's log shows (this layer's own: lb_shared.program_name;
+    a workload folder's file), the target, the C++ standard, and the folder our kernel text's
+    #include is relative to."""
+    name = text.file if text else lb_shared.program_name("cuda-core", workload)
+    return dict(name=name, arch=f"sm_{sm}", std="c++17", include_path=[lb_shared.INCLUDE_DIR])
 
 
-def compile_cubin(workload: str, sm: int) -> bytes:
-    """Our kernel text to CUBIN for sm_<sm> with Program (NVRTC underneath; no GPU needed). A compile
-    error raises with NVRTC's log, which names cuda-core/workloads/<workload>/kernels.cu and the line."""
-    program = Program(lb_shared.kernel_source(workload), "c++", ProgramOptions(**program_options(workload, sm)))
+def compile_cubin(workload: str, sm: int, text: lb_shared.KernelText | None = None) -> bytes:
+    """Our kernel text (or `text`) to CUBIN for sm_<sm> with Program (NVRTC underneath; no GPU
+    needed). A compile error raises with NVRTC's log, which names the program and the line."""
+    program = Program(text.text if text else lb_shared.kernel_source(workload), "c++",
+                      ProgramOptions(**program_options(workload, sm, text)))
     return program.compile("cubin").code
 
 
@@ -53,18 +56,18 @@ class Session(lb_variant.Session):
         super().__init__(config)
         self.objects = {}  # workload -> ObjectCode
 
-    def cubin(self, workload: str, sm: int) -> tuple[bytes, str, float]:
-        """Our kernel text's CUBIN for sm_<sm>, from the kernel cache or compiled (no GPU needed)."""
-        options = [f"{k}={v}" for k, v in program_options(workload, sm).items()]
-        return lb_shared.cached_cubin(self.kernel_cache, workload, lb_shared.kernel_source(workload), options, sm,
-                                      compiler(), lambda: compile_cubin(workload, sm))
+    def cubin(self, workload: str, sm: int, text: lb_shared.KernelText | None = None) -> tuple[bytes, str, float]:
+        """Our kernel text's (or `text`'s) CUBIN for sm_<sm>, from the kernel cache or compiled (no GPU needed)."""
+        options = [f"{k}={v}" for k, v in program_options(workload, sm, text).items()]
+        return lb_shared.cached_cubin(self.kernel_cache, workload, text.text if text else lb_shared.kernel_source(workload),
+                                      options, sm, compiler(), lambda: compile_cubin(workload, sm, text))
 
-    def kernel(self, workload: str, name: str, cost):
-        """The Kernel `name` of our kernel text; the first request for a workload reports the
-        compile (or cache hit) and the module load as one-time costs."""
+    def kernel(self, workload: str, name: str, cost, text: lb_shared.KernelText | None = None):
+        """The Kernel `name` of our kernel text (or of `text`, a workload folder's); the first
+        request for a workload reports the compile (or cache hit) and the module load as one-time costs."""
         if workload not in self.objects:
             cc = device().compute_capability
-            cubin, how, ms = self.cubin(workload, cc.major * 10 + cc.minor)
+            cubin, how, ms = self.cubin(workload, cc.major * 10 + cc.minor, text)
             cost(f"Program.compile {workload} (cuda.core, NVRTC, {how})", ms)
             t0 = time.perf_counter()
             self.objects[workload] = ObjectCode.from_cubin(cubin, name=workload)
@@ -80,6 +83,10 @@ def sm_count() -> int:
     return device().properties.multiprocessor_count
 
 
+def threads_per_sm() -> int:
+    return device().properties.max_threads_per_multiprocessor
+
+
 def nvrtc_version() -> str:
     # cuda.core compiles through cuda.bindings.nvrtc, which loads NVRTC through cuda.pathfinder.
     _status, major, minor = nvrtc.nvrtcVersion()
@@ -91,11 +98,12 @@ def libraries() -> dict:
     return lb_shared.libraries(("nvrtc",), {"nvrtc": nvrtc_version()})
 
 
-def allocate(count: int, s: Stream) -> Buffer:
-    """count floats from the device's memory resource (a stream-ordered pool in cuda.core), on the
-    harness's stream; an out-of-memory error becomes MemoryError, which the harness skips."""
+def allocate(count: int, s: Stream, item_bytes: int = 4) -> Buffer:
+    """count floats (or items of `item_bytes`) from the device's memory resource (a stream-ordered
+    pool in cuda.core), on the harness's stream; an out-of-memory error becomes MemoryError, which
+    the harness skips."""
     try:
-        return device().memory_resource.allocate(max(count, 1) * 4, stream=s)
+        return device().memory_resource.allocate(max(count, 1) * item_bytes, stream=s)
     except Exception as e:
         if "OUT_OF_MEMORY" in str(e):
             raise MemoryError(str(e)) from e

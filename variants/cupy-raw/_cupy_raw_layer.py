@@ -20,12 +20,12 @@ class Session(lb_variant.Session):
         super().__init__(config)
         self.modules = {}  # workload -> cp.RawModule
 
-    def kernel(self, workload: str, name: str, cost) -> cp.RawKernel:
-        """The function `name` of our kernel text for `workload`; the first request reports what the
-        compile and load cost (a CuPy cache hit is a file read)."""
+    def kernel(self, workload: str, name: str, cost, text: lb_shared.KernelText | None = None) -> cp.RawKernel:
+        """The function `name` of our kernel text for `workload` (or of `text`: a workload folder's);
+        the first request reports what the compile and load cost (a CuPy cache hit is a file read)."""
         if workload not in self.modules:
             t0 = time.perf_counter()
-            module = cp.RawModule(code=lb_shared.kernel_source(workload),
+            module = cp.RawModule(code=text.text if text else lb_shared.kernel_source(workload),
                                   options=("--std=c++17", "-I" + lb_shared.INCLUDE_DIR))
             module.compile()
             cost(f"cp.RawModule {workload}: NVRTC compile (or CuPy cache) + load", (time.perf_counter() - t0) * 1e3)
@@ -38,6 +38,10 @@ class Session(lb_variant.Session):
 
 def sm_count() -> int:
     return cp.cuda.Device().attributes["MultiProcessorCount"]
+
+
+def threads_per_sm() -> int:
+    return cp.cuda.Device().attributes["MaxThreadsPerMultiProcessor"]
 
 
 class Launch(lb_cupy.Launch):

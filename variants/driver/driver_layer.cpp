@@ -34,16 +34,21 @@ Session::~Session() {
 }
 
 CUmodule Session::module(const std::string& path, const std::string& label, CostLog& costs) {
-  auto& entry = modules_[path];
+  // --kernel-text: the text read from the user's file instead of the embedded one, compiled under
+  // the file's name (NVRTC's log names it). The cache key hashes the text, so neither text is
+  // ever served the other's CUBIN.
+  const LayerConfig::KernelText* replaced = nullptr;
+  for (const auto& [name, given] : config_.kernel_texts)
+    if (path == "workloads/" + name + "/kernels.cu") replaced = &given;
+  if (replaced) return module_of(path, label, replaced->file, replaced->text, true, costs);
+  return module_of(path, label, path, std::string(embedded_source(path).text), false, costs);
+}
+
+CUmodule Session::module_of(const std::string& key, const std::string& label, const std::string& source,
+                            const std::string& text, bool replaced, CostLog& costs) {
+  auto& entry = modules_[key];
   if (!entry) {
-    // --kernel-text: the text read from the user's file instead of the embedded one, compiled under
-    // the file's name (NVRTC's log names it). The cache key hashes the text, so neither text is
-    // ever served the other's CUBIN.
-    const LayerConfig::KernelText* replaced = nullptr;
-    for (const auto& [name, given] : config_.kernel_texts)
-      if (path == "workloads/" + name + "/kernels.cu") replaced = &given;
-    const std::string source = replaced ? replaced->file : path;
-    CompileRequest request{source, replaced ? replaced->text : std::string(embedded_source(path).text), {}, context_.sm()};
+    CompileRequest request{source, text, {}, context_.sm()};
     for (const EmbeddedSource& s : embedded_sources())  // every shared header, under its include name
       if (std::string(s.path).ends_with(".h")) request.headers.emplace_back(s.path, s.text);
     const CompiledKernel compiled = compile_cubin(request, cache_of(config_));
@@ -56,7 +61,7 @@ CUmodule Session::module(const std::string& path, const std::string& label, Cost
     costs.add("NVRTC " + label + (compiled.from_cache ? " (cache hit)" : " (compiled)"), compiled.compile_ms);
     costs.add("cuModuleLoadData " + label, load_ms);
     kernels_[label] = {{"source", source},
-                       {"replaced_kernel_text", replaced != nullptr},
+                       {"replaced_kernel_text", replaced},
                        {"nvrtc_compile_ms", compiled.compile_ms},
                        {"from_cache", compiled.from_cache},
                        {"cache_file", compiled.cache_file},
@@ -70,6 +75,13 @@ CUmodule Session::module(const std::string& path, const std::string& label, Cost
 CUfunction Session::kernel(const std::string& workload, const char* name, CostLog& costs) {
   CUfunction function = nullptr;
   LB_CU_CHECK(cu().cuModuleGetFunction(&function, module("workloads/" + workload + "/kernels.cu", workload, costs), name));
+  return function;
+}
+
+CUfunction Session::folder_kernel(const std::string& workload, const FolderSpec& spec, CostLog& costs) {
+  CUfunction function = nullptr;
+  const CUmodule m = module_of("folder:" + spec.kernel_file, workload, spec.kernel_file, spec.kernel_text, false, costs);
+  LB_CU_CHECK(cu().cuModuleGetFunction(&function, m, spec.kernel_name.c_str()));
   return function;
 }
 
@@ -131,6 +143,7 @@ LB_REGISTER_LAYER(Layer{
       }
       return names;
     }(),
+    .folder_variant = folder_variant,
 });
 
 }  // namespace lb::driver

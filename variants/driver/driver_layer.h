@@ -15,6 +15,7 @@
 #include "variants/gpu_launch.h"
 #include "variants/ladder_launch.h"
 #include "variants/variant.h"
+#include "workloads/folder/folder_workload.h"
 #include <nlohmann/json.hpp>
 
 namespace lb::driver {
@@ -33,7 +34,11 @@ class Session final : public LayerSession {
   // The kernel of a ladder rung: its own file (workloads/<workload>/ladder/NN_name.cu, embedded),
   // compiled and loaded the same way, as a module of its own, on the first request.
   CUfunction rung_kernel(const Rung& rung, CostLog& costs);
+  // The kernel of a workload folder (`run --workload-dir`): its kernels.cu, compiled under the
+  // file's own path (NVRTC's log names it), loaded as a module of its own on the first request.
+  CUfunction folder_kernel(const std::string& workload, const FolderSpec& spec, CostLog& costs);
   int sm_count() const { return context_.sm_count(); }
+  int threads_per_sm() const { return context_.threads_per_sm(); }
   int sm() const { return context_.sm(); }  // compute capability as 90 for 9.0: what NVRTC targets
   nlohmann::json describe() const override;
 
@@ -42,6 +47,10 @@ class Session final : public LayerSession {
   // The module of embedded file `path`, compiled and loaded on first use; `label` names it in the
   // costs and in describe()'s "kernels".
   CUmodule module(const std::string& path, const std::string& label, CostLog& costs);
+  // The module of `text` (named `source` in NVRTC's log), kept under `key`, compiled and loaded on
+  // first use; `replaced`: a --kernel-text in place of a built-in text.
+  CUmodule module_of(const std::string& key, const std::string& label, const std::string& source,
+                     const std::string& text, bool replaced, CostLog& costs);
   PrimaryContext context_;  // first: retained before, released after, the modules
   LayerConfig config_;
   std::map<std::string, std::unique_ptr<Module>> modules_;  // by source file
@@ -67,6 +76,9 @@ struct RungLaunch {
   unsigned block_x = 1, block_y = 1, smem_bytes = 0;
 };
 void allow_rung_smem(CUfunction kernel, unsigned smem_bytes);
+
+// The layer's variant of a workload folder (workload_folder.cpp): Layer::folder_variant.
+std::unique_ptr<Variant> folder_variant(const FolderWorkload& workload);
 void launch(CUfunction kernel, const RungLaunch& shape, void** args, CUstream stream);
 
 // The rung's kernel (Setup::rung), compiled from the rung's file, its shared-memory limit raised.

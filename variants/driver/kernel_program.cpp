@@ -72,6 +72,7 @@ PrimaryContext::PrimaryContext() {
   LB_CU_CHECK(cu().cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device));
   LB_CU_CHECK(cu().cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device));
   LB_CU_CHECK(cu().cuDeviceGetAttribute(&sm_count_, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device));
+  LB_CU_CHECK(cu().cuDeviceGetAttribute(&threads_per_sm_, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, device));
   sm_ = major * 10 + minor;
 }
 

@@ -70,10 +70,11 @@ class PrimaryContext {
   PrimaryContext& operator=(const PrimaryContext&) = delete;
   int sm() const { return sm_; }              // compute capability as 90 for 9.0: what NVRTC targets
   int sm_count() const { return sm_count_; }  // multiprocessors
+  int threads_per_sm() const { return threads_per_sm_; }  // the most resident threads on one
   double retain_ms() const { return retain_ms_; }
 
  private:
-  int device_ = 0, sm_ = 0, sm_count_ = 0;
+  int device_ = 0, sm_ = 0, sm_count_ = 0, threads_per_sm_ = 0;
   double retain_ms_ = 0;
 };
 

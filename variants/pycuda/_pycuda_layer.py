@@ -75,18 +75,21 @@ def nvcc_version(nvcc: str) -> str:
     return found.group(1) if found else text.strip().splitlines()[-1]
 
 
-def source(workload: str) -> str:
-    """Our kernel text as SourceModule is given it. PyCUDA writes the text to a temporary
-    kernel.cu, which is the name nvcc's errors would carry; the #line makes them name
-    workloads/<workload>/kernels.cu and its lines instead. It changes no generated code."""
+def source(workload: str, text: lb_shared.KernelText | None = None) -> str:
+    """Our kernel text (or `text`, a workload folder's) as SourceModule is given it. PyCUDA writes
+    the text to a temporary kernel.cu, which is the name nvcc's errors would carry; the #line makes
+    them name workloads/<workload>/kernels.cu (or the folder's file) and its lines instead. It
+    changes no generated code."""
+    if text:
+        return f'#line 1 "{text.file}"\n' + text.text
     return f'#line 1 "workloads/{workload}/kernels.cu"\n' + lb_shared.kernel_source(workload)
 
 
-def compile_options(workload: str, sm: int, nvcc: str) -> dict:
+def compile_options(workload: str, sm: int, nvcc: str, text: lb_shared.KernelText | None = None) -> dict:
     """Everything SourceModule (and compile(), which it calls) is given besides the cache folder:
     the text, which nvcc, our options, the target, where our #include is found. no_extern_c: our
     text has its own extern "C" (PyCUDA would wrap the whole text in one otherwise)."""
-    return dict(source=source(workload), nvcc=nvcc, options=["--std=c++17"], no_extern_c=True,
+    return dict(source=source(workload, text), nvcc=nvcc, options=["--std=c++17"], no_extern_c=True,
                 arch=f"sm_{sm}", include_dirs=[lb_shared.INCLUDE_DIR])
 
 
@@ -126,10 +129,10 @@ def watched_compile(compile_fn, cache_dir: str | None):
     return result, how, ms
 
 
-def nvcc_error(workload: str, error: Exception) -> RuntimeError:
+def nvcc_error(workload: str, error: Exception, file: str | None = None) -> RuntimeError:
     """PyCUDA's CompileError carries nvcc's own output; that is the message worth keeping."""
     log = "\n".join(part.strip() for part in (getattr(error, "stdout", ""), getattr(error, "stderr", "")) if part)
-    return RuntimeError(f"nvcc could not compile workloads/{workload}/kernels.cu: {log or error}")
+    return RuntimeError(f"nvcc could not compile {file or f'workloads/{workload}/kernels.cu'}: {log or error}")
 
 
 # --- the context ---------------------------------------------------------------------------------
@@ -186,6 +189,10 @@ def device() -> cuda.Device:
 
 def sm_count() -> int:
     return device().get_attribute(cuda.device_attribute.MULTIPROCESSOR_COUNT)
+
+
+def threads_per_sm() -> int:
+    return device().get_attribute(cuda.device_attribute.MAX_THREADS_PER_MULTIPROCESSOR)
 
 
 # --- the stream ----------------------------------------------------------------------------------
@@ -264,7 +271,7 @@ class Session(lb_variant.Session):
                 _IMPORT_MS = None
         return self._bridge
 
-    def kernel(self, workload: str, name: str, arg_types: list, cost):
+    def kernel(self, workload: str, name: str, arg_types: list, cost, text: lb_shared.KernelText | None = None):
         """The function `name` of our kernel text, prepared with its exact C argument types ("P" a
         pointer, np.int64 `long long`, np.int32 `int`, np.float32 `float`). The first request for a
         workload compiles it with SourceModule (nvcc, or PyCUDA's cache) and loads it: a one-time cost."""
@@ -280,12 +287,12 @@ class Session(lb_variant.Session):
             cache_dir = pycuda_cache_dir() if cache is not None and cache.enabled else None
             if cache_dir:
                 os.makedirs(cache_dir, exist_ok=True)  # PyCUDA makes only its default folder itself
-            options = compile_options(workload, major * 10 + minor, nvcc)
+            options = compile_options(workload, major * 10 + minor, nvcc, text)
             try:
                 module, how, ms = watched_compile(
                     lambda: pycuda.compiler.SourceModule(cache_dir=cache_dir or False, **options), cache_dir)
             except cuda.CompileError as e:
-                raise nvcc_error(workload, e) from None
+                raise nvcc_error(workload, e, text.file if text else None) from None
             cost(f"SourceModule {workload} (nvcc + PyCUDA's cache, {how}; with the module load)", ms)
             self.modules[workload] = module
         return self.modules[workload].get_function(name).prepare(arg_types)

@@ -20,6 +20,7 @@ import os
 import re
 import sys
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 SOURCE_ROOT = Path(__file__).resolve().parents[2]
@@ -136,6 +137,16 @@ def missing_package(module: str) -> str:
 def kernel_source(workload: str) -> str:
     """workloads/<workload>/kernels.cu: the text nvcc compiles for `runtime` and NVRTC for `driver`."""
     return (SOURCE_ROOT / "workloads" / workload / "kernels.cu").read_text()
+
+
+@dataclass(frozen=True)
+class KernelText:
+    """A kernel text other than our workloads/<workload>/kernels.cu: a workload folder's
+    kernels.cu (`run --workload-dir`, lb_folder.py). `workload` keys a session's module and the
+    kernel cache's entry; `file` is the path a compiler's log names (the user's own file)."""
+    workload: str
+    text: str
+    file: str
 
 
 # workloads/launch_config.h's constants as this build compiled them (the macros' values, handed

@@ -93,10 +93,13 @@ class Session:
 @dataclass(frozen=True, slots=True)
 class Setup:
     """What allocate() receives, the C++ Setup: the harness's stream (a cudaStream_t as an int; 0
-    outside the harness), where this case's one-time costs go, and the layer's session."""
+    outside the harness), where this case's one-time costs go, the layer's session, and for a
+    workload folder's case (`run --workload-dir`) its WorkloadFolder (workloads/folder/
+    workload_folder.py: kernel text, buffers, arguments, launch shape); None for a built-in workload."""
     stream: int = 0
     cost: Cost = field(default=lambda what, ms: None)
     session: Session | None = None
+    workload: Any = None
 
 
 @runtime_checkable

@@ -22,6 +22,7 @@
 #include "common/data_root.h"
 #include "common/gpu.h"
 #include "common/python_interpreter.h"
+#include "variants/python/python_folder.h"
 #include "variants/python/python_object.h"
 #include "variants/variant.h"
 #include <nlohmann/json.hpp>
@@ -173,6 +174,10 @@ nlohmann::json libraries(const PythonLayer& layer) {
   }
 }
 
+// variants/<layer>/folder_kernel.py: the layer's variant of any workload folder (not named
+// workload_folder.py: the layer's folder is on sys.path, where it would hide workloads/folder's).
+constexpr const char* kFolderVariantFile = "folder_kernel";
+
 // True the first time `what` is asked for in this process: a cost shared by every Python layer
 // (the interpreter's start, an import that several layers make) is recorded once, by the first
 // layer that paid it, so that a report summing one-time costs counts it once.
@@ -233,19 +238,28 @@ class PythonSession final : public LayerSession {
     }
     session_ = py::object();  // dropped now: what it held goes with it (unless a variant still holds it)
   }
-  py::object variant_class(const std::string& workload) {
-    py::object& module = modules_[workload];
+  // The Variant class of `file` (variants/<layer>/<workload>.py, or a workload folder's own
+  // cupy.py, ...), its module loaded once per session. A user's file (`user_file`) is compiled from
+  // its text by workload_folder.py, which writes no __pycache__ into the user's folder.
+  py::object variant_class(const std::string& file, bool user_file = false) {
+    py::object& module = modules_[file];
     if (!module) {
-      const std::string path = (data_root() / layer_.dir / (workload + ".py")).string();
-      module = checked(path, [&] {
+      module = checked(file, [&] {
+        const std::string stem = fs::path(file).stem().string();
+        if (user_file)
+          return py::module_::import("workload_folder").attr("_load_module")(py::module_::import("pathlib").attr("Path")(file),
+                                                                             layer_.name + "_" + stem);
         py::module_ util = py::module_::import("importlib.util");
-        py::object spec = util.attr("spec_from_file_location")("lb_" + layer_.name + "_" + workload, path);
+        py::object spec = util.attr("spec_from_file_location")("lb_" + layer_.name + "_" + stem, file);
         py::object loaded = util.attr("module_from_spec")(spec);
         spec.attr("loader").attr("exec_module")(loaded);
         return loaded;
       });
     }
-    return checked(layer_.dir + "/" + workload + ".py", [&] { return module.attr("Variant"); });
+    return checked(file, [&] { return module.attr("Variant"); });
+  }
+  std::string variant_file(const std::string& workload) const {
+    return (data_root() / layer_.dir / (workload + ".py")).string();
   }
   const py::object& session() const { return session_; }
   nlohmann::json describe() const override { return {{"modules", layer_.modules}}; }
@@ -257,27 +271,40 @@ class PythonSession final : public LayerSession {
 };
 
 // Calls the Python object's methods (python::VariantObject); every Python exception becomes this
-// case's failure, or its skip for an out-of-memory error.
+// case's failure, or its skip for an out-of-memory error. A folder workload's variant (read from
+// `file`: the layer's folder_kernel.py or the folder's own cupy.py, ...) talks in the folder's
+// terms: setup.workload is its WorkloadFolder, upload() gets buffers by name and typed, download()
+// a dict of the outputs to fill.
 class PythonVariant final : public Variant {
  public:
   explicit PythonVariant(std::string workload) : workload_(std::move(workload)) {}
+  PythonVariant(std::string file, const FolderWorkload& folder, bool user_file)
+      : file_(std::move(file)), folder_(&folder), user_file_(user_file) {}
   ~PythonVariant() override = default;
   void allocate(const Shape& s, const Setup& setup) override {
     PythonSession& session = setup.session_as<PythonSession>();  // the interpreter runs from here on
     costs_ = setup.costs;
+    shape_ = s;
     shared_ = py::module_::import("lb_shared");
     notes_ = py::list();
+    const std::string file = folder_ ? file_ : session.variant_file(workload_);
+    const std::string what = fs::path(file).filename().string();
     py::object made;
-    noting([&] {
-      made = checked(workload_ + ".py Variant()", [&] { return session.variant_class(workload_)(); });
-    });
-    object_ = python::VariantObject(std::move(made), workload_ + ".py",
+    noting([&] { made = checked(what + " Variant()", [&] { return session.variant_class(file, user_file_)(); }); });
+    object_ = python::VariantObject(std::move(made), what,
                                     /*hook=*/{}, [this](const std::function<void()>& call) { noting(call); });
-    object_.allocate(s, setup.stream, setup.costs, session.session());
+    object_.allocate(s, setup.stream, setup.costs, session.session(),
+                     folder_ ? python::folder_object(*folder_) : py::none());
   }
-  void upload(const HostProblem& p, cudaStream_t stream) override { object_.upload(p, stream); }
+  void upload(const HostProblem& p, cudaStream_t stream) override {
+    if (folder_) object_.call("upload", python::folder_problem(*folder_, p), python::stream_handle(stream));
+    else object_.upload(p, stream);
+  }
   void run(cudaStream_t stream) override { object_.run(stream); }
-  void download(std::span<float> out, cudaStream_t stream) override { object_.download(out, stream); }
+  void download(std::span<float> out, cudaStream_t stream) override {
+    if (folder_) object_.call("download", python::folder_outputs(*folder_, shape_, out), python::stream_handle(stream));
+    else object_.download(out, stream);
+  }
   bool run_waits() const override { return object_.run_waits(); }
 
  private:
@@ -304,6 +331,10 @@ class PythonVariant final : public Variant {
     }
   }
   std::string workload_;
+  std::string file_;                       // a folder workload's variant file
+  const FolderWorkload* folder_ = nullptr;  // a folder workload's; null for a built-in workload
+  bool user_file_ = false;                  // file_ is the folder's own (cupy.py, ...), not ours
+  Shape shape_;
   python::VariantObject object_;
   CostLog* costs_ = nullptr;
   py::object shared_;  // lb_shared
@@ -322,12 +353,25 @@ std::string embedded_python_unavailable_reason() { return interpreter().unavaila
 
 std::string python_layers_built_without() { return std::string(); }
 
+VariantFactory python_folder_variant_factory(const std::string& file, const FolderWorkload& w) {
+  return [file, &w] { return std::unique_ptr<Variant>(new PythonVariant(file, w, /*user_file=*/true)); };
+}
+
 bool register_python_layer(PythonLayer layer) {
   registered_python_layers()[layer.name] = layer;
   const fs::path dir = data_root() / layer.dir;
+  // The layer's generic variant of a workload folder (run --workload-dir): the folder's kernel text
+  // through the layer's own compiler; a file of that name is not a workload's variant.
+  const fs::path folder_file = dir / (std::string(kFolderVariantFile) + ".py");
+  std::function<std::unique_ptr<Variant>(const FolderWorkload&)> folder_variant;
+  if (fs::exists(folder_file))
+    folder_variant = [file = folder_file.string()](const FolderWorkload& w) {
+      return std::unique_ptr<Variant>(new PythonVariant(file, w, /*user_file=*/false));
+    };
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec))
-    if (entry.path().extension() == ".py" && entry.path().stem().string()[0] != '_') {
+    if (entry.path().extension() == ".py" && entry.path().stem().string()[0] != '_' &&
+        entry.path().stem() != kFolderVariantFile) {
       const std::string workload = entry.path().stem().string();
       register_variant(layer.name, workload, [workload] { return std::unique_ptr<Variant>(new PythonVariant(workload)); });
     }
@@ -348,6 +392,7 @@ bool register_python_layer(PythonLayer layer) {
       },
       .not_provided = layer.not_provided,
       .changes_context = layer.changes_context,
+      .folder_variant = folder_variant,
   });
 }
 

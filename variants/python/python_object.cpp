@@ -63,11 +63,11 @@ void throw_mapped(const py::error_already_set& e, const std::string& what, const
 
 py::object size_object(const Shape& s) { return lb_variant().attr("Size")(s.m, s.n, s.k); }
 
-py::object setup_object(cudaStream_t stream, CostLog* costs, py::object session) {
+py::object setup_object(cudaStream_t stream, CostLog* costs, py::object session, py::object workload) {
   const py::cpp_function cost([costs](const std::string& what, double ms) {
     if (costs) costs->add(what, ms);
   });
-  return lb_variant().attr("Setup")(stream_handle(stream), cost, std::move(session));
+  return lb_variant().attr("Setup")(stream_handle(stream), cost, std::move(session), std::move(workload));
 }
 
 py::object problem_object(const HostProblem& p) {
@@ -87,8 +87,9 @@ py::object workload_object(const WorkloadDescriptor& d) {
 VariantObject::VariantObject(py::object object, std::string what, ErrorHook hook, Around around)
     : object_(std::move(object)), what_(std::move(what)), hook_(std::move(hook)), around_(std::move(around)) {}
 
-void VariantObject::allocate(const Shape& s, cudaStream_t stream, CostLog* costs, py::object session) {
-  call("allocate", size_object(s), setup_object(stream, costs, std::move(session)));
+void VariantObject::allocate(const Shape& s, cudaStream_t stream, CostLog* costs, py::object session,
+                             py::object workload) {
+  call("allocate", size_object(s), setup_object(stream, costs, std::move(session), std::move(workload)));
   run_waits_ = checked(what_ + " run_waits", [&] { return py::bool_(object_.attr("run_waits")); }, hook_);
 }
 

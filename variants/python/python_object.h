@@ -55,7 +55,8 @@ auto checked(const std::string& what, Call&& call, const ErrorHook& hook = {}) -
 // lb_variant.Size(m, n, k).
 pybind11::object size_object(const Shape& s);
 // lb_variant.Setup(stream, cost, session): cost(what, ms) adds to `costs` (nothing where null).
-pybind11::object setup_object(cudaStream_t stream, CostLog* costs, pybind11::object session);
+pybind11::object setup_object(cudaStream_t stream, CostLog* costs, pybind11::object session,
+                              pybind11::object workload = pybind11::none());
 // lb_variant.Problem(m, n, k, alpha, inputs, output): read-only NumPy views of the problem's buffers.
 pybind11::object problem_object(const HostProblem& p);
 // lb_variant.Workload: the descriptor's buffers (extents as "m", "n", "k") and kernel arguments.
@@ -71,7 +72,9 @@ class __attribute__((visibility("hidden"))) VariantObject {
   VariantObject() = default;
   VariantObject(pybind11::object object, std::string what, ErrorHook hook = {}, Around around = {});
 
-  void allocate(const Shape& s, cudaStream_t stream, CostLog* costs, pybind11::object session);
+  // `workload`: a folder workload's WorkloadFolder (setup.workload); None for a built-in workload.
+  void allocate(const Shape& s, cudaStream_t stream, CostLog* costs, pybind11::object session,
+                pybind11::object workload = pybind11::none());
   void upload(const HostProblem& p, cudaStream_t stream) { call("upload", problem_object(p), stream_handle(stream)); }
   void run(cudaStream_t stream) { call("run", stream_handle(stream)); }
   void download(std::span<float> out, cudaStream_t stream) {

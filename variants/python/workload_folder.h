@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "workloads/folder/folder_workload.h"
+
 namespace lb {
 
 // What `list --workload-dir` shows of a folder that passed every check.
@@ -22,5 +24,12 @@ struct WorkloadFolderSummary {
 // Throws UsageError with workload_folder.py's one line ("DIR/workload.json: buffers[1].type: ...")
 // for a bad folder, and with the reason where this build has no embedded Python.
 WorkloadFolderSummary check_workload_folder(const std::string& dir);
+
+// `run --workload-dir DIR`: the folder checked as above, then registered as a workload
+// (register_workload) whose problem, formulas and check are workload_folder.py's, with its
+// variants: one per layer that runs a folder's kernel text (Layer::folder_variant) and one per
+// Python implementation in the folder (cupy.py, numba.py, ... on that layer). UsageError as above,
+// and for a name a registered workload already has.
+const FolderWorkload& register_workload_folder(const std::string& dir);
 
 }  // namespace lb

@@ -71,6 +71,11 @@ class Scalar:
     type: str
     value: float | int
 
+    @property
+    def typed(self):
+        """The value as a NumPy scalar of its type (what a kernel's parameter of that type reads)."""
+        return DTYPES[self.type](self.value)
+
 
 @dataclass(frozen=True)
 class KernelArgument:
@@ -126,7 +131,7 @@ class WorkloadFolder:
             if min(b.shape(size)) < 1:
                 raise WorkloadFolderError(self.path / "workload.json", f"buffers[{i}].extents",
                                           f"give {b.name} the shape {b.shape(size)} at m={size['m']}, n={size['n']}, k={size['k']}: each extent is at least 1")
-        scalars = {s.name: DTYPES[s.type](s.value) for s in self.scalars}
+        scalars = {s.name: s.typed for s in self.scalars}
         if self._inputs is not None:
             drawn = call_user(self.path / "inputs.py", "inputs", self._inputs.inputs,
                               dict(size), np.random.default_rng(seed))
@@ -527,6 +532,62 @@ def parse_size(text: str, form: str) -> dict:
     return full_size(dict(zip(DIMS_OF_FORM[form], values)))
 
 
+# --- the harness's side: what variants/python/workload_folder.cpp asks of a loaded folder ----------
+
+def spec_for_harness(w: WorkloadFolder) -> dict:
+    """What the C++ FolderSpec holds (workloads/folder/folder_workload.h): the buffers in order, the
+    kernel's parameters with each scalar's bytes as the kernel reads them, the launch shape."""
+    index = {b.name: i for i, b in enumerate(w.buffers)}
+    scalars = {s.name: s for s in w.scalars}
+    arguments = []
+    for a in w.arguments:
+        if a.kind == "scalar":
+            s = scalars[a.name]
+            arguments.append({"name": a.name, "kind": "scalar", "value": s.typed.tobytes()})
+        elif a.kind == "size":
+            arguments.append({"name": a.name, "kind": "size", "dim": a.name})
+        else:
+            arguments.append({"name": a.name, "kind": "buffer", "buffer": index[a.name]})
+    block = tuple(w.block) + (1,) * (3 - len(w.block))
+    return {"buffers": [(b.name, b.type, b.role == "output") for b in w.buffers], "arguments": arguments,
+            "block": block, "grid_stride": w.grid is None, "shared_bytes": w.shared_bytes,
+            "kernel_file": str((w.path / "kernels.cu").resolve())}
+
+
+def buffer_shapes(w: WorkloadFolder, size: dict) -> list[tuple[int, ...]]:
+    """Each buffer's shape at `size`, in workload.json's order."""
+    size = full_size(size)
+    return [b.shape(size) for b in w.buffers]
+
+
+def arrays_over(buffers: list[Buffer], size: dict, views: list) -> dict[str, np.ndarray]:
+    """The harness's bytes as typed arrays, no copies: views[i] holds buffers[i]'s bytes."""
+    size = full_size(size)
+    return {b.name: np.frombuffer(v, dtype=b.dtype).reshape(b.shape(size)) for b, v in zip(buffers, views)}
+
+
+def output_arrays(w: WorkloadFolder, size: dict, views: list) -> dict[str, np.ndarray]:
+    """The outputs over the harness's result bytes (what a Python implementation's download() fills)."""
+    return arrays_over(w.outputs, size, views)
+
+
+def case_problem(w: WorkloadFolder, size: dict, seed: int, views: list) -> Problem:
+    """A Problem over the harness's bytes (what a Python implementation's upload() receives and
+    the check reads): views[i] holds buffer i's bytes, the outputs' their starting contents."""
+    arrays = arrays_over(w.buffers, size, views)
+    return Problem(full_size(size), seed, {b.name: arrays[b.name] for b in w.inputs},
+                   {s.name: s.typed for s in w.scalars}, {b.name: arrays[b.name] for b in w.outputs})
+
+
+def check_reference(w: WorkloadFolder, size: dict, seed: int) -> None:
+    """reference.py and its tolerance rule run once on a drawn problem at `size`, before a run
+    measures anything: WorkloadFolderError (one line naming reference.py) when either raises or
+    returns the wrong shape."""
+    problem = w.draw_problem(size, seed)
+    w.reference(problem)
+    w.tolerances(problem)
+
+
 def main(argv=None) -> int:
     """python3 workload_folder.py DIR...: checks each folder and prints what it is, or one line and
     exit 2. (`layerbench list --workload-dir DIR` is the same check from the command line.)"""
@@ -550,3 +611,4 @@ def main(argv=None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+

@@ -1,0 +1,36 @@
+# Any workload folder's kernel (run --workload-dir) through cp.RawModule: the folder's kernels.cu
+# compiled by CuPy's NVRTC path, one CuPy array per buffer (its own dtype and shape), the arguments
+# in workload.json's order (lb_folder.py: arrays, NumPy scalars of the parameter's type, m/n/k as
+# np.int64) and one RawKernel call on the harness's stream. A Python float for a `float` parameter
+# would be packed as a double: the NumPy scalar's dtype is what makes the bytes right.
+import cupy as cp
+import lb_folder
+import lb_variant
+from _cupy_raw_layer import sm_count, threads_per_sm
+from lb_cupy import to_device, to_host, wrap
+
+
+class Variant:
+    run_waits = False
+
+    def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
+        folder = setup.workload
+        self.stream = wrap(setup.stream)
+        self.kernel = setup.session.kernel(folder.name, folder.kernel_name, setup.cost, lb_folder.kernel_text(folder))
+        shapes = lb_folder.shapes(folder, size)
+        self.buffers = {b.name: cp.empty(shapes[b.name], dtype=b.dtype) for b in folder.buffers}
+        self.grid, self.block = lb_folder.launch_shape(folder, size, sm_count(), threads_per_sm())
+        self.args = tuple(value for _kind, value in lb_folder.arguments(folder, size, self.buffers))
+        self.shared_bytes = folder.shared_bytes
+
+    def upload(self, problem, stream):
+        for name, host in (problem.inputs | problem.outputs).items():
+            to_device(host, self.buffers[name], self.stream)
+
+    def run(self, stream):
+        with self.stream:
+            self.kernel(self.grid, self.block, self.args, shared_mem=self.shared_bytes)
+
+    def download(self, outputs, stream):
+        for name, host in outputs.items():
+            to_host(self.buffers[name], host, self.stream)

@@ -1,0 +1,105 @@
+// A user's workload folder (docs/your-own-workload.md) as a Workload the harness runs like a
+// built-in one. Its buffers have element types (float32, float64, int32, int64), extents that are
+// formulas, and there may be several outputs; the harness's HostProblem holds float32 buffers and
+// one output, so a folder workload's problem carries bytes in them, one representation chosen here:
+//   HostProblem::inputs[i]  the bytes of the folder's i-th input buffer (in workload.json's order),
+//                           in a HostBuffer of whole floats (the last one padded);
+//   HostProblem::output     every output's bytes, one after another, each at an offset that is a
+//                           multiple of 8 bytes (FolderLayout), padding between them.
+// The harness and the variants move these bytes and never read them; only the check (verify,
+// through reference.py) reads their types. The drawing, the formulas and the check are
+// workload_folder.py's (the one reader of a folder), reached through the embedded interpreter by
+// the subclass that variants/python/workload_folder.cpp makes; the layers that run a folder's kernel
+// text (Layer::folder_variant) read the spec below.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "workloads/workload.h"
+
+namespace lb {
+
+enum class ElementType { kFloat32, kFloat64, kInt32, kInt64 };
+std::size_t element_bytes(ElementType type);
+ElementType element_type(const std::string& name);  // "float32", ...; std::invalid_argument otherwise
+
+struct FolderBuffer {
+  std::string name;
+  ElementType type = ElementType::kFloat32;
+  bool output = false;
+};
+
+// One parameter of the folder's kernel, in order: a buffer (by position in FolderSpec::buffers), a
+// typed scalar (its value's bytes, as the kernel reads them), or a dimension of the size (long long).
+struct FolderArgument {
+  enum class Kind { kBuffer, kScalar, kSize };
+  std::string name;
+  Kind kind = Kind::kBuffer;
+  int buffer = -1;                    // kBuffer
+  std::array<unsigned char, 8> value{};  // kScalar: its bytes (4 or 8 of them)
+  std::size_t value_bytes = 0;
+  Dim dim = Dim::kN;                  // kSize
+};
+
+struct FolderLaunch {
+  std::array<unsigned, 3> block{1, 1, 1};
+  bool grid_stride = false;  // as many blocks as fill the device (the kernel loops); else grid(shape)
+  unsigned shared_bytes = 0;
+};
+
+// What a layer needs to run the folder's kernel text.
+struct FolderSpec {
+  std::string dir;           // the folder, as given
+  std::string kernel_file;   // its kernels.cu: the name NVRTC's log gives the text
+  std::string kernel_text;
+  std::string kernel_name;   // the extern "C" __global__ function
+  std::vector<FolderBuffer> buffers;      // in workload.json's order
+  std::vector<FolderArgument> arguments;  // the kernel's parameters, in order
+  FolderLaunch launch;
+};
+
+// Where each buffer's bytes sit at one size: inputs[i] of HostProblem::inputs, outputs packed into
+// HostProblem::output (see above).
+struct FolderLayout {
+  struct Place {
+    std::int64_t bytes = 0;
+    bool output = false;
+    std::size_t index = 0;      // an input: which HostProblem::inputs; an output: its position among outputs
+    std::int64_t offset = 0;    // an output: its first byte in HostProblem::output
+  };
+  std::vector<Place> buffers;   // one per FolderSpec::buffers
+  std::int64_t output_bytes = 0;
+};
+std::int64_t floats_for(std::int64_t bytes);  // whole floats that hold `bytes`
+
+// A grid-stride kernel's blocks: as many as the device holds threads for at once (every SM full),
+// the same on every layer (lb_folder.py says it in Python); the kernel loops over the rest.
+unsigned grid_stride_blocks(const std::array<unsigned, 3>& block, int sm_count, int threads_per_sm);
+
+class FolderWorkload : public Workload {
+ public:
+  FolderWorkload(WorkloadDescriptor descriptor, FolderSpec spec)
+      : Workload(std::move(descriptor)), spec_(std::move(spec)) {}
+  const FolderSpec& spec() const { return spec_; }
+  // Each buffer's extents at `s`, outermost first (workload.json's formulas).
+  virtual std::vector<std::vector<std::int64_t>> buffer_shapes(const Shape& s) const = 0;
+  // Blocks along x, y, z at `s` (the spec's grid formulas); not asked of a grid-stride kernel.
+  virtual std::array<unsigned, 3> grid(const Shape& s) const = 0;
+  FolderLayout layout(const Shape& s) const;
+  // Draws the problem at `s` and runs the folder's reference and tolerance rule on it once, before
+  // a run measures anything: UsageError (one line naming reference.py) when either raises or
+  // returns the wrong shape.
+  virtual void check_reference(const Shape& s, std::uint64_t seed) const = 0;
+
+  std::int64_t output_elements(const Shape& s) const override { return floats_for(layout(s).output_bytes); }
+  std::vector<std::int64_t> input_elements(const Shape& s) const override;
+  double host_bytes(const Shape& s) const override;
+
+ private:
+  FolderSpec spec_;
+};
+
+}  // namespace lb
