@@ -12,7 +12,7 @@ import pytest
 
 from layerbench.reports import costs, heatmap, palette, report, results as results_mod
 from layerbench.reports.document import Figure
-from layerbench.reports.figure import SCREEN_PX, clipped_texts
+from layerbench.reports.figure import SCREEN_PX, clipped_texts, save
 
 from conftest import CPU_ONLY, FIXTURES, H100_16, H200_OLDER, H200_RUN1, NO_GPU, load_json, results_file
 
@@ -176,6 +176,21 @@ def test_the_clip_check_finds_a_cut_off_title():
     ax.set_xlabel("x")
     assert clipped_texts(fig) == []
     plt.close(fig)
+
+
+def test_saving_finds_a_cut_off_title(tmp_path: Path):
+    """figure.save checks the texts where its PNG's draw put them, without drawing again: a title cut
+    off there is in the Plot it returns, and one that fits is not."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.set_title("a title far too long to fit in a figure only four inches wide, so it is cut off")
+    (clipped,) = save(fig, tmp_path, "cut", "caption", "alt").clipped
+    assert clipped.startswith("a title far too long")
+    fig, ax = plt.subplots(figsize=(4, 3), layout="constrained")
+    ax.set_title("short")
+    assert save(fig, tmp_path, "fits", "caption", "alt").clipped == []
+    assert (tmp_path / "fits.png").is_file() and (tmp_path / "fits.svg").is_file()
 
 
 def test_the_16_layer_fixture_is_what_its_script_writes(tmp_path: Path):
