@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CPU_ONLY, H200_OLDER, H200_RUN1, case_entry, load_json, results_file, run_cli
+from conftest import CPU_ONLY, H200_OLDER, H200_RUN1, case_entry, load_json, report_of, results_file, run_cli
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 EXPECTED_PLOTS = {
@@ -154,10 +154,7 @@ def test_failed_and_skipped_cases_are_listed_with_reasons(tmp_path: Path, h200: 
 @pytest.fixture(scope="module")
 def cpu_only_report(tmp_path_factory) -> Path:
     """The report of the CPU-only fixture, made once for the tests that read it."""
-    out = tmp_path_factory.mktemp("cpu_only") / "report"
-    result = run_cli("report", CPU_ONLY, "--out", out)
-    assert result.returncode == 0, result.stderr
-    return out
+    return report_of(tmp_path_factory, CPU_ONLY, "cpu_only")
 
 
 def test_cpu_only_run_with_repetitions(cpu_only_report: Path):

@@ -11,7 +11,7 @@ import pytest
 
 from layerbench.reports import machine, results as results_mod
 
-from conftest import CPU_ONLY, NO_GPU, NO_GPU_PYCUDA, load_json, results_file, run_cli, write_json
+from conftest import CPU_ONLY, NO_GPU, NO_GPU_PYCUDA, load_json, report_of, results_file, run_cli, write_json
 
 
 def link_of(md: str) -> str:
@@ -48,18 +48,12 @@ def device_section(md: str) -> str:
 # Each no-GPU fixture's report, made once for the tests that read it.
 @pytest.fixture(scope="module")
 def no_gpu_pycuda_report(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("no_gpu_pycuda") / "report"
-    result = run_cli("report", NO_GPU_PYCUDA, "--out", out)
-    assert result.returncode == 0, result.stderr
-    return out
+    return report_of(tmp_path_factory, NO_GPU_PYCUDA, "no_gpu_pycuda")
 
 
 @pytest.fixture(scope="module")
 def no_gpu_report(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("no_gpu") / "report"
-    result = run_cli("report", NO_GPU, "--out", out)
-    assert result.returncode == 0, result.stderr
-    return out
+    return report_of(tmp_path_factory, NO_GPU, "no_gpu")
 
 
 def test_no_gpu_the_reason_is_the_gpu_probes_not_pycudas_import_error(no_gpu_pycuda_report: Path):
