@@ -25,6 +25,7 @@
 #include "harness/plan.h"
 #include "harness/sizes.h"
 #include "tests/layer_rig.h"
+#include "tests/sanitized_build.h"
 #include "variants/driver/kernel_sources.h"
 #include "variants/driver/nvrtc_compiler.h"
 #include "variants/gpu_launch.h"
@@ -405,11 +406,17 @@ TEST(LadderCompile, EveryRungCompilesWithNvrtcAlone) {
   std::vector<std::pair<std::string, std::string>> headers;
   for (const driver::EmbeddedSource& s : driver::embedded_sources())
     if (std::string(s.path).ends_with(".h")) headers.emplace_back(s.path, s.text);
-  for (const Rung* r : ladder_rungs()) {
+  // Under the sanitizer every rung's text is checked, but two compiled: each takes the same path
+  // through our compile (the time is NVRTC's, which is not instrumented); the plain build compiles all.
+  const std::vector<const Rung*> rungs = ladder_rungs();
+  const std::size_t compiles = test::repetitions(rungs.size(), 2);
+  for (std::size_t i = 0; i < rungs.size(); ++i) {
+    const Rung* r = rungs[i];
     SCOPED_TRACE(r->id());
     const driver::EmbeddedSource* embedded = nullptr;
     ASSERT_NO_THROW(embedded = &driver::embedded_source(r->file)) << "not embedded: re-run CMake";
     EXPECT_EQ(std::string(embedded->text), slurp(kRoot / r->file)) << "the embedded text is stale: rebuild";
+    if (i >= compiles) continue;
     driver::CompiledKernel compiled;
     try {
       compiled = driver::compile_cubin({r->file, embedded->text, headers, 90}, no_cache);

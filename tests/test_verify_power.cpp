@@ -13,6 +13,7 @@
 #include <random>
 
 #include "tests/layer_rig.h"
+#include "tests/sanitized_build.h"
 #include "workloads/problem.h"
 
 namespace lb {
@@ -310,14 +311,11 @@ struct SizeCase {
   friend void PrintTo(const SizeCase& c, std::ostream* os) { *os << c.workload << " " << W(c.workload).size_label(c.shape); }
 };
 
-// Sizes beyond what an instrumented build (AddressSanitizer) checks in reasonable time.
+// Sizes the sanitized build leaves to the plain one: above 2^24 elements or products. A check at 2^26,
+// the slowest of the sanitized run, goes through the same loops as at the sizes kept, the edge sizes
+// among them, where an index one past the end would show.
 bool too_big_for_this_build(const SizeCase& c) {
-#if defined(__SANITIZE_ADDRESS__)
-  return c.shape.m * c.shape.n * std::max<std::int64_t>(c.shape.k, 1) > (std::int64_t{1} << 26);
-#else
-  (void)c;
-  return false;
-#endif
+  return test::kSanitizedBuild && c.shape.m * c.shape.n * std::max<std::int64_t>(c.shape.k, 1) > (std::int64_t{1} << 24);
 }
 
 std::vector<SizeCase> all_sizes() {
@@ -335,7 +333,7 @@ class MutationKill : public ::testing::TestWithParam<SizeCase> {};
 
 TEST_P(MutationKill, EveryCorruptionIsRejected) {
   const SizeCase& c = GetParam();
-  if (too_big_for_this_build(c)) GTEST_SKIP() << "above 2^26 elements or products under AddressSanitizer: the plain build runs it";
+  if (too_big_for_this_build(c)) GTEST_SKIP() << "above 2^24 elements or products under AddressSanitizer: the plain build runs it";
   const Workload& w = W(c.workload);
   const std::uint64_t seed = case_seed(std::random_device{}(), w, c.shape);
   SCOPED_TRACE(c.workload + " " + w.size_label(c.shape) + " seed " + std::to_string(seed));

@@ -47,6 +47,15 @@ def write_json(path: Path, data) -> Path:
     return path
 
 
+def report_of(tmp_path_factory, results: Path, name: str) -> Path:
+    """`layerbench report RESULTS` into a fresh folder (<name>N/report): for a module fixture, so that
+    the tests that read one report share it."""
+    out = tmp_path_factory.mktemp(name) / "report"
+    result = run_cli("report", results, "--out", out)
+    assert result.returncode == 0, result.stderr
+    return out
+
+
 @pytest.fixture(scope="session")
 def h200() -> dict:
     return load_json(H200_RUN1)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CPU_ONLY, H200_OLDER, H200_RUN1, case_entry, load_json, results_file, run_cli
+from conftest import CPU_ONLY, H200_OLDER, H200_RUN1, case_entry, load_json, report_of, results_file, run_cli
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 EXPECTED_PLOTS = {
@@ -151,12 +151,16 @@ def test_failed_and_skipped_cases_are_listed_with_reasons(tmp_path: Path, h200: 
         assert f"{CASES - 2} ok, 1 failed, 1 skipped" in text
 
 
-def test_cpu_only_run_with_repetitions(tmp_path: Path):
+@pytest.fixture(scope="module")
+def cpu_only_report(tmp_path_factory) -> Path:
+    """The report of the CPU-only fixture, made once for the tests that read it."""
+    return report_of(tmp_path_factory, CPU_ONLY, "cpu_only")
+
+
+def test_cpu_only_run_with_repetitions(cpu_only_report: Path):
     """A run without a GPU (device null, no ceilings), with --benchmark_repetitions=3: the aggregate
     entries are ignored and the repetitions folded into one case each."""
-    out = tmp_path / "report"
-    result = run_cli("report", CPU_ONLY, "--out", out)
-    assert result.returncode == 0, result.stderr
+    out = cpu_only_report
     md = (out / "report.md").read_text()
     # The harness of that run gave CUDA's own text as the GPU probe's reason.
     assert "**no GPU: cudaGetDeviceCount: CUDA driver version is insufficient" in md
@@ -209,11 +213,10 @@ def test_default_out_dir_is_beside_the_results(tmp_path: Path):
     assert (tmp_path / "report" / "report.html").is_file()
 
 
-def test_report_is_reproducible(tmp_path: Path):
+def test_report_is_reproducible(cpu_only_report: Path, tmp_path: Path):
     """The same results give byte-identical files (a committed example does not churn)."""
-    a, b = tmp_path / "a", tmp_path / "b"
-    for out in (a, b):
-        assert run_cli("report", CPU_ONLY, "--out", out).returncode == 0
+    a, b = cpu_only_report, tmp_path / "b"
+    assert run_cli("report", CPU_ONLY, "--out", b).returncode == 0
     for path in a.rglob("*"):
         if path.is_file():
             assert path.read_bytes() == (b / path.relative_to(a)).read_bytes(), path.name

@@ -11,7 +11,7 @@ import pytest
 
 from layerbench.reports import machine, results as results_mod
 
-from conftest import CPU_ONLY, NO_GPU, NO_GPU_PYCUDA, load_json, results_file, run_cli, write_json
+from conftest import CPU_ONLY, NO_GPU, NO_GPU_PYCUDA, load_json, report_of, results_file, run_cli, write_json
 
 
 def link_of(md: str) -> str:
@@ -45,12 +45,22 @@ def device_section(md: str) -> str:
     return md.split("### Device")[1].split("### Host")[0]
 
 
-def test_no_gpu_the_reason_is_the_gpu_probes_not_pycudas_import_error(tmp_path: Path):
+# Each no-GPU fixture's report, made once for the tests that read it.
+@pytest.fixture(scope="module")
+def no_gpu_pycuda_report(tmp_path_factory) -> Path:
+    return report_of(tmp_path_factory, NO_GPU_PYCUDA, "no_gpu_pycuda")
+
+
+@pytest.fixture(scope="module")
+def no_gpu_report(tmp_path_factory) -> Path:
+    return report_of(tmp_path_factory, NO_GPU, "no_gpu")
+
+
+def test_no_gpu_the_reason_is_the_gpu_probes_not_pycudas_import_error(no_gpu_pycuda_report: Path):
     """fixtures/cpu_only_pycuda_reason.json: the harness (before it wrote the probe's reason) put
     PyCUDA's ImportError in gpu_unavailable_reason; the report gives the GPU probe's reason."""
     assert "ImportError" in load_json(NO_GPU_PYCUDA)["context"]["gpu_unavailable_reason"]
-    out = tmp_path / "report"
-    assert run_cli("report", NO_GPU_PYCUDA, "--out", out).returncode == 0
+    out = no_gpu_pycuda_report
     for name in ("report.md", "report.html"):
         text = (out / name).read_text()
         assert "no GPU: no CUDA driver (libcuda.so.1 not found)." in text
@@ -59,11 +69,9 @@ def test_no_gpu_the_reason_is_the_gpu_probes_not_pycudas_import_error(tmp_path: 
         "**no GPU: no CUDA driver (libcuda.so.1 not found).** Only the CPU layers ran.")
 
 
-def test_no_gpu_with_the_harness_recording_each_layers_reason(tmp_path: Path):
+def test_no_gpu_with_the_harness_recording_each_layers_reason(no_gpu_report: Path):
     """fixtures/cpu_only_no_driver.json: the probe's reason, and each left-out layer's own."""
-    out = tmp_path / "report"
-    assert run_cli("report", NO_GPU, "--out", out).returncode == 0
-    md = (out / "report.md").read_text()
+    md = (no_gpu_report / "report.md").read_text()
     assert "**no GPU: no CUDA driver (libcuda.so.1 not found).**" in device_section(md)
     assert "Layers that could not run here, and why (`context.layers_unavailable`): cuda-bindings, " in md
     assert "vendor: no CUDA driver (libcuda.so.1 not found)." in md
@@ -116,18 +124,14 @@ def host_row(md: str) -> str:
     return row
 
 
-def test_the_blas_the_cpu_layer_linked(tmp_path: Path):
+def test_the_blas_the_cpu_layer_linked(tmp_path: Path, no_gpu_report: Path, no_gpu_pycuda_report: Path):
     # context.layers.cpu.blas, as the harness writes it now
-    out = tmp_path / "blas"
-    assert run_cli("report", NO_GPU, "--out", out).returncode == 0
-    assert host_row((out / "report.md").read_text()) == (
+    assert host_row((no_gpu_report / "report.md").read_text()) == (
         "| BLAS (cpu layer) | OpenBLAS 0.3.21, 2 threads; loaded from "
         "`/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblasp-r0.3.21.so` (the build linked "
         "`/usr/lib/x86_64-linux-gnu/libopenblas.so`) (`context.layers.cpu.blas`) |")
     # before that field: context.layers.cpu.matmul, which says when there was no BLAS
-    out = tmp_path / "none"
-    assert run_cli("report", NO_GPU_PYCUDA, "--out", out).returncode == 0
-    assert host_row((out / "report.md").read_text()) == (
+    assert host_row((no_gpu_pycuda_report / "report.md").read_text()) == (
         "| BLAS (cpu layer) | none: matmul runs a cache-blocked OpenMP loop nest (no CBLAS found at build "
         "time) (`context.layers.cpu.matmul`) |")
     # a build without a BLAS, as the harness writes it now

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from layerbench.reports import costs, heatmap, palette, report, results as results_mod
+from layerbench.reports import costs, document, heatmap, palette, report, results as results_mod
 from layerbench.reports.document import Figure
-from layerbench.reports.figure import SCREEN_PX, clipped_texts
+from layerbench.reports.figure import SCREEN_PX, clipped_texts, save
 
 from conftest import CPU_ONLY, FIXTURES, H100_16, H200_OLDER, H200_RUN1, NO_GPU, load_json, results_file
 
@@ -129,16 +129,25 @@ def test_one_time_costs_one_stacked_bar_per_layer(r16):
     assert set(cupy) == {"import", "first run"} and cupy["import"] == pytest.approx(146.997489 + 478.488835)
 
 
-def test_one_time_costs_fit_one_screen(h100_16_report: Path):
-    width, height = png_size(h100_16_report / "plots" / "one_time_costs.png")
+@pytest.fixture(scope="module")
+def h100_16_built(tmp_path_factory) -> tuple[document.Document, Path, str]:
+    """The 16-layer fixture's report, made once in this process: its document (the figures, with
+    what each cut off), its folder (the plots) and its Markdown, for every test here that reads it."""
+    out = tmp_path_factory.mktemp("report16")
+    doc = report.build(results_mod.load(H100_16), out, out / "plots")
+    return doc, out, document.to_markdown(doc, out)
+
+
+def test_one_time_costs_fit_one_screen(h100_16_built):
+    _doc, out, md = h100_16_built
+    width, height = png_size(out / "plots" / "one_time_costs.png")
     assert width <= 1400 and height <= 900
-    md = (h100_16_report / "report.md").read_text()
     assert "| cuda-compute | import cuda.compute, once per process | import |" in md
     assert "right panel zooms in on 0–200 ms" in md
 
 
-def test_rate_plots_have_one_panel_per_family(h100_16_report: Path):
-    md = (h100_16_report / "report.md").read_text()
+def test_rate_plots_have_one_panel_per_family(h100_16_built):
+    _doc, _out, md = h100_16_built
     for plot in ("bandwidth_vector_add", "bandwidth_saxpy", "bandwidth_reduce", "gflops_matmul"):
         caption = md.split(f"(plots/{plot}.png)")[1].split("([SVG]")[0]
         assert "One panel per layer family (CPU: runs on the host CPU; C++, our kernels:" in caption, plot
@@ -150,11 +159,13 @@ def png_size(path: Path) -> tuple[int, int]:
 
 @pytest.mark.parametrize("fixture", [H100_16, FIXTURES / "h100_transpose.json", H200_RUN1, H200_OLDER, CPU_ONLY, NO_GPU],
                          ids=lambda p: p.stem)
-def test_no_text_is_cut_off_and_every_plot_fits_one_screen(fixture: Path, tmp_path: Path):
+def test_no_text_is_cut_off_and_every_plot_fits_one_screen(fixture: Path, tmp_path: Path, request):
     """Every title, label, tick label, legend and annotation of every figure lies inside the figure
     (figure.clipped_texts), and every PNG is at most one screen, about 1400×900 px."""
-    r = results_mod.load(fixture)
-    doc = report.build(r, tmp_path, tmp_path / "plots")
+    if fixture == H100_16:
+        doc = request.getfixturevalue("h100_16_built")[0]
+    else:
+        doc = report.build(results_mod.load(fixture), tmp_path, tmp_path / "plots")
     figures = [b for b in doc.blocks if isinstance(b, Figure)]
     assert figures
     for fig in figures:
@@ -176,6 +187,21 @@ def test_the_clip_check_finds_a_cut_off_title():
     ax.set_xlabel("x")
     assert clipped_texts(fig) == []
     plt.close(fig)
+
+
+def test_saving_finds_a_cut_off_title(tmp_path: Path):
+    """figure.save checks the texts where its PNG's draw put them, without drawing again: a title cut
+    off there is in the Plot it returns, and one that fits is not."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.set_title("a title far too long to fit in a figure only four inches wide, so it is cut off")
+    (clipped,) = save(fig, tmp_path, "cut", "caption", "alt").clipped
+    assert clipped.startswith("a title far too long")
+    fig, ax = plt.subplots(figsize=(4, 3), layout="constrained")
+    ax.set_title("short")
+    assert save(fig, tmp_path, "fits", "caption", "alt").clipped == []
+    assert (tmp_path / "fits.png").is_file() and (tmp_path / "fits.svg").is_file()
 
 
 def test_the_16_layer_fixture_is_what_its_script_writes(tmp_path: Path):
