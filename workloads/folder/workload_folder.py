@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import types
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,18 +27,13 @@ SCHEMA_PATH = Path(__file__).with_name("workload.schema.json")
 DIMS_OF_FORM = {"n": ("n",), "MxN": ("m", "n"), "MxNxK": ("m", "n", "k")}
 DTYPES = {"float32": np.float32, "float64": np.float64, "int32": np.int32, "int64": np.int64}
 C_TYPES = {"float32": "float", "float64": "double", "int32": "int", "int64": "long long"}
-# The C spellings a parameter of each element type may use in kernels.cu.
-C_SPELLINGS = {
-    "float": {"float"}, "double": {"double"},
-    "int": {"int", "int32_t", "signed int"},
-    "long long": {"long long", "long long int", "signed long long", "int64_t", "long"},
-}
 PYTHON_LAYER_FILES = ("cupy", "numba", "numba-vectorize", "cuda-compute", "cython")
 SIZE_ARG_TYPE = "long long"  # m, n and k are passed as 64-bit integers
 
 
 from workload_formula import DIMS, Formula, WorkloadFolderError  # noqa: E402 (re-exported)
 from workload_draws import draw_bits, draw_buffer, starting_contents, stream_key  # noqa: E402 (re-exported)
+from workload_kernel import check_parameters, kernel_parameters, nvrtc_check  # noqa: E402 (re-exported)
 
 
 # --- the folder ------------------------------------------------------------------------------------
@@ -275,47 +269,6 @@ def _schema_errors(spec, path: Path):
         raise WorkloadFolderError(path, where, error.message)
 
 
-def _strip_comments(text: str) -> str:
-    """kernels.cu without comments, each comment replaced by as many newlines as it held, so line
-    numbers stay."""
-    def blank(match):
-        return "\n" * match.group(0).count("\n") if match.group(0).startswith("/") else match.group(0)
-    return re.sub(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\])*"', blank, text, flags=re.S)
-
-
-def _normalise_c_type(text: str) -> tuple[str, bool, bool]:
-    """('float', is_pointer, is_const) from a parameter's declaration without its name."""
-    words = text.replace("*", " * ").split()
-    pointer = "*" in words
-    const = "const" in words
-    base = " ".join(w for w in words if w not in ("*", "const", "__restrict__", "__restrict", "restrict",
-                                                  "volatile", "unsigned", "signed"))
-    return base, pointer, const
-
-
-def kernel_parameters(text: str, kernel: str, path: Path) -> tuple[int, list[tuple[str, str]]]:
-    """(line, [(declared type, parameter name), ...]) of `extern "C" __global__ void kernel(...)`."""
-    clean = _strip_comments(text)
-    pattern = re.compile(r'__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?'
-                         + re.escape(kernel) + r'\s*\(([^)]*)\)')
-    match = pattern.search(clean)
-    if match is None:
-        raise WorkloadFolderError(path, f"kernel {kernel}", 'no `__global__ void ' + kernel + '(...)` in the file (workload.json\'s kernel.name)')
-    line = clean.count("\n", 0, match.start()) + 1
-    if 'extern "C"' not in clean[:match.start()]:
-        raise WorkloadFolderError(f"{path}:{line}", f"kernel {kernel}", 'must be declared extern "C" (so every layer finds it by name)')
-    params = []
-    body = match.group(1).strip()
-    for part in ([] if body in ("", "void") else body.split(",")):
-        words = part.strip().rsplit(None, 1)
-        if len(words) != 2 or not re.fullmatch(r"[A-Za-z_]\w*", words[1].lstrip("*")):
-            raise WorkloadFolderError(f"{path}:{line}", f"kernel {kernel}", f"cannot read parameter {part.strip()!r}")
-        decl, name = words
-        stars = len(words[1]) - len(words[1].lstrip("*"))
-        params.append((decl + "*" * stars, name.lstrip("*")))
-    return line, params
-
-
 def _load_module(path: Path, name: str):
     """The user's file as a module, compiled from its text: no __pycache__ is written into their
     folder, and nothing is added to sys.path or sys.modules."""
@@ -465,52 +418,6 @@ def load(folder: str | Path) -> WorkloadFolder:
         flops=formula(spec["flops"], "flops"), figure=spec.get("figure", "gbps"),
         kernel_text=kernel_text, content_hash=content_hash(folder), python_layers=python_layers,
         _reference=reference, _inputs=inputs)
-
-
-def nvrtc_check(w: WorkloadFolder, arch: str = "compute_90") -> None:
-    """Compiles kernels.cu with NVRTC (to PTX: no GPU needed), as the kernel-text layers will, and
-    raises WorkloadFolderError with the log's first error, which names kernels.cu and its line
-    ("/path/kernels.cu(12): error: ..."). Needs cuda.bindings (cuda-python)."""
-    try:
-        from cuda.bindings import nvrtc
-    except ImportError as e:
-        raise WorkloadFolderError(w.path / "kernels.cu", "", f"cannot be compiled here: cuda.bindings does not import ({e})") from None
-    path = str(w.path / "kernels.cu")
-
-    def ok(result, what):
-        err, *rest = result
-        if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
-            raise WorkloadFolderError(path, "", f"NVRTC {what} failed: {err.name}")
-        return rest[0] if rest else None
-
-    program = ok(nvrtc.nvrtcCreateProgram(w.kernel_text.encode(), path.encode(), 0, [], []), "nvrtcCreateProgram")
-    try:
-        options = [b"-std=c++17", f"--gpu-architecture={arch}".encode()]
-        (err,) = nvrtc.nvrtcCompileProgram(program, len(options), options)
-        if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
-            size = ok(nvrtc.nvrtcGetProgramLogSize(program), "nvrtcGetProgramLogSize")
-            log = b" " * size
-            ok(nvrtc.nvrtcGetProgramLog(program, log), "nvrtcGetProgramLog")
-            lines = log.decode(errors="replace").splitlines()
-            first = next((line for line in lines if ": error" in line), lines[0] if lines else err.name)
-            errors = sum(": error" in line for line in lines)
-            more = f" (and {errors - 1} more errors)" if errors > 1 else ""
-            raise WorkloadFolderError(first.strip(), "", f"does not compile (NVRTC){more}")
-    finally:
-        ok(nvrtc.nvrtcDestroyProgram(program), "nvrtcDestroyProgram")
-
-
-def check_parameters(params, arguments, where, kernel):
-    """kernels.cu's parameters against workload.json's: the same count, and each of the type its
-    buffer, scalar or dimension says (an input may drop its const)."""
-    if len(params) != len(arguments):
-        raise WorkloadFolderError(where, f"kernel {kernel}", f"takes {len(params)} parameters; workload.json's kernel.arguments lists {len(arguments)} ({', '.join(a.name for a in arguments)})")
-    for i, ((declared, pname), arg) in enumerate(zip(params, arguments)):
-        base, pointer, const = _normalise_c_type(declared)
-        want_base, want_pointer, _ = _normalise_c_type(arg.c_type)
-        if base not in C_SPELLINGS[want_base] or pointer != want_pointer or (arg.kind == "output" and const):
-            raise WorkloadFolderError(where, f"kernel {kernel} parameter {i + 1} ({pname})",
-                                      f"is {declared!r}; workload.json's {arg.name!r} ({arg.kind}) needs {arg.c_type!r}")
 
 
 def parse_size(text: str, form: str) -> dict:
