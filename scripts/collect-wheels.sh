@@ -66,6 +66,7 @@ FROM_REGISTRY=(
   # The lab autograder tests (tests/lab_autograder) hold `lab grade --format`'s files to each
   # grading system's schema on the GPU machine too: jsonschema and what it imports.
   jsonschema==4.26.0 jsonschema-specifications==2025.9.1 referencing==0.37.0 rpds-py==2026.9.1 attrs==26.1.0
+  typing-extensions==4.16.0           # referencing on Python < 3.13; pip install of the package resolves it
   # `pip install <checkout>`'s build: pyproject.toml's build-system.requires (the same pins) and
   # scikit-build-core's own requirements for Python 3.11+; ninja where the machine has none.
   scikit-build-core==1.1.2 packaging==26.4 pathspec==1.1.1 pybind11==2.13.6 Cython==3.3.1 ninja==1.13.2

@@ -46,8 +46,11 @@ if [ "$mode" = gpu ]; then
 fi
 "$python" -m venv "${venv_args[@]}" "$venv" || fail "$python -m venv $venv"
 # A clean install needs the registry (the GPU machines have none: there install.pip_gpu installs
-# from .whl): asked once, for the build's first requirement.
+# from .whl): asked once, for the build's first requirement, with nothing installed counting
+# (PYTHONPATH may name a folder that holds it: the GPU machine's carried wheels) and no cache.
+[ "$mode" = cpu ] && unset PYTHONPATH
 if [ "$mode" = cpu ] && ! "$venv/bin/python" -m pip install --dry-run --quiet --retries 0 --timeout 20 \
+     --ignore-installed --no-cache-dir --no-deps \
      "$(grep -m1 '^scikit-build-core' "$root/python/requirements-build.txt")" >"$work/registry.log" 2>&1; then
   echo "check_pip_install: skipped: pip reaches no package registry from here ($(tail -n 1 "$work/registry.log")); install.pip_gpu installs offline"
   exit 77
@@ -56,9 +59,11 @@ fi
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 export CCACHE_SLOPPINESS="${CCACHE_SLOPPINESS:-pch_defines,time_macros}"
 unset LAYERBENCH_PYTHON LAYERBENCH_DATA_DIR LAYERBENCH_EXE
-# A clean install sees nothing else; on the GPU machine PYTHONPATH may name the carried wheels'
-# folder (docs/offline-install.md, section 3), which the Python layers need there.
-[ "$mode" = cpu ] && unset PYTHONPATH
+# A clean install sees nothing else (PYTHONPATH is unset above); on the GPU machine PYTHONPATH may
+# name the carried wheels' folder (docs/offline-install.md, section 3), which the Python layers need
+# there. pip's own build environment (build isolation) gets the offline options through the
+# environment, which its subprocess inherits.
+[ "$mode" = gpu ] && export PIP_NO_INDEX=1 PIP_FIND_LINKS="$root/.whl"
 # BUILD_DIR's compilers (scikit-build-core otherwise sets CXX to the Python's own, g++ where BUILD_DIR
 # has c++, and ccache would miss on every file).
 cached() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt" 2>/dev/null; }

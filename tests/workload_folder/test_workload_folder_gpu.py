@@ -4,8 +4,8 @@ shape, and each Python implementation (cupy.py, numba.py), verified against refe
 sizes and the smallest default size; the largest default size's rate is below the device's memory
 ceiling (the plausibility bound, from the bytes formulas); a mutated copy of each kernel fails.
 
-Skips without CuPy or a GPU, saying why. What this does not do yet: run the folder through the
-harness's C++ layers (`layerbench run --workload-dir`, not built yet: docs/your-own-workload.md)."""
+Skips without CuPy or a GPU, saying why. The folder through the harness and every kernel-text layer
+(`layerbench run --workload-dir`) is test_run_workload_dir_gpu.py's."""
 import math
 import types
 
@@ -25,12 +25,11 @@ except cp.cuda.runtime.CUDARuntimeError as e:
 EDGE_SIZES = {"n": ["1", "255", "256", "257", "1000003"], "MxN": ["1x1", "3x257", "257x31", "64x4096"]}
 
 
-def launch_kernel(w: wf.WorkloadFolder, text: str, size: dict, problem: wf.Problem, stream) -> dict:
-    """Compiles `text`, uploads the problem, launches once with the folder's shape, downloads."""
-    module = cp.RawModule(code=text, options=("-std=c++17",))
-    kernel = module.get_function(w.kernel_name)
-    device = {name: cp.asarray(a) for name, a in problem.inputs.items()}
-    device |= {name: cp.asarray(a) for name, a in problem.outputs.items()}
+def on_device(w: wf.WorkloadFolder, size: dict, problem: wf.Problem, stream):
+    """The problem's buffers copied to the device on `stream` (the kernel's: a non-blocking stream
+    does not wait for copies on the default one), the kernel's arguments in order, and its grid."""
+    with stream:
+        device = {name: cp.asarray(a) for name, a in (problem.inputs | problem.outputs).items()}
     args = []
     for a in w.arguments:
         if a.kind in ("input", "output"):
@@ -42,7 +41,15 @@ def launch_kernel(w: wf.WorkloadFolder, text: str, size: dict, problem: wf.Probl
     grid = w.grid_blocks(size)
     if grid is None:
         grid = (cp.cuda.Device().attributes["MultiProcessorCount"] * 4,)
-    kernel(grid, w.block, tuple(args), stream=stream, shared_mem=w.shared_bytes)
+    return device, tuple(args), grid
+
+
+def launch_kernel(w: wf.WorkloadFolder, text: str, size: dict, problem: wf.Problem, stream) -> dict:
+    """Compiles `text`, uploads the problem, launches once with the folder's shape, downloads."""
+    module = cp.RawModule(code=text, options=("-std=c++17",))
+    kernel = module.get_function(w.kernel_name)
+    device, args, grid = on_device(w, size, problem, stream)
+    kernel(grid, w.block, args, stream=stream, shared_mem=w.shared_bytes)
     stream.synchronize()
     return {b.name: cp.asnumpy(device[b.name]) for b in w.outputs}
 
@@ -111,12 +118,11 @@ def test_largest_default_size_is_plausible(name):
     stream = cp.cuda.Stream(non_blocking=True)
     module = cp.RawModule(code=w.kernel_text, options=("-std=c++17",))
     kernel = module.get_function(w.kernel_name)
-    device = {n: cp.asarray(a) for n, a in (problem.inputs | problem.outputs).items()}
-    args = tuple(device[a.name] if a.kind in ("input", "output") else np.int64(size[a.name]) for a in w.arguments)
+    device, args, grid = on_device(w, size, problem, stream)
     start, stop = cp.cuda.Event(), cp.cuda.Event()
-    kernel(w.grid_blocks(size), w.block, args, stream=stream)  # warm-up
+    kernel(grid, w.block, args, stream=stream, shared_mem=w.shared_bytes)  # warm-up
     start.record(stream)
-    kernel(w.grid_blocks(size), w.block, args, stream=stream)
+    kernel(grid, w.block, args, stream=stream, shared_mem=w.shared_bytes)
     stop.record(stream)
     stop.synchronize()
     seconds = cp.cuda.get_elapsed_time(start, stop) / 1e3
