@@ -21,6 +21,7 @@
 #include "lab/spec/lab_spec.h"
 #include "lab/runners/runner.h"
 #include "lab_test_support.h"
+#include "variants/python/workload_folder.h"
 #include "workloads/workload.h"
 
 namespace {
@@ -278,7 +279,13 @@ TEST(RateLimit, EveryCommittedResultIsWithinItsLimit) {
                               ? layers[layer]["on_gpu"].get<bool>()
                               : b.value("fraction_of_theoretical_bandwidth", nlohmann::json()).is_number();
       if (!on_gpu) continue;
-      const Workload& w = workload(b.at("workload").get<std::string>().c_str());
+      const std::string name = b.at("workload");
+      // A folder workload (run --workload-dir) is registered from the folder the run recorded,
+      // found in this tree (examples/workloads), as the run registered it: its bytes formulas.
+      const nlohmann::json& recorded = j.at("context").value("workloads", nlohmann::json::object());
+      if (!find_workload(name) && recorded.contains(name) && recorded[name].contains("folder"))
+        register_workload_folder((kRoot / recorded[name]["folder"].at("dir").get<std::string>()).string());
+      const Workload& w = workload(name.c_str());
       const auto size = [&b](const char* key) { return b.at(key).get<std::int64_t>(); };
       const Shape shape = w.size_form() != SizeForm::kCount ? Shape{size("m"), size("n"), b.value("k", std::int64_t{1})} : n(size("n"));
       const double clock = b.value("mean_sm_clock_mhz", nlohmann::json()).is_number() ? b["mean_sm_clock_mhz"].get<double>() : 0;
