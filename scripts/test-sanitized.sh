@@ -15,14 +15,17 @@ command -v nvcc >/dev/null || export PATH="/usr/local/cuda/bin:$PATH"
 build="${LB_SANITIZE_BUILD_DIR:-build-asan}"
 build_limit="${LB_SANITIZE_BUILD_LIMIT:-2400}"
 test_limit="${LB_SANITIZE_TEST_LIMIT:-1200}"
-# Every gtest executable: the CPU-side tests run here, and on a GPU machine the GPU ones too.
+# These gtest executables: the CPU-side tests run here, and on a GPU machine the GPU ones too.
 # layerbench and layerbench_faulty come with test_cli. Left out: the pytest and cython tests (an
 # instrumented extension module cannot load into an uninstrumented python3), docs' check, and the
 # install test (`cmake --install` wants every target built, and this folder builds only the ones
-# above; the plain run (scripts/test.sh) checks it).
+# above; the plain run (scripts/test.sh) checks it). Not yet under the sanitizers, added to
+# tests/CMakeLists.txt after this list was made and not yet tried here: test_devices, test_isolation,
+# test_run_safety (these three time a run or a signal), test_lab_autograder, test_lab_leaderboard,
+# test_lab_transfer and test_python_boundary.
 targets=(test_workloads test_measurement test_nvrtc test_lab_tools test_layers test_cli test_lab test_ladder
          test_lab_python test_thrust test_vendor test_stream_gate test_same_kernel test_verify_power
-         test_plausibility test_outputs test_mutation_kill)
+         test_plausibility test_outputs test_mutation_kill test_child_event test_record test_folder_workload)
 exclude='_NOT_BUILT$|pytest$|^cython[.]|^docs[.]|^install[.]'
 jobs="$(nproc)"
 
