@@ -27,6 +27,7 @@ const FolderWorkload& register_workload_folder(const std::string& dir) {
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <limits>
 #include <tuple>
@@ -88,14 +89,21 @@ py::dict size_dict(const Shape& s) {
 
 Dim dim_named(const std::string& name) { return name == "m" ? Dim::kM : name == "k" ? Dim::kK : Dim::kN; }
 
+// The loaded folders, never released: the interpreter is never finalized (python_layer.cpp), and
+// the workload registry outlives main(). Held from a static pointer, so that they stay reachable
+// (LeakSanitizer reports memory that nothing points at); a deque keeps each element where it is.
+const py::object& keep_loaded(py::object folder) {
+  static auto* loaded = new std::deque<py::object>();
+  loaded->push_back(std::move(folder));
+  return loaded->back();
+}
+
 // A folder's workload, each question answered by workload_folder.py on the loaded folder: sizes and
 // formulas, the drawn problem (its bytes copied into the harness's buffers), and the check.
 class PythonFolderWorkload final : public FolderWorkload {
  public:
   PythonFolderWorkload(WorkloadDescriptor d, FolderSpec spec, py::object folder)
-      : FolderWorkload(std::move(d), std::move(spec)), folder_(new py::object(std::move(folder))) {}
-  // folder_ is never released: the interpreter is never finalized (python_layer.cpp), and the
-  // registry outlives main().
+      : FolderWorkload(std::move(d), std::move(spec)), folder_(&keep_loaded(std::move(folder))) {}
 
   const py::object& folder() const { return *folder_; }
 
