@@ -247,7 +247,7 @@ class PythonSession final : public LayerSession {
       module = checked(file, [&] {
         const std::string stem = fs::path(file).stem().string();
         if (user_file)
-          return py::module_::import("workload_folder").attr("_load_module")(py::module_::import("pathlib").attr("Path")(file),
+          return py::module_::import("workload_folder").attr("load_user_module")(py::module_::import("pathlib").attr("Path")(file),
                                                                              layer_.name + "_" + stem);
         py::module_ util = py::module_::import("importlib.util");
         py::object spec = util.attr("spec_from_file_location")("lb_" + layer_.name + "_" + stem, file);

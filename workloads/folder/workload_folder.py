@@ -269,7 +269,7 @@ def _schema_errors(spec, path: Path):
         raise WorkloadFolderError(path, where, error.message)
 
 
-def _load_module(path: Path, name: str):
+def load_user_module(path: Path, name: str):
     """The user's file as a module, compiled from its text: no __pycache__ is written into their
     folder, and nothing is added to sys.path or sys.modules."""
     module = types.ModuleType(f"lb_workload_folder_{name}")
@@ -284,7 +284,7 @@ def _load_module(path: Path, name: str):
 def python_variant(w: "WorkloadFolder", layer: str):
     """A new Variant of the folder's implementation for Python layer `layer` (cupy.py, ...)."""
     path = w.python_layers[layer]
-    variant = getattr(_load_module(path, layer.replace("-", "_")), "Variant", None)
+    variant = getattr(load_user_module(path, layer.replace("-", "_")), "Variant", None)
     if not callable(variant):
         raise WorkloadFolderError(path, "Variant", "not defined (a class with allocate, upload, run and download)")
     return call_user(path, "Variant", variant)
@@ -394,7 +394,7 @@ def load(folder: str | Path) -> WorkloadFolder:
     line, params = kernel_parameters(kernel_text, spec["kernel"]["name"], cu_path)
     check_parameters(params, arguments, f"{cu_path}:{line}", spec["kernel"]["name"])
 
-    reference = _load_module(folder / "reference.py", "reference")
+    reference = load_user_module(folder / "reference.py", "reference")
     for fn in ("reference", "tolerance"):
         if not callable(getattr(reference, fn, None)):
             if fn == "tolerance" and all(not b.is_float for b in buffers if b.role == "output"):
@@ -402,7 +402,7 @@ def load(folder: str | Path) -> WorkloadFolder:
             raise WorkloadFolderError(folder / "reference.py", f"{fn}()", "not defined (docs/your-own-workload.md: reference(inputs, scalars, size) and tolerance(inputs, scalars, size))")
     inputs = None
     if (folder / "inputs.py").is_file():
-        inputs = _load_module(folder / "inputs.py", "inputs")
+        inputs = load_user_module(folder / "inputs.py", "inputs")
         if not callable(getattr(inputs, "inputs", None)):
             raise WorkloadFolderError(folder / "inputs.py", "inputs()", "not defined (inputs(size, rng) -> dict of input name -> array)")
     python_layers = {layer: folder / f"{layer.replace('-', '_')}.py" for layer in PYTHON_LAYER_FILES
