@@ -64,6 +64,7 @@ int list_command(const std::vector<std::string>& workload_dirs) {
     std::printf("  %-11s from %s: kernel %s (size form %s), Python implementations: %s, sha256 %s\n", "",
                 workload_dirs[i].c_str(), f.kernel.c_str(), f.size_form.c_str(), layers.empty() ? "none" : layers.c_str(),
                 f.content_hash.substr(0, 12).c_str());
+    std::printf("  %-11s its kernels.cu through: %s\n", "", folder_layers_text().c_str());
   }
   std::printf("\nLayers:\n");
   for (const Layer* l : all_layers()) {
@@ -254,8 +255,8 @@ int run_cli(int argc, char** argv) {
       ->allow_extra_args(false);
   run->add_option("--workload-dir", args.workload_dirs,
                   "A workload folder to run (workload.json, kernels.cu, reference.py: docs/your-own-workload.md):\n"
-                  "its kernel through every layer that takes kernel text (driver, cupy-raw, cuda-bindings,\n"
-                  "cuda-core, pycuda) and its own Python implementations (cupy.py, numba.py, ...), each case\n"
+                  "its kernel through every layer that takes kernel text (" + folder_layers_text() + ")\n"
+                  "and its own Python implementations (cupy.py, numba.py, ...), each case\n"
                   "verified against its reference.py, at its default sizes unless -s. Repeatable; without -w\n"
                   "only the folders' workloads run, with -w those it names (folders' or built-in)")
       ->type_name("DIR")

@@ -149,12 +149,24 @@ RunOutcome measure_and_record(SuitePlan plan, const RunArgs& args, int argc, cha
 
 }  // namespace
 
-// The layers that run ladder rungs: "runtime, driver".
-std::string rung_layers_text() {
+namespace {
+
+// The names of the layers `picked` chooses, in the registry's order; "no layer" when none.
+std::string layer_names(bool (*picked)(const Layer&)) {
   std::string text;
   for (const Layer* l : all_layers())
-    if (l->runs_rungs) text += (text.empty() ? "" : ", ") + l->name;
+    if (picked(*l)) text += (text.empty() ? "" : ", ") + l->name;
   return text.empty() ? "no layer" : text;
+}
+
+}  // namespace
+
+std::string rung_layers_text() {
+  return layer_names([](const Layer& l) { return l.runs_rungs; });
+}
+
+std::string folder_layers_text() {
+  return layer_names([](const Layer& l) { return static_cast<bool>(l.folder_variant); });
 }
 
 // --kernel-text NAME=FILE, each checked and read now, before anything runs: NAME a kernel text a

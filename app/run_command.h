@@ -46,6 +46,8 @@ std::map<std::string, LayerConfig::KernelText> read_kernel_texts(const std::vect
 
 // The layers that run ladder rungs: "runtime, driver".
 std::string rung_layers_text();
+// The layers that run a workload folder's kernel text (Layer::folder_variant): "runtime, driver, ...".
+std::string folder_layers_text();
 
 // A run: plan the suite, measure and record it, print the summary. Returns the exit status.
 int run_command(RunArgs& args, int argc, char** argv);

@@ -27,7 +27,7 @@
 #include "tests/layer_rig.h"
 #include "tests/sanitized_build.h"
 #include "variants/driver/kernel_sources.h"
-#include "variants/driver/nvrtc_compiler.h"
+#include "variants/nvrtc/nvrtc_compiler.h"
 #include "variants/gpu_launch.h"
 #include "variants/ladder_launch.h"
 #include "workloads/ladder.h"
@@ -402,7 +402,7 @@ TEST(LadderTable, RungsThenTheVendorLineWithFractionsAndSpeedups) {
 // --- every rung's text through NVRTC alone (no GPU needed) -------------------------------------
 
 TEST(LadderCompile, EveryRungCompilesWithNvrtcAlone) {
-  const driver::KernelCache no_cache{"", false};
+  const nvrtc::KernelCache no_cache{"", false};
   std::vector<std::pair<std::string, std::string>> headers;
   for (const driver::EmbeddedSource& s : driver::embedded_sources())
     if (std::string(s.path).ends_with(".h")) headers.emplace_back(s.path, s.text);
@@ -417,10 +417,10 @@ TEST(LadderCompile, EveryRungCompilesWithNvrtcAlone) {
     ASSERT_NO_THROW(embedded = &driver::embedded_source(r->file)) << "not embedded: re-run CMake";
     EXPECT_EQ(std::string(embedded->text), slurp(kRoot / r->file)) << "the embedded text is stale: rebuild";
     if (i >= compiles) continue;
-    driver::CompiledKernel compiled;
+    nvrtc::CompiledKernel compiled;
     try {
-      compiled = driver::compile_cubin({r->file, embedded->text, headers, 90}, no_cache);
-    } catch (const driver::NvrtcCompileError& e) {
+      compiled = nvrtc::compile_cubin({r->file, embedded->text, headers, 90}, no_cache);
+    } catch (const nvrtc::NvrtcCompileError& e) {
       ADD_FAILURE() << e.what() << "\n" << e.log();
       continue;
     }

@@ -21,7 +21,7 @@
 #include "lab_test_support.h"
 #include "tests/sanitized_build.h"
 #include "variants/driver/kernel_sources.h"
-#include "variants/driver/nvrtc_compiler.h"
+#include "variants/nvrtc/nvrtc_compiler.h"
 #include "variants/variant.h"
 #include "workloads/workload.h"
 
@@ -125,7 +125,7 @@ TEST_P(MutationKillOf, EveryMutationAppliesAndCompilesWithNvrtc) {
   for (const auto& [name, file] : texts) {
     SCOPED_TRACE(GetParam() + "/" + name);
     try {
-      const auto k = lb::driver::compile_cubin({file, slurp(file), shipped_headers(), 90}, {"", false});
+      const auto k = lb::nvrtc::compile_cubin({file, slurp(file), shipped_headers(), 90}, {"", false});
       EXPECT_GT(k.cubin.size(), 0u);
       ++compiled;
     } catch (const std::exception& e) {

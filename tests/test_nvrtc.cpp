@@ -8,9 +8,10 @@
 #include <fstream>
 
 #include "variants/driver/kernel_sources.h"
-#include "variants/driver/nvrtc_compiler.h"
+#include "variants/nvrtc/nvrtc_compiler.h"
 
 namespace lb::driver {
+using namespace lb::nvrtc;  // what this file tests; the embedded texts are the driver layer's
 namespace {
 
 namespace fs = std::filesystem;

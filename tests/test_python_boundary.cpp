@@ -14,8 +14,8 @@
 #include <memory>
 
 #include "common/cuda_check.h"
-#include "variants/driver/kernel_cache.h"
-#include "variants/driver/nvrtc_compiler.h"
+#include "variants/nvrtc/kernel_cache.h"
+#include "variants/nvrtc/nvrtc_compiler.h"
 #include "variants/python/python_layer.h"
 #include "variants/python/python_object.h"
 #include "variants/variant.h"
@@ -71,7 +71,7 @@ TEST(PythonBoundary, LaunchConstantsArePythonsAsCompiled) {
 }
 
 // The compile inputs of a Python layer's compile, as lb_shared.cached_cubin hands them to C++.
-driver::KernelKey python_key(const std::string& workload, const std::string& compiler,
+nvrtc::KernelKey python_key(const std::string& workload, const std::string& compiler,
                              const std::vector<std::string>& options) {
   const py::module_ shared = py::module_::import("lb_shared");
   const std::string text = shared.attr("kernel_source")(workload).cast<std::string>();
@@ -91,14 +91,14 @@ TEST_F(PythonKernelCache, APythonCompileLandsInTheCppCacheAndCppReadsItAsAHit) {
   EXPECT_EQ(first[1].cast<std::string>(), "compiled");
 
   // The entry is the C++ cache's: its file name and key, its format.
-  const driver::KernelKey key = python_key("reduce", "test-compiler 1.0", options);
+  const nvrtc::KernelKey key = python_key("reduce", "test-compiler 1.0", options);
   EXPECT_FALSE(key.headers.empty());  // reduce includes workloads/launch_config.h: part of the key
-  const fs::path file = driver::cache_file({dir_.string(), true}, key);
+  const fs::path file = nvrtc::cache_file({dir_.string(), true}, key);
   ASSERT_TRUE(fs::exists(file)) << file;
-  EXPECT_EQ(slurp(file).rfind("layerbench-cubin 1\n" + driver::cache_key(key) + "\n", 0), 0u);
+  EXPECT_EQ(slurp(file).rfind("layerbench-cubin 1\n" + nvrtc::cache_key(key) + "\n", 0), 0u);
 
   // C++ reads it back as a hit, the same bytes, without compiling.
-  const driver::CachedCubin again = driver::cached_cubin({dir_.string(), true}, key, []() -> std::string {
+  const nvrtc::CachedCubin again = nvrtc::cached_cubin({dir_.string(), true}, key, []() -> std::string {
     ADD_FAILURE() << "compiled again: the Python layer's entry was not found";
     return "";
   });
@@ -112,24 +112,24 @@ TEST_F(PythonKernelCache, ACppCompileIsAHitForPythonWithTheSameInputs) {
   // The driver layer's NVRTC compile of one text...
   const py::module_ shared = py::module_::import("lb_shared");
   const std::string text = shared.attr("kernel_source")("saxpy").cast<std::string>();
-  const driver::CompiledKernel compiled =
-      driver::compile_cubin({"workloads/saxpy/kernels.cu", text, {}, 90}, {dir_.string(), true});
+  const nvrtc::CompiledKernel compiled =
+      nvrtc::compile_cubin({"workloads/saxpy/kernels.cu", text, {}, 90}, {dir_.string(), true});
   ASSERT_FALSE(compiled.from_cache);
   // ... is what Python finds for the same inputs: the same compiler, options, target and text.
   const py::object cache = py::module_::import("lb_native").attr("KernelCache")(dir_.string(), true);
-  const std::string nvrtc = "nvrtc " + driver::nvrtc_version();  // the driver layer's compiler identity
+  const std::string nvrtc = "nvrtc " + nvrtc::nvrtc_version();  // the driver layer's compiler identity
   const py::tuple found =
-      shared.attr("cached_cubin")(cache, "saxpy", text, driver::nvrtc_options(90), 90, nvrtc,
+      shared.attr("cached_cubin")(cache, "saxpy", text, nvrtc::nvrtc_options(90), 90, nvrtc,
                                   py::cpp_function([]() -> py::bytes { throw std::runtime_error("compiled again"); }));
   EXPECT_EQ(found[1].cast<std::string>(), "cache hit");
   EXPECT_EQ(found[0].cast<std::string>(), compiled.cubin);
   // Another compiler's identity is another entry: two compilers make two CUBINs of one text.
   EXPECT_NE(py::module_::import("lb_native").attr("cache_key")("workloads/saxpy/kernels.cu", text,
-                                                              driver::nvrtc_options(90), 90, "cuda.core 1.0")
+                                                              nvrtc::nvrtc_options(90), 90, "cuda.core 1.0")
                 .cast<std::string>(),
             py::module_::import("lb_native").attr("cache_key")("workloads/saxpy/kernels.cu", text,
-                                                              driver::nvrtc_options(90), 90,
-                                                              "nvrtc " + driver::nvrtc_version())
+                                                              nvrtc::nvrtc_options(90), 90,
+                                                              "nvrtc " + nvrtc::nvrtc_version())
                 .cast<std::string>());
 }
 
@@ -151,8 +151,8 @@ TEST_F(PythonKernelCache, ALayersOwnCompileThroughItsSessionLandsInTheCppCache) 
   // C++ finds the entry under the key of the layer's inputs, and reads it as a hit.
   std::vector<std::string> layer_options;
   for (const py::handle o : layer.attr("nvrtc_options")(90)) layer_options.push_back(o.cast<std::string>());
-  const driver::KernelKey key = python_key("vector_add", layer.attr("compiler")().cast<std::string>(), layer_options);
-  const driver::CachedCubin read = driver::cached_cubin({dir_.string(), true}, key, []() -> std::string {
+  const nvrtc::KernelKey key = python_key("vector_add", layer.attr("compiler")().cast<std::string>(), layer_options);
+  const nvrtc::CachedCubin read = nvrtc::cached_cubin({dir_.string(), true}, key, []() -> std::string {
     ADD_FAILURE() << "compiled again: the layer's entry was not found";
     return "";
   });

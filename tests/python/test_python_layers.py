@@ -105,7 +105,7 @@ def test_the_key_covers_the_headers_the_text_includes(tmp_path):
 
 
 def test_an_entry_is_the_cpp_caches_file_in_its_format(tmp_path):
-    """One cache: the file the C++ cache (variants/driver/kernel_cache.cpp) names and writes, its key
+    """One cache: the file the C++ cache (variants/nvrtc/kernel_cache.cpp) names and writes, its key
     the one lb_native.cache_key computes as the driver layer's compiles do."""
     cached(lb_native.KernelCache(str(tmp_path), True))
     key = lb_native.cache_key("workloads/saxpy/kernels.cu", TEXT, ["-a"], 90, "test-nvrtc 1.0", [])

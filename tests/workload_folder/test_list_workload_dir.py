@@ -31,6 +31,10 @@ def test_lists_the_examples():
     workloads = r.stdout.split("\nLayers:")[0]
     assert "stencil5" in workloads and "row_softmax" in workloads and "vector_add" in workloads
     assert "kernel row_softmax (size form MxN), Python implementations: cupy, numba" in workloads
+    # the layers that run its kernel text (Layer::folder_variant), the CUDA-API ones among them
+    through = [l for l in workloads.splitlines() if "its kernels.cu through:" in l]
+    assert len(through) == 2, workloads
+    assert {"driver", "runtime"} <= {n.strip() for n in through[0].split("through:")[1].split(",")}, through
 
 
 @pytest.mark.parametrize("change, expected", [

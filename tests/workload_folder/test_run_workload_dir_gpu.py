@@ -1,6 +1,6 @@
 """`layerbench run --workload-dir` on a GPU: each example folder (examples/workloads) through every
-layer that runs a folder's kernel text (driver, cupy-raw, cuda-bindings, cuda-core, pycuda: those
-available here) and through the folder's own Python implementations (cupy.py on cupy, numba.py on
+layer that runs a folder's kernel text (those `list --workload-dir` names: Layer::folder_variant;
+those available here) and through the folder's own Python implementations (cupy.py on cupy, numba.py on
 numba), every case verified against reference.py, timed by the harness (cold L2, the held stream,
 the plausibility bound from the bytes formulas) and recorded with its one-time costs; the report
 reads the file. A copy of each example whose kernels.cu has one mutation (conftest.MUTATIONS) fails
@@ -19,7 +19,6 @@ BINARY = os.environ.get("LAYERBENCH_BINARY", "")
 if not BINARY or not os.access(BINARY, os.X_OK):
     pytest.skip("no layerbench binary ($LAYERBENCH_BINARY: ctest sets it)", allow_module_level=True)
 
-KERNEL_TEXT_LAYERS = ["driver", "cupy-raw", "cuda-bindings", "cuda-core", "pycuda"]
 OWN_LAYERS = {"cupy": "cupy.py", "numba": "numba.py"}
 # Small sizes (odd ones among them: a partial last block), so each run takes seconds.
 SIZES = {"stencil5": "1000003,2^20", "row_softmax": "257x31,1024x1024"}
@@ -43,9 +42,23 @@ def available_layers() -> dict[str, str]:
     return layers
 
 
+def kernel_text_layers() -> list[str]:
+    """The layers that run a folder's kernel text, as `list --workload-dir` names them (each layer
+    with Layer::folder_variant): nothing here lists them by hand."""
+    r = layerbench("list", "--workload-dir", str(EXAMPLES / EXAMPLE_NAMES[0]))
+    assert r.returncode == 0, r.stderr
+    line = next(l for l in r.stdout.splitlines() if "its kernels.cu through:" in l)
+    return [name.strip() for name in line.split("its kernels.cu through:")[1].split(",")]
+
+
 LAYERS = available_layers()
 if LAYERS.get("driver", "unavailable"):
     pytest.skip(f"the driver layer cannot run here: {LAYERS.get('driver', 'not built')}", allow_module_level=True)
+
+
+KERNEL_TEXT_LAYERS = kernel_text_layers()
+# The CUDA-API layers among them (those a build without Python has too) must be there.
+assert {"driver", "runtime"} <= set(KERNEL_TEXT_LAYERS), KERNEL_TEXT_LAYERS
 
 
 @pytest.fixture(scope="module")

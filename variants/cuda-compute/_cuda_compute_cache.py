@@ -5,7 +5,7 @@ the CUBIN instead of running Numba, NVRTC and nvJitLink again (1 to 3 s an algor
 
 The entries sit in the run's kernel cache folder (an lb_native.KernelCache: --kernel-cache; off
 with --no-kernel-cache, and None outside the harness) beside the C++ cache's CUBINs, and are
-written and read the way variants/driver/kernel_cache.cpp writes and reads those: a header with
+written and read the way variants/nvrtc/kernel_cache.cpp writes and reads those: a header with
 the key and the payload's size and hash, written to a temporary file and renamed (atomic: a reader
 sees the old entry or the new one, never half of one), and read back only when every check holds.
 An entry that fails one (truncated, corrupt, another key's) or that cuda.compute refuses is never

@@ -5,15 +5,14 @@
 #include "common/elapsed.h"
 #include "common/gpu.h"
 #include "variants/driver/kernel_sources.h"
-#include "variants/driver/nvrtc_compiler.h"
+#include "variants/nvrtc/nvrtc_compiler.h"
 #include <nlohmann/json.hpp>
 
 namespace lb::driver {
 namespace {
 
-KernelCache cache_of(const LayerConfig& config) {
-  return {config.kernel_cache_dir.empty() ? KernelCache::default_dir() : config.kernel_cache_dir,
-          config.kernel_cache_enabled};
+nvrtc::KernelCache cache_of(const LayerConfig& config) {
+  return nvrtc::KernelCache::of(config.kernel_cache_dir, config.kernel_cache_enabled);
 }
 
 }  // namespace
@@ -48,10 +47,10 @@ CUmodule Session::module_of(const std::string& key, const std::string& label, co
                             const std::string& text, bool replaced, CostLog& costs) {
   auto& entry = modules_[key];
   if (!entry) {
-    CompileRequest request{source, text, {}, context_.sm()};
+    nvrtc::CompileRequest request{source, text, {}, context_.sm()};
     for (const EmbeddedSource& s : embedded_sources())  // every shared header, under its include name
       if (std::string(s.path).ends_with(".h")) request.headers.emplace_back(s.path, s.text);
-    const CompiledKernel compiled = compile_cubin(request, cache_of(config_));
+    const nvrtc::CompiledKernel compiled = nvrtc::compile_cubin(request, cache_of(config_));
 
     auto loaded = std::make_unique<Module>();
     const auto t0 = std::chrono::steady_clock::now();
@@ -93,7 +92,7 @@ CUfunction Session::rung_kernel(const Rung& rung, CostLog& costs) {
 
 nlohmann::json Session::describe() const {
   nlohmann::json j = {{"kernel_cache", config_.kernel_cache_enabled ? cache_of(config_).dir : "off"},
-                      {"compile_options", nvrtc_options(context_.sm())},
+                      {"compile_options", nvrtc::nvrtc_options(context_.sm())},
                       {"context_retain_ms", context_.retain_ms()},
                       {"kernels", kernels_}};
   if (!config_.kernel_texts.empty()) {  // --kernel-text, whether or not a case compiled it
@@ -129,7 +128,7 @@ LB_REGISTER_LAYER(Layer{
     .on_gpu = true,
     .rank = 20,
     .unavailable_reason = unavailable_reason,
-    .describe = [] { return nlohmann::json{{"nvrtc_version", nvrtc_version()}}; },
+    .describe = [] { return nlohmann::json{{"nvrtc_version", nvrtc::nvrtc_version()}}; },
     .open_session = [](const LayerConfig& config, CostLog& costs) -> std::unique_ptr<LayerSession> {
       return std::make_unique<Session>(config, costs);
     },

@@ -8,8 +8,8 @@
 #include "common/elapsed.h"
 #include "common/gpu.h"
 #include "variants/driver/driver_api.h"
-#include "variants/driver/kernel_cache.h"
-#include "variants/driver/nvrtc_compiler.h"
+#include "variants/nvrtc/kernel_cache.h"
+#include "variants/nvrtc/nvrtc_compiler.h"
 
 namespace lb::driver {
 
@@ -81,11 +81,11 @@ PrimaryContext::~PrimaryContext() { cu().cuDevicePrimaryCtxRelease(device_); }
 // --- compile, load, look up, launch --------------------------------------------------------------
 
 CompiledProgram compile_program(const KernelSource& source) {
-  CompiledKernel compiled;
+  nvrtc::CompiledKernel compiled;
   try {
-    compiled = compile_cubin({source.file, source.text, {}, source.sm, source.options},
-                             {KernelCache::default_dir(), source.use_cache});
-  } catch (const NvrtcCompileError& e) {
+    compiled = nvrtc::compile_cubin({source.file, source.text, {}, source.sm, source.options},
+                             {nvrtc::KernelCache::default_dir(), source.use_cache});
+  } catch (const nvrtc::NvrtcCompileError& e) {
     throw CompileFailed(e.what(), e.log());
   }
   return {std::move(compiled.cubin), compiled.from_cache, compiled.compile_ms, std::move(compiled.log)};

@@ -1,11 +1,12 @@
 // The driver layer's variant of a workload folder (`run --workload-dir`): the folder's kernels.cu
 // compiled by NVRTC under its own path, one device buffer per workload.json buffer (exactly its
-// bytes), the arguments bound in workload.json's order (buffers as device pointers, scalars as
-// their typed values, m, n, k as long long) and one cuLaunchKernel with its block and grid on the
-// harness's stream. The bytes are the harness's (workloads/folder/folder_workload.h): this file
+// bytes), the arguments bound in workload.json's order (FolderArguments: buffers as device
+// pointers, scalars as their typed values, m, n, k as long long) and one cuLaunchKernel with its
+// block and grid on the harness's stream. The bytes are the harness's (workloads/folder/folder_workload.h): this file
 // moves them and never reads their types.
-#include <algorithm>
 #include <array>
+#include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -25,23 +26,12 @@ class FolderVariant final : public Variant {
     kernel_ = session.folder_kernel(workload_.name(), spec, *setup.costs);
     allow_rung_smem(kernel_, spec.launch.shared_bytes);  // over 48 KiB needs the limit raised
     layout_ = workload_.layout(shape);
-    for (const FolderLayout::Place& p : layout_.buffers)
+    std::vector<std::uint64_t> addresses;
+    for (const FolderLayout::Place& p : layout_.buffers) {
       buffers_.emplace_back(static_cast<std::size_t>(floats_for(p.bytes)));
-    // The values the arguments point to: cuLaunchKernel copies them at each launch.
-    pointers_.resize(buffers_.size());
-    for (std::size_t i = 0; i < buffers_.size(); ++i) pointers_[i] = buffers_[i].get();
-    sizes_.clear();
-    sizes_.reserve(spec.arguments.size());
-    for (const FolderArgument& a : spec.arguments) {
-      switch (a.kind) {
-        case FolderArgument::Kind::kBuffer: args_.push_back(&pointers_.at(static_cast<std::size_t>(a.buffer))); break;
-        case FolderArgument::Kind::kScalar: args_.push_back(const_cast<unsigned char*>(a.value.data())); break;
-        case FolderArgument::Kind::kSize:
-          sizes_.push_back(static_cast<long long>(extent(shape, a.dim)));
-          args_.push_back(&sizes_.back());
-          break;
-      }
+      addresses.push_back(buffers_.back().get());
     }
+    args_.emplace(spec, shape, std::move(addresses));
     const auto& block = spec.launch.block;
     grid_ = spec.launch.grid_stride
                 ? std::array<unsigned, 3>{grid_stride_blocks(block, session.sm_count(), session.threads_per_sm()), 1, 1}
@@ -49,29 +39,18 @@ class FolderVariant final : public Variant {
   }
 
   void upload(const HostProblem& problem, cudaStream_t stream) override {
-    for (std::size_t i = 0; i < buffers_.size(); ++i) {
-      const FolderLayout::Place& p = layout_.buffers[i];
-      const std::span<const float> host =
-          p.output ? std::span<const float>(problem.output).subspan(static_cast<std::size_t>(p.offset / 4),
-                                                                     static_cast<std::size_t>(floats_for(p.bytes)))
-                   : std::span<const float>(problem.inputs.at(p.index));
-      buffers_[i].upload(host, stream);
-    }
+    for (std::size_t i = 0; i < buffers_.size(); ++i) buffers_[i].upload(layout_.host(problem, i), stream);
   }
 
   void run(cudaStream_t stream) override {
     const FolderLaunch& l = workload_.spec().launch;
     LB_CU_CHECK(cu().cuLaunchKernel(kernel_, grid_[0], grid_[1], grid_[2], l.block[0], l.block[1], l.block[2],
-                                    l.shared_bytes, stream, args_.data(), /*extra*/ nullptr));
+                                    l.shared_bytes, stream, args_->args(), /*extra*/ nullptr));
   }
 
   void download(std::span<float> out, cudaStream_t stream) override {
-    for (std::size_t i = 0; i < buffers_.size(); ++i) {
-      const FolderLayout::Place& p = layout_.buffers[i];
-      if (p.output)
-        buffers_[i].download(out.subspan(static_cast<std::size_t>(p.offset / 4), static_cast<std::size_t>(floats_for(p.bytes))),
-                             stream);
-    }
+    for (std::size_t i = 0; i < buffers_.size(); ++i)
+      if (layout_.buffers[i].output) buffers_[i].download(layout_.output(out, i), stream);
   }
 
  private:
@@ -79,9 +58,7 @@ class FolderVariant final : public Variant {
   CUfunction kernel_ = nullptr;
   FolderLayout layout_;
   std::vector<DeviceMemory> buffers_;
-  std::vector<DevicePtr> pointers_;
-  std::vector<long long> sizes_;  // reserved up front: args_ points into it
-  std::vector<void*> args_;
+  std::optional<FolderArguments> args_;  // the parameters' values, which cuLaunchKernel copies
   std::array<unsigned, 3> grid_{1, 1, 1};
 };
 

@@ -2,7 +2,7 @@
 //  - LAUNCH_CONFIG: the launch constants of workloads/launch_config.h, as this build compiled them
 //    (the macros themselves, not a parse of the file), which lb_shared's launch shapes use;
 //  - KernelCache and cached_cubin: the one on-disk cache of compiled kernels
-//    (variants/driver/kernel_cache.h), one key scheme and one file format for the driver layer's
+//    (variants/nvrtc/kernel_cache.h), one key scheme and one file format for the driver layer's
 //    NVRTC and the Python layers' own compilers, whose compile is a Python callback.
 //
 // Built twice from this file: into layerbench as an embedded module (PYBIND11_EMBEDDED_MODULE, on
@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "variants/driver/kernel_cache.h"
+#include "variants/nvrtc/kernel_cache.h"
 #include "variants/gpu_launch.h"
 #include "workloads/launch_config.h"
 
@@ -29,8 +29,8 @@ namespace py = pybind11;
 
 namespace {
 
-using lb::driver::KernelCache;
-using lb::driver::KernelKey;
+using lb::nvrtc::KernelCache;
+using lb::nvrtc::KernelKey;
 using Headers = std::vector<std::pair<std::string, std::string>>;
 
 // The compiled-in launch constants. A constant that this build's launch_config.h does not define
@@ -65,9 +65,9 @@ void define_lb_native(py::module_& m, bool embedded) {
   m.attr("LAUNCH_CONFIG") = launch_config();
 
   py::class_<KernelCache>(m, "KernelCache",
-                          "Where compiled kernels are kept (variants/driver/kernel_cache.h); disabled: none are")
+                          "Where compiled kernels are kept (variants/nvrtc/kernel_cache.h); disabled: none are")
       .def(py::init([](const std::string& dir, bool enabled) {
-             return KernelCache{dir.empty() ? KernelCache::default_dir() : dir, enabled};
+             return KernelCache::of(dir, enabled);
            }),
            py::arg("dir") = "", py::arg("enabled") = true)
       .def_readonly("dir", &KernelCache::dir)
@@ -90,7 +90,7 @@ void define_lb_native(py::module_& m, bool embedded) {
       "cache_key",
       [](const std::string& name, const std::string& text, const std::vector<std::string>& options, int sm,
          const std::string& compiler, const Headers& headers) {
-        return lb::driver::cache_key(key_of(name, text, options, sm, compiler, headers));
+        return lb::nvrtc::cache_key(key_of(name, text, options, sm, compiler, headers));
       },
       py::arg("name"), py::arg("text"), py::arg("options"), py::arg("sm"), py::arg("compiler"),
       py::arg("headers") = Headers{}, "The cache key of these compile inputs (32 hex digits), as the C++ compiles make it");
@@ -100,8 +100,8 @@ void define_lb_native(py::module_& m, bool embedded) {
       [](const KernelCache& cache, const std::string& name, const std::string& text,
          const std::vector<std::string>& options, int sm, const std::string& compiler, const py::function& compile,
          const Headers& headers) {
-        const lb::driver::CachedCubin found =
-            lb::driver::cached_cubin(cache, key_of(name, text, options, sm, compiler, headers), [&] {
+        const lb::nvrtc::CachedCubin found =
+            lb::nvrtc::cached_cubin(cache, key_of(name, text, options, sm, compiler, headers), [&] {
               // The layer's own compiler; a Python exception it raises goes back to the caller as
               // it was raised (error_already_set), and nothing is written to the cache.
               py::object cubin = compile();

@@ -200,7 +200,7 @@ def program_name(layer: str, workload: str) -> str:
 
 # --- the kernel cache: the driver layer's, one key scheme and one file format ----------------------
 # For the Python layers that call a compiler themselves (cuda.bindings' NVRTC, cuda.core's Program).
-# The cache is C++'s (variants/driver/kernel_cache.h, through lb_native): a key hashes everything
+# The cache is C++'s (variants/nvrtc/kernel_cache.h, through lb_native): a key hashes everything
 # that changes the CUBIN (the compiler's name and version, the options, the target, the text and
 # the headers it includes), and an entry carries a hash of its content, so a truncated or corrupt
 # one is compiled again and rewritten, never loaded. Which cache (its folder, or off) is the run's

@@ -211,7 +211,7 @@ class PythonSession final : public LayerSession {
         costs.add("import " + module + ", once per process", import_once(module).ms);
     const std::string support = support_module(layer_);
     session_ = checked(layer_.name + " session", [&] {
-      // The driver layer's cache (variants/driver/kernel_cache.h): "" is its default folder.
+      // The driver layer's cache (variants/nvrtc/kernel_cache.h): "" is its default folder.
       const py::object cache =
           py::module_::import("lb_native").attr("KernelCache")(config.kernel_cache_dir, config.kernel_cache_enabled);
       const py::module_ variant = py::module_::import("lb_variant");

@@ -14,7 +14,9 @@ LB_REGISTER_LAYER(Layer{
     .unavailable_reason = gpu_unavailable_reason,
     .describe = [] { return nlohmann::json{{"compiler", "nvcc " + std::to_string(__CUDACC_VER_MAJOR__) + "." +
                                                              std::to_string(__CUDACC_VER_MINOR__)}}; },
+    .open_session = open_session,
     .runs_rungs = true,
+    .folder_variant = folder_variant,
 });
 
 }  // namespace lb::runtime

@@ -4,6 +4,8 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <memory>
+
 #include "common/cuda_check.h"
 #include "common/device_buffer.h"
 #include "common/gpu.h"
@@ -28,5 +30,11 @@ inline void launch_rung(const void* kernel, dim3 grid, dim3 block, unsigned smem
                         cudaStream_t stream) {
   LB_CUDA_CHECK(cudaLaunchKernel(kernel, grid, block, args, smem_bytes, stream));
 }
+
+// A workload folder's kernel text, through NVRTC and the runtime's own loading of its output
+// (workload_folder.cpp): the layer's session, which keeps the loaded libraries, and its variant of
+// such a workload (Layer::folder_variant).
+std::unique_ptr<LayerSession> open_session(const LayerConfig& config, CostLog& costs);
+std::unique_ptr<Variant> folder_variant(const FolderWorkload& workload);
 
 }  // namespace lb::runtime

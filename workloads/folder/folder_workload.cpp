@@ -1,6 +1,7 @@
 #include "workloads/folder/folder_workload.h"
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 
 namespace lb {
@@ -22,6 +23,35 @@ std::int64_t floats_for(std::int64_t bytes) { return (bytes + 3) / 4; }
 unsigned grid_stride_blocks(const std::array<unsigned, 3>& block, int sm_count, int threads_per_sm) {
   const unsigned threads = block[0] * block[1] * block[2];
   return static_cast<unsigned>(sm_count) * std::max(1u, static_cast<unsigned>(threads_per_sm) / threads);
+}
+
+std::span<const float> FolderLayout::host(const HostProblem& problem, std::size_t i) const {
+  const Place& p = buffers.at(i);
+  if (!p.output) return problem.inputs.at(p.index);
+  return std::span<const float>(problem.output).subspan(static_cast<std::size_t>(p.offset / 4),
+                                                        static_cast<std::size_t>(floats_for(p.bytes)));
+}
+
+std::span<float> FolderLayout::output(std::span<float> out, std::size_t i) const {
+  const Place& p = buffers.at(i);
+  return out.subspan(static_cast<std::size_t>(p.offset / 4), static_cast<std::size_t>(floats_for(p.bytes)));
+}
+
+FolderArguments::FolderArguments(const FolderSpec& spec, const Shape& s, std::vector<std::uint64_t> addresses)
+    : addresses_(std::move(addresses)) {
+  values_.reserve(spec.arguments.size());  // pointers_ points into it: no reallocation after
+  for (const FolderArgument& a : spec.arguments) {
+    switch (a.kind) {
+      case FolderArgument::Kind::kBuffer: pointers_.push_back(&addresses_.at(static_cast<std::size_t>(a.buffer))); break;
+      case FolderArgument::Kind::kScalar: pointers_.push_back(values_.emplace_back(a.value).data()); break;
+      case FolderArgument::Kind::kSize: {
+        const long long size = extent(s, a.dim);
+        std::memcpy(values_.emplace_back().data(), &size, sizeof size);
+        pointers_.push_back(values_.back().data());
+        break;
+      }
+    }
+  }
 }
 
 FolderLayout FolderWorkload::layout(const Shape& s) const {

@@ -15,6 +15,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -72,12 +73,33 @@ struct FolderLayout {
   };
   std::vector<Place> buffers;   // one per FolderSpec::buffers
   std::int64_t output_bytes = 0;
+  // Buffer i's host floats: an input's HostProblem::inputs entry, an output's slice of
+  // HostProblem::output (what upload copies to the device); of `out` (what download fills).
+  std::span<const float> host(const HostProblem& problem, std::size_t i) const;
+  std::span<float> output(std::span<float> out, std::size_t i) const;
 };
 std::int64_t floats_for(std::int64_t bytes);  // whole floats that hold `bytes`
 
 // A grid-stride kernel's blocks: as many as the device holds threads for at once (every SM full),
 // the same on every layer (lb_folder.py says it in Python); the kernel loops over the rest.
 unsigned grid_stride_blocks(const std::array<unsigned, 3>& block, int sm_count, int threads_per_sm);
+
+// The kernel's parameter values at one size, in the spec's order, for a launch that takes one
+// pointer per parameter (cuLaunchKernel, cudaLaunchKernel): each buffer's device address (given,
+// one per FolderSpec::buffers), each scalar's typed bytes, each dimension of the size as long long.
+// What args() points into lives here: keep this alive, and unmoved, while it is launched with.
+class FolderArguments {
+ public:
+  FolderArguments(const FolderSpec& spec, const Shape& s, std::vector<std::uint64_t> addresses);
+  FolderArguments(const FolderArguments&) = delete;
+  FolderArguments& operator=(const FolderArguments&) = delete;
+  void** args() { return pointers_.data(); }
+
+ private:
+  std::vector<std::uint64_t> addresses_;
+  std::vector<std::array<unsigned char, 8>> values_;  // scalars' bytes and sizes, one slot each
+  std::vector<void*> pointers_;
+};
 
 class FolderWorkload : public Workload {
  public:

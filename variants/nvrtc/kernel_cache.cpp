@@ -1,4 +1,4 @@
-#include "variants/driver/kernel_cache.h"
+#include "variants/nvrtc/kernel_cache.h"
 
 #include <unistd.h>
 
@@ -12,7 +12,7 @@
 
 #include "common/elapsed.h"
 
-namespace lb::driver {
+namespace lb::nvrtc {
 namespace {
 
 namespace fs = std::filesystem;
@@ -119,4 +119,4 @@ CachedCubin cached_cubin(const KernelCache& cache, const KernelKey& key, const s
   return result;
 }
 
-}  // namespace lb::driver
+}  // namespace lb::nvrtc

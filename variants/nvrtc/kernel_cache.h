@@ -1,7 +1,7 @@
 // The one on-disk cache of compiled kernels (CUBIN), for every layer that compiles our kernel text
-// at run time: the driver layer's NVRTC (nvrtc_compiler.cpp) and the Python layers that call a
-// compiler of their own (cuda.bindings' NVRTC, cuda.core's Program), which reach it through the
-// adapter's lb_native module (variants/python/lb_native.cpp). One key scheme and one file format:
+// at run time: NVRTC (nvrtc_compiler.cpp: the driver layer's, and the runtime layer's for a workload
+// folder) and the Python layers that call a compiler of their own (cuda.bindings' NVRTC, cuda.core's
+// Program), which reach it through the adapter's lb_native module (variants/python/lb_native.cpp). One key scheme and one file format:
 // an entry written by one is read back by the other when the key is the same.
 //
 // No NVRTC here: the compile is the caller's callback, so that the Python layers' own compilers
@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-namespace lb::driver {
+namespace lb::nvrtc {
 
 // Where compiled kernels are kept. Disabled: every compile runs the compiler.
 struct KernelCache {
@@ -20,6 +20,9 @@ struct KernelCache {
   bool enabled = true;
   // $LAYERBENCH_KERNEL_CACHE, else $XDG_CACHE_HOME/layerbench/kernels, else ~/.cache/layerbench/kernels.
   static std::string default_dir();
+  // The cache a layer's settings name (--kernel-cache DIR, --no-kernel-cache): `dir`, or the
+  // default folder when it is empty.
+  static KernelCache of(const std::string& dir, bool enabled) { return {dir.empty() ? default_dir() : dir, enabled}; }
 };
 
 // Everything that changes the CUBIN a compile makes, and so the cache key.
@@ -52,4 +55,4 @@ struct CachedCubin {
 // unchanged, and nothing is written then.
 CachedCubin cached_cubin(const KernelCache& cache, const KernelKey& key, const std::function<std::string()>& compile);
 
-}  // namespace lb::driver
+}  // namespace lb::nvrtc

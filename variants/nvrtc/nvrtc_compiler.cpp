@@ -1,10 +1,10 @@
-#include "variants/driver/nvrtc_compiler.h"
+#include "variants/nvrtc/nvrtc_compiler.h"
 
 #include <nvrtc.h>
 
 #include <stdexcept>
 
-namespace lb::driver {
+namespace lb::nvrtc {
 namespace {
 
 // NVRTC calls return a status; the message names the call and NVRTC's text.
@@ -78,4 +78,4 @@ CompiledKernel compile_cubin(const CompileRequest& request, const KernelCache& c
   return result;
 }
 
-}  // namespace lb::driver
+}  // namespace lb::nvrtc

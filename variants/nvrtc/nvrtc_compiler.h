@@ -1,14 +1,16 @@
 // Run-time compilation with NVRTC, through the on-disk cache of what it produced (kernel_cache.h,
-// the cache the Python layers' compiles share).
+// the cache the Python layers' compiles share). Not a layer: what the layers that compile kernel
+// text at run time share (the driver layer; the runtime layer, for a workload folder's kernels.cu;
+// through the driver layer's kernel_program.h, the labs).
 #pragma once
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "variants/driver/kernel_cache.h"
+#include "variants/nvrtc/kernel_cache.h"
 
-namespace lb::driver {
+namespace lb::nvrtc {
 
 struct CompileRequest {
   std::string source_path;  // names the program in NVRTC's log: "<path>(<line>): error: ..."
@@ -46,4 +48,4 @@ std::vector<std::string> nvrtc_options(int sm);  // what every compile passes to
 // carrying NVRTC's log when compilation fails (std::runtime_error for NVRTC's other failures).
 CompiledKernel compile_cubin(const CompileRequest& request, const KernelCache& cache);
 
-}  // namespace lb::driver
+}  // namespace lb::nvrtc
