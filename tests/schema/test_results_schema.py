@@ -47,6 +47,47 @@ def test_committed_results_conform(path: Path):
     assert not errors, errors[:5]
 
 
+def _with_folder(folder) -> dict:
+    """A committed run of the example folders whose first folder workload's `folder` object is
+    `folder` (None: left out, as a built-in workload's)."""
+    data = json.loads((ROOT / "docs" / "results" / "h100" / "workload-folders.json").read_text())
+    name = next(n for n, w in data["context"]["workloads"].items() if "folder" in w)
+    if folder is None:
+        del data["context"]["workloads"][name]["folder"]
+    else:
+        data["context"]["workloads"][name]["folder"] = folder
+    return data
+
+
+GOOD_FOLDER = {"dir": "examples/workloads/stencil5", "content_hash": "0123456789abcdef" * 4,
+               "workload_json": {"name": "stencil5", "size_form": "n"}}
+
+
+@pytest.mark.parametrize("folder", [GOOD_FOLDER, None], ids=["folder", "no folder"])
+def test_a_good_folder_object_passes(folder):
+    errors = [f"{e.json_path}: {e.message[:200]}" for e in VALIDATOR.iter_errors(_with_folder(folder))]
+    assert not errors, errors[:5]
+
+
+@pytest.mark.parametrize("change, field", [
+    (lambda f: f.pop("content_hash"), "content_hash"),
+    (lambda f: f.update(content_hash="abc123"), "content_hash"),         # not a sha256
+    (lambda f: f.update(content_hash="0123456789ABCDEF" * 4), "content_hash"),
+    (lambda f: f.update(dir=""), "dir"),
+    (lambda f: f.pop("dir"), "dir"),
+    (lambda f: f.update(workload_json="{}"), "workload_json"),          # the text, not the object
+    (lambda f: f.update(workload_json={"summary": "no name"}), "workload_json"),
+    (lambda f: f.update(hash="sha256"), "hash"),                        # a field the schema does not name
+])
+def test_a_bad_folder_object_fails(change, field):
+    folder = json.loads(json.dumps(GOOD_FOLDER))
+    change(folder)
+    errors = list(VALIDATOR.iter_errors(_with_folder(folder)))
+    assert errors, f"a folder object with a bad {field} passed"
+    assert all(".folder" in e.json_path for e in errors), [e.json_path for e in errors]
+    assert any(field in e.json_path or field in e.message for e in errors), [(e.json_path, e.message) for e in errors]
+
+
 def test_committed_results_are_found():
     assert len(committed_results()) >= 10
 
