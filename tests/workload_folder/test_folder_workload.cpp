@@ -75,9 +75,23 @@ void write(const fs::path& file, const std::string& text) {
   out << text;
 }
 
-// A folder named `name` in a fresh temporary directory, its reference.py `reference`.
+// Where this process writes its folders: one directory per process (ctest runs each test in a
+// process of its own), removed with everything in it when the process's tests are done.
+fs::path folders_root() { return fs::temp_directory_path() / ("lb_folder_workload_" + std::to_string(getpid())); }
+
+class RemoveFolders : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    std::error_code ignored;  // nothing made (every test skipped) is nothing to remove
+    fs::remove_all(folders_root(), ignored);
+  }
+};
+[[maybe_unused]] const ::testing::Environment* const kRemoveFolders =
+    ::testing::AddGlobalTestEnvironment(new RemoveFolders);  // gtest owns it
+
+// A folder named `name` in this process's temporary directory, its reference.py `reference`.
 fs::path make_folder(const std::string& name, const std::string& reference = kReference) {
-  const fs::path dir = fs::temp_directory_path() / ("lb_folder_workload_" + std::to_string(getpid())) / name;
+  const fs::path dir = folders_root() / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::string json = kWorkloadJson;

@@ -1,6 +1,6 @@
 """GPU tests of the example workload folders (examples/workloads): each kernels.cu compiled at run
 time (CuPy's RawModule: NVRTC, as the cupy-raw layer does) and launched with the folder's launch
-shape, and each Python implementation (cupy.py, numba.py), verified against reference.py at edge
+shape and arguments as lb_folder.py gives them to every kernel-text layer, and each Python implementation (cupy.py, numba.py), verified against reference.py at edge
 sizes and the smallest default size; the largest default size's rate is below the device's memory
 ceiling (the plausibility bound, from the bytes formulas); a mutated copy of each kernel fails.
 
@@ -22,34 +22,33 @@ try:
 except cp.cuda.runtime.CUDARuntimeError as e:
     pytest.skip(f"no usable CUDA device: {e}", allow_module_level=True)
 
+# The kernel-text layers' shared binding and launch shape (variants/python, on the path by pytest.ini).
+import lb_folder  # noqa: E402
+import lb_variant  # noqa: E402
+
 EDGE_SIZES = {"n": ["1", "255", "256", "257", "1000003"], "MxN": ["1x1", "3x257", "257x31", "64x4096"]}
 
 
 def on_device(w: wf.WorkloadFolder, size: dict, problem: wf.Problem, stream):
     """The problem's buffers copied to the device on `stream` (the kernel's: a non-blocking stream
-    does not wait for copies on the default one), the kernel's arguments in order, and its grid."""
+    does not wait for copies on the default one), the kernel's arguments in order, its grid and
+    block: bound and shaped by lb_folder, as every kernel-text layer's variant binds and shapes them."""
     with stream:
         device = {name: cp.asarray(a) for name, a in (problem.inputs | problem.outputs).items()}
-    args = []
-    for a in w.arguments:
-        if a.kind in ("input", "output"):
-            args.append(device[a.name])
-        elif a.kind == "scalar":
-            args.append(problem.scalars[a.name])
-        else:
-            args.append(np.int64(size[a.name]))
-    grid = w.grid_blocks(size)
-    if grid is None:
-        grid = (cp.cuda.Device().attributes["MultiProcessorCount"] * 4,)
-    return device, tuple(args), grid
+    case = lb_variant.Size(**size)
+    attributes = cp.cuda.Device().attributes
+    grid, block = lb_folder.launch_shape(w, case, attributes["MultiProcessorCount"],
+                                         attributes["MaxThreadsPerMultiProcessor"])
+    args = tuple(value for _, value in lb_folder.arguments(w, case, device))
+    return device, args, grid, block
 
 
 def launch_kernel(w: wf.WorkloadFolder, text: str, size: dict, problem: wf.Problem, stream) -> dict:
     """Compiles `text`, uploads the problem, launches once with the folder's shape, downloads."""
     module = cp.RawModule(code=text, options=("-std=c++17",))
     kernel = module.get_function(w.kernel_name)
-    device, args, grid = on_device(w, size, problem, stream)
-    kernel(grid, w.block, args, stream=stream, shared_mem=w.shared_bytes)
+    device, args, grid, block = on_device(w, size, problem, stream)
+    kernel(grid, block, args, stream=stream, shared_mem=w.shared_bytes)
     stream.synchronize()
     return {b.name: cp.asnumpy(device[b.name]) for b in w.outputs}
 
@@ -118,11 +117,11 @@ def test_largest_default_size_is_plausible(name):
     stream = cp.cuda.Stream(non_blocking=True)
     module = cp.RawModule(code=w.kernel_text, options=("-std=c++17",))
     kernel = module.get_function(w.kernel_name)
-    device, args, grid = on_device(w, size, problem, stream)
+    device, args, grid, block = on_device(w, size, problem, stream)
     start, stop = cp.cuda.Event(), cp.cuda.Event()
-    kernel(grid, w.block, args, stream=stream, shared_mem=w.shared_bytes)  # warm-up
+    kernel(grid, block, args, stream=stream, shared_mem=w.shared_bytes)  # warm-up
     start.record(stream)
-    kernel(grid, w.block, args, stream=stream, shared_mem=w.shared_bytes)
+    kernel(grid, block, args, stream=stream, shared_mem=w.shared_bytes)
     stop.record(stream)
     stop.synchronize()
     seconds = cp.cuda.get_elapsed_time(start, stop) / 1e3
