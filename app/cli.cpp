@@ -255,9 +255,9 @@ int run_cli(int argc, char** argv) {
       ->allow_extra_args(false);
   run->add_option("--workload-dir", args.workload_dirs,
                   "A workload folder to run (workload.json, kernels.cu, reference.py: docs/your-own-workload.md):\n"
-                  "its kernel through every layer that takes kernel text (" + folder_layers_text() + ")\n"
-                  "and its own Python implementations (cupy.py, numba.py, ...), each case\n"
-                  "verified against its reference.py, at its default sizes unless -s. Repeatable; without -w\n"
+                  "its kernel through every layer that takes kernel text\n(" + folder_layers_text() +
+                      ")\nand its own Python implementations (cupy.py, numba.py, ...), each case verified against its\n"
+                  "reference.py, at its default sizes unless -s. Repeatable; without -w\n"
                   "only the folders' workloads run, with -w those it names (folders' or built-in)")
       ->type_name("DIR")
       ->expected(1)
