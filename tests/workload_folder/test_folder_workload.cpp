@@ -284,4 +284,32 @@ TEST_F(FolderWorkloadTest, EveryKernelTextLayerHasAVariant) {
   EXPECT_NE(find_variant("driver", w.name()), nullptr);
 }
 
+// The binding both C++ kernel-text layers launch with (FolderArguments): each parameter's slot, in
+// the spec's order, holds a buffer's device address, a scalar's own bytes, or a size as long long.
+// No embedded Python: the spec is built here.
+TEST(FolderArguments, BindsBuffersScalarsAndSizesInTheSpecsOrder) {
+  FolderSpec spec;
+  spec.buffers = {{"x", ElementType::kInt32, false}, {"y", ElementType::kFloat64, true}};
+  FolderArgument y{"y", FolderArgument::Kind::kBuffer, 1};
+  FolderArgument alpha{"alpha", FolderArgument::Kind::kScalar};
+  const float a = 2.5f;
+  std::memcpy(alpha.value.data(), &a, sizeof a);
+  alpha.value_bytes = sizeof a;
+  FolderArgument m{"m", FolderArgument::Kind::kSize};
+  m.dim = Dim::kM;
+  FolderArgument x{"x", FolderArgument::Kind::kBuffer, 0};
+  FolderArgument n{"n", FolderArgument::Kind::kSize};
+  n.dim = Dim::kN;
+  spec.arguments = {y, alpha, m, x, n};
+  FolderArguments bound(spec, Shape{7, 1001, 1}, {0x1000, 0x2000});
+  void** args = bound.args();
+  EXPECT_EQ(*static_cast<std::uint64_t*>(args[0]), 0x2000u);  // y: the second buffer's address
+  float got_alpha = 0;
+  std::memcpy(&got_alpha, args[1], sizeof got_alpha);
+  EXPECT_EQ(got_alpha, 2.5f);
+  EXPECT_EQ(*static_cast<long long*>(args[2]), 7);
+  EXPECT_EQ(*static_cast<std::uint64_t*>(args[3]), 0x1000u);
+  EXPECT_EQ(*static_cast<long long*>(args[4]), 1001);
+}
+
 }  // namespace
