@@ -141,9 +141,21 @@ foreach(target IN LISTS LB_GTEST_TARGETS)
     endif()
     set_tests_properties("${name}" PROPERTIES LABELS "${labels}" RUN_SERIAL ${serial} RESOURCE_GROUPS "gpus:${slots}"
                          COST ${cost})
+    if(serial)
+      list(APPEND lb_serial_tests "${name}")
+    elseif(slots EQUAL LB_GPU_SLOTS)
+      list(APPEND lb_alone_tests "${name}")
+    endif()
     if(name MATCHES "^EachKernelText/MutationKillOnTheGpu\\.")
       # tests/mutations/mutation-kill.py --jobs 4 (kJobs, tests/test_mutation_kill.cpp): four layerbench runs at once.
       set_tests_properties("${name}" PROPERTIES PROCESSORS 4)
     endif()
   endforeach()
 endforeach()
+# COST alone does not put the RUN_SERIAL tests first: ctest starts a test that others depend on (a
+# fixture's setup: install.pip_gpu.install) before any that none do, whatever their costs, and once
+# it runs a RUN_SERIAL test waits for the drain. So the tests that hold a GPU alone depend on them
+# (DEPENDS orders, whether they pass or not): they are then depended on too, and come first by COST.
+if(lb_alone_tests AND lb_serial_tests)
+  set_tests_properties(${lb_alone_tests} PROPERTIES DEPENDS "${lb_serial_tests}")
+endif()
