@@ -306,8 +306,8 @@ std::string gpu_name() {
 // student's, ours, the student's, ...), so that a slow spell of the host, the link or the parent's
 // clock slows both and leaves their ratio, the grade, as it was: timed one series after the other,
 // one slow series of ours once lifted a planted trip a tier (wrong/no_overlap.cu on the H100, 0.81
-// of ours, where it is usually near 0.73). They stop together: both under the noise target (ours as soon as it fails, and
-// only the student's goes on), the time cap of the two, or the sample cap.
+// of ours, where it is usually near 0.73). They stop together: both under the noise target, the two
+// series' time cap, or the sample cap. Where ours fails (ours_error), the student's goes on alone.
 void time_trips(const LabSpec& spec, Trip& student, std::uint64_t seed, const EventStream& events) {
   events.emit(TimingEnvironment{.gpu = gpu_name(), .ceilings = link_json(measure_link()), .peaks = nullptr,
                                 .cache_mode = "hot"});
