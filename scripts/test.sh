@@ -10,7 +10,8 @@
 # Tests run side by side, `ctest -j` by cores, on a GPU machine too: GPU tests check answers and
 # share the device; those that need it alone (timing, the profiler, the sanitizer) carry the label
 # gpu_exclusive and take a whole GPU, some the whole host (tests/test_properties.cmake,
-# docs/hardening.md), and are named before the run. On a GPU machine ctest gets a resource spec file
+# docs/hardening.md), and are named before the run; they start first (their COST), while nothing
+# else runs, so that no test waits for the others to drain. On a GPU machine ctest gets a resource spec file
 # (build/gpu-resources.json) with one entry per device found (nvidia-smi -L, or CUDA_VISIBLE_DEVICES
 # where set), so that tests spread over the GPUs; without a GPU, none. --quick runs the quick tier
 # (ctest -L quick: parsing, verification, the record, one case per layer), what to run before each
@@ -78,7 +79,7 @@ fi
 exclusive=""
 [ "$quick" = 1 ] || exclusive="$(ctest -N -L gpu_exclusive "$@" 2>/dev/null | sed -n 's/^ *Test *#[0-9]*: //p' || true)"
 if [ -n "$exclusive" ]; then
-  say "tests that hold the GPU alone (label gpu_exclusive; docs/hardening.md says why), run one at a time:"
+  say "tests that hold the GPU alone (label gpu_exclusive; docs/hardening.md says why), run one at a time, first:"
   echo "$exclusive" | sed 's/^/test:   /' >&2
 fi
 tty=0

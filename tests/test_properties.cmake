@@ -49,6 +49,29 @@ set(lb_gpu_quarter
   "^PythonLab\\..*OnTheGpu( |$)"
 )
 
+# The order they start in (ctest's COST: the costliest first; an explicit COST outranks the times of
+# earlier runs, which a fresh build folder lacks). Whatever holds the host alone (RUN_SERIAL) goes
+# first: then nothing else is running, whereas placed anywhere later it waits until every running
+# test has ended, and the cores idle through that drain (on the H100 at -j16 the run's last 160 s were
+# these tests one by one, after a 100 s drain). Then those that hold a GPU alone, beside the tests
+# that take no GPU slot (the reports' and tools' pytest files, pip's build: tests/CMakeLists.txt).
+# Then the long GPU tests below, roughly by their seconds on the H100 (the pytest files have COST 30,
+# pip's build 1000; the rest 0): the quarter-GPU lab tests run at most four at a time, so started last
+# they were the run's tail, four processes on sixteen cores. Pattern=cost.
+set(lb_cost
+  "^EachKernelText/MutationKillOf\\.EveryMutationAppliesAndCompilesWithNvrtc/matmul( |$)=100"
+  "^EachKernelText/MutationKillOnTheGpu\\.=60"
+  "^TransferBuild\\.=45"
+  "^LadderCompile\\.=45"
+  "^Cli\\.GpuRunRecordsDeviceAndCeiling( |$)=45"
+  "^EachLab/LabSolutionOnTheGpu\\.=40"
+  "^EachPlantedFile/PlantedOnTheGpu\\.=35"
+  "^LabAutograderCli\\..*OnTheGpu( |$)=35"
+  "^PythonLab\\..*OnTheGpu( |$)=35"
+  "^Rungs/RungTest\\.MatchesReferenceOnEdgeSizes/.*matmul=20"
+  "^AllRegistered/LayerTest\\.=10"
+)
+
 # The quick tier (`scripts/test.sh --quick`, `ctest -L quick`): what catches most breakage in
 # seconds: sizes and parsing, the workloads' inputs, references and verification, the mutation-kill
 # suite at the sizes below 2^20 elements, the record, the measurement's stopping rule, the lab's
@@ -100,10 +123,39 @@ foreach(target IN LISTS LB_GTEST_TARGETS)
         endif()
       endforeach()
     endif()
-    set_tests_properties("${name}" PROPERTIES LABELS "${labels}" RUN_SERIAL ${serial} RESOURCE_GROUPS "gpus:${slots}")
+    # COST orders the start (ctest starts the costliest first, and an explicit COST outranks earlier
+    # runs' times): see lb_cost above.
+    if(serial)
+      set(cost 100000)
+    elseif(slots EQUAL LB_GPU_SLOTS)
+      set(cost 50000)
+    else()
+      set(cost 0)
+      foreach(entry IN LISTS lb_cost)
+        string(REGEX REPLACE "=[0-9]+$" "" pattern "${entry}")
+        if(name MATCHES "${pattern}")
+          string(REGEX REPLACE "^.*=" "" cost "${entry}")
+          break()
+        endif()
+      endforeach()
+    endif()
+    set_tests_properties("${name}" PROPERTIES LABELS "${labels}" RUN_SERIAL ${serial} RESOURCE_GROUPS "gpus:${slots}"
+                         COST ${cost})
+    if(serial)
+      list(APPEND lb_serial_tests "${name}")
+    elseif(slots EQUAL LB_GPU_SLOTS)
+      list(APPEND lb_alone_tests "${name}")
+    endif()
     if(name MATCHES "^EachKernelText/MutationKillOnTheGpu\\.")
       # tests/mutations/mutation-kill.py --jobs 4 (kJobs, tests/test_mutation_kill.cpp): four layerbench runs at once.
       set_tests_properties("${name}" PROPERTIES PROCESSORS 4)
     endif()
   endforeach()
 endforeach()
+# COST alone does not put the RUN_SERIAL tests first: ctest starts a test that others depend on (a
+# fixture's setup: install.pip_gpu.install) before any that none do, whatever their costs, and once
+# it runs a RUN_SERIAL test waits for the drain. So the tests that hold a GPU alone depend on them
+# (DEPENDS orders, whether they pass or not): they are then depended on too, and come first by COST.
+if(lb_alone_tests AND lb_serial_tests)
+  set_tests_properties(${lb_alone_tests} PROPERTIES DEPENDS "${lb_serial_tests}")
+endif()

@@ -11,6 +11,12 @@
 #                                               <checkout>/.whl (docs/offline-install.md), then runs
 #                                               -l runtime,cupy -w vector_add; exits 77 (skipped)
 #                                               without a GPU, saying why
+#   check_pip_install.sh MODE BUILD_DIR PYTHON install|use
+#                                               the first half (the venv and pip's build), or the
+#                                               second (what a user does, with that venv): ctest runs
+#                                               the gpu mode's halves as two tests, so that pip's
+#                                               build, on every core for minutes, takes no GPU slot
+#                                               (tests/CMakeLists.txt)
 # PYTHON makes the venv, BUILD_DIR/pip-<mode>/venv (made anew). pip's CMake build folder is
 # BUILD_DIR-pip-<mode>, beside BUILD_DIR (kept: a second run compiles only what changed): at the
 # same depth under the checkout as BUILD_DIR, its compile lines are BUILD_DIR's once ccache
@@ -24,6 +30,8 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 fail() { echo "check_pip_install: FAILED: $*" >&2; exit 1; }
 say() { echo "check_pip_install: $*"; }
 case "$mode" in cpu|gpu) ;; *) fail "mode '$mode': cpu or gpu" ;; esac
+stage=${4:-both}
+case "$stage" in install|use|both) ;; *) fail "stage '$stage': install, use, or none for both" ;; esac
 
 if [ "$mode" = gpu ] && ! { command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; }; then
   echo "check_pip_install: skipped: no GPU here (nvidia-smi -L fails); the installed wheel's GPU run needs one"
@@ -33,8 +41,15 @@ fi
 work="$build/pip-$mode"
 venv="$work/venv"
 cmake_build="$build-pip-$mode"
+# A clean install, and its use, see nothing else: no LAYERBENCH_* of the caller's, and for the cpu
+# mode no PYTHONPATH (on the GPU machine PYTHONPATH may name the carried wheels' folder,
+# docs/offline-install.md, section 3, which the Python layers need there).
+unset LAYERBENCH_PYTHON LAYERBENCH_DATA_DIR LAYERBENCH_EXE
+[ "$mode" = cpu ] && unset PYTHONPATH
+
+if [ "$stage" != use ]; then  # the install
 mkdir -p "$work"
-rm -rf "$venv"
+rm -rf "$venv" "$work/installed"
 venv_args=()
 pip_args=()
 if [ "$mode" = gpu ]; then
@@ -48,7 +63,6 @@ fi
 # A clean install needs the registry (the GPU machines have none: there install.pip_gpu installs
 # from .whl): asked once, for the build's first requirement, with nothing installed counting
 # (PYTHONPATH may name a folder that holds it: the GPU machine's carried wheels) and no cache.
-[ "$mode" = cpu ] && unset PYTHONPATH
 if [ "$mode" = cpu ] && ! "$venv/bin/python" -m pip install --dry-run --quiet --retries 0 --timeout 20 \
      --ignore-installed --no-cache-dir --no-deps \
      "$(grep -m1 '^scikit-build-core' "$root/python/requirements-build.txt")" >"$work/registry.log" 2>&1; then
@@ -58,10 +72,7 @@ fi
 
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 export CCACHE_SLOPPINESS="${CCACHE_SLOPPINESS:-pch_defines,time_macros}"
-unset LAYERBENCH_PYTHON LAYERBENCH_DATA_DIR LAYERBENCH_EXE
-# A clean install sees nothing else (PYTHONPATH is unset above); on the GPU machine PYTHONPATH may
-# name the carried wheels' folder (docs/offline-install.md, section 3), which the Python layers need
-# there. pip's own build environment (build isolation) gets the offline options through the
+# pip's own build environment (build isolation) gets the offline options through the
 # environment, which its subprocess inherits.
 [ "$mode" = gpu ] && export PIP_NO_INDEX=1 PIP_FIND_LINKS="$root/.whl"
 # BUILD_DIR's compilers (scikit-build-core otherwise sets CXX to the Python's own, g++ where BUILD_DIR
@@ -76,6 +87,13 @@ start=$SECONDS
   -C build-dir="$cmake_build" -C cmake.define.LAYERBENCH_NATIVE_CPU=ON "$root" >"$work/pip.log" 2>&1 ||
   fail "pip install $root ($(tail -n 20 "$work/pip.log"))"
 say "pip install took $((SECONDS - start)) s (log: $work/pip.log)"
+# The install's stamp: what the second half checks for, so that it never uses a venv a failed or
+# interrupted install left behind.
+echo "$root" >"$work/installed"
+[ "$stage" = install ] && exit 0
+fi  # the use
+[ "$(cat "$work/installed" 2>/dev/null)" = "$root" ] ||
+  fail "no finished install of $root in $venv (check_pip_install.sh $mode ... install first)"
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/lb-pip-XXXXXX")
 trap 'rm -rf "$scratch"' EXIT

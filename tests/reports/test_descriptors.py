@@ -68,13 +68,14 @@ def test_descriptors_are_read_from_the_context(rt):
 
 def test_a_workload_is_read_from_its_descriptor_not_its_name(tmp_path: Path):
     """Renamed, transpose is still drawn, tabled and read against the copy ceiling: nothing in the
-    reports knows it by name."""
+    reports knows it by name. Its cases alone: the other workloads' plots are the transpose report's
+    (test_the_report_draws_and_tables_transpose), and drawn again here they took most of a minute."""
     data = load_json(H100_TRANSPOSE)
     data["context"]["workloads"]["flip"] = data["context"]["workloads"].pop("transpose")
+    data["benchmarks"] = [b for b in data["benchmarks"] if b["workload"] == "transpose"]
     for b in data["benchmarks"]:
-        if b["workload"] == "transpose":
-            b["workload"] = "flip"
-            b["name"] = b["run_name"] = b["name"].replace("transpose/", "flip/", 1)
+        b["workload"] = "flip"
+        b["name"] = b["run_name"] = b["name"].replace("transpose/", "flip/", 1)
     path = write_json(tmp_path / "flip.json", data)
     r = results_mod.load(path)
     assert r.figure("flip") == "gbps" and r.sizes("flip") == [(4096, 4096), (16384, 16384)]

@@ -8,9 +8,10 @@
 //   after, checked; the guard, a and b unchanged, c against the workload's reference; lab_teardown,
 //   lab_host_free. One SizeChecked line each.
 // time: the host link measured (lab/runners/host_trip/host_link.h, the environment line's ceilings); then at each
-//   benchmark size the student's trip, then ours (lab/runners/host_trip/trip_ours.h), each: 2 warm-up trips,
-//   verified, then timed trips (at least 10, until their noise is under 1% or 5 s have passed,
-//   at most 40). Before each, outside its timed region: fresh inputs (TripInputs, below), c
+//   benchmark size the student's trip and ours (lab/runners/host_trip/trip_ours.h), both set up, each
+//   with 2 warm-up trips, verified, then timed in turn, the student's, ours, the student's, ...
+//   (at least 10 each, until both noises are under 1% or 5 s each have passed, at most 40), so that
+//   a slow spell slows both. Before each, outside its timed region: fresh inputs (TripInputs, below), c
 //   poisoned again, the guard set, and a wait for any GPU work left over. Each timed trip between
 //   two mark lines (trip_event.h, TripMark), which the parent times (lab/runners/host_trip/trip_clock.h); after
 //   each, warm-up or timed, c verified in full against that trip's inputs and the guard checked.
