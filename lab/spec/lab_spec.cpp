@@ -11,6 +11,7 @@
 #include "common/data_root.h"
 #include "harness/sizes.h"  // parse_shape
 #include "lab/runners/runner.h"
+#include "variants/python/workload_folder.h"  // register_workload_folder
 
 namespace lb::lab {
 namespace {
@@ -193,6 +194,52 @@ const Layer* baseline_layer(const Fields& f, const std::string& name, const Work
   return layer;
 }
 
+// The workload: a built-in one by name ("workload"), or a workload folder ("workload_dir", relative
+// to the lab's folder), registered as `run --workload-dir` registers it (again for the same folder
+// is the same workload). Exactly one of the two.
+void parse_workload(const Fields& f, const json& root, LabSpec& spec) {
+  const bool named = root.contains("workload"), folder = root.contains("workload_dir");
+  if (named && folder) f.fail("workload_dir", "give workload (a built-in workload) or workload_dir (a workload folder), not both");
+  if (!named && !folder)
+    f.fail("workload", "missing (give workload, one of " + lab_workload_names() + ", or workload_dir, a workload folder)");
+  if (named) {
+    const std::string workload = f.text("workload");
+    spec.workload = find_workload(workload);
+    if (!spec.workload || spec.workload->descriptor().kernel_args.empty())
+      f.fail("workload", "expected one of " + lab_workload_names() + ", got '" + one_line(workload) + "'");
+    return;
+  }
+  const fs::path dir = fs::absolute(spec.dir / f.text("workload_dir")).lexically_normal();
+  try {
+    spec.folder = &register_workload_folder(dir.string());
+  } catch (const UsageError& e) {  // the folder's own one line: its file and field
+    f.fail("workload_dir", one_line(e.what()));
+  }
+  spec.workload = spec.folder;
+}
+
+// A folder lab's kernel, its parameters and its launch are the folder's workload.json's: lab.json
+// giving them again could only disagree with the kernel that "ours" runs.
+void take_from_folder(const Fields& f, const json& root, LabSpec& spec) {
+  for (const char* field : {"kernel", "signature", "arguments", "output_starts", "launch"})
+    if (root.contains(field))
+      f.fail(field, std::string("a lab on a workload folder takes it from ") + spec.folder->spec().dir +
+                        "/workload.json: remove it");
+  if (!spec.runner->runs_folder_workloads())
+    f.fail("runner", "the " + spec.runner->name() + " runner cannot run a lab on a workload folder (workload_dir); " +
+                         "the nvrtc runner can");
+  const FolderSpec& folder = spec.folder->spec();
+  spec.kernel = folder.kernel_name;
+  spec.signature = "void " + folder.kernel_name + "(";
+  for (const KernelArg& a : spec.folder->descriptor().kernel_args) {
+    spec.arguments.push_back(a.name);
+    spec.signature += (spec.arguments.size() > 1 ? ", " : "") + a.type + (a.type.ends_with("*") ? "" : " ") + a.name;
+  }
+  spec.signature += ")";
+  spec.launch.block_x = folder.launch.block[0];
+  spec.launch.block_y = folder.launch.block[1];
+}
+
 }  // namespace
 
 std::string check_size_label(const LabSpec& spec, std::size_t i) {
@@ -224,25 +271,26 @@ LabSpec parse_lab_spec(const fs::path& lab_json) {
   spec.name = fs::absolute(lab_json).parent_path().filename().string();
   spec.title = f.text("title");
   spec.order = f.integer("order", f.get("order"), 0, 1000000);
-  const std::string workload = f.text("workload");
-  spec.workload = find_workload(workload);
-  if (!spec.workload || spec.workload->descriptor().kernel_args.empty())
-    f.fail("workload", "expected one of " + lab_workload_names() + ", got '" + one_line(workload) + "'");
+  parse_workload(f, root, spec);
   spec.student_file = f.text("student_file");
   if (spec.student_file.find('/') != std::string::npos || spec.student_file.starts_with("."))
     f.fail("student_file", "expected a file name in the lab's folder");
   spec.runner = parse_runner(f, root, spec.student_file);
-  spec.kernel = f.text("kernel");
-  spec.signature = f.text("signature");
-  spec.arguments = f.strings("arguments", f.get("arguments"));
-  spec.bound_arguments = bind_arguments(f, spec.arguments, *spec.workload);
-  const std::string starts = f.text("output_starts");
-  if (starts != "poison" && starts != "zero") f.fail("output_starts", "expected poison or zero");
-  spec.output_starts_zero = starts == "zero";
-  if (spec.runner->takes_launch()) spec.launch = parse_launch(f, f.get("launch"), *spec.workload);
-  else if (root.contains("launch"))
-    f.fail("launch", "the " + spec.runner->name() + " runner's student launches their own kernels: no launch");
-  if (const std::string why = spec.runner->arguments_error(spec.bound_arguments); !why.empty()) f.fail("arguments", why);
+  if (spec.folder) {
+    take_from_folder(f, root, spec);
+  } else {
+    spec.kernel = f.text("kernel");
+    spec.signature = f.text("signature");
+    spec.arguments = f.strings("arguments", f.get("arguments"));
+    spec.bound_arguments = bind_arguments(f, spec.arguments, *spec.workload);
+    const std::string starts = f.text("output_starts");
+    if (starts != "poison" && starts != "zero") f.fail("output_starts", "expected poison or zero");
+    spec.output_starts_zero = starts == "zero";
+    if (spec.runner->takes_launch()) spec.launch = parse_launch(f, f.get("launch"), *spec.workload);
+    else if (root.contains("launch"))
+      f.fail("launch", "the " + spec.runner->name() + " runner's student launches their own kernels: no launch");
+    if (const std::string why = spec.runner->arguments_error(spec.bound_arguments); !why.empty()) f.fail("arguments", why);
+  }
   spec.check_size_texts = f.strings("check_sizes", f.get("check_sizes"));
   spec.check_sizes = f.sizes("check_sizes", spec.check_size_texts, *spec.workload);
   spec.benchmark_sizes = f.sizes("benchmark_sizes", f.strings("benchmark_sizes", f.get("benchmark_sizes")),

@@ -30,6 +30,7 @@ const FolderWorkload& register_workload_folder(const std::string& dir) {
 #include <deque>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <tuple>
 
 #include "variants/python/python_folder.h"
@@ -355,6 +356,14 @@ WorkloadFolderSummary check_workload_folder(const std::string& dir) {
 }
 
 const FolderWorkload& register_workload_folder(const std::string& dir) {
+  // The same folder again (a lab parsed twice, a lab and `run --workload-dir` in one process) is
+  // the workload it registered, by the folder's canonical path; another folder of the same name is
+  // refused below.
+  static auto* registered = new std::map<std::filesystem::path, const FolderWorkload*>();
+  std::error_code ec;
+  const std::filesystem::path key = std::filesystem::weakly_canonical(dir, ec);
+  if (!ec)
+    if (const auto found = registered->find(key); found != registered->end()) return *found->second;
   std::unique_ptr<PythonFolderWorkload> made = folder_workload(dir, loaded_folder(dir));
   const PythonFolderWorkload& w = *made;
   if (find_workload(w.name()))
@@ -370,6 +379,7 @@ const FolderWorkload& register_workload_folder(const std::string& dir) {
     if (!find_layer(name)) continue;  // a layer this build does not have: `list` says which there are
     register_variant(name, w.name(), python_folder_variant_factory(path, w));
   }
+  if (!ec) registered->emplace(key, &w);
   return w;
 }
 

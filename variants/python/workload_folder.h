@@ -28,8 +28,9 @@ WorkloadFolderSummary check_workload_folder(const std::string& dir);
 // `run --workload-dir DIR`: the folder checked as above, then registered as a workload
 // (register_workload) whose problem, formulas and check are workload_folder.py's, with its
 // variants: one per layer that runs a folder's kernel text (Layer::folder_variant) and one per
-// Python implementation in the folder (cupy.py, numba.py, ... on that layer). UsageError as above,
-// and for a name a registered workload already has.
+// Python implementation in the folder (cupy.py, numba.py, ... on that layer). The same folder
+// again (by its canonical path) returns the workload registered the first time. UsageError as
+// above, and for a name a registered workload already has (another folder's, or a built-in one's).
 const FolderWorkload& register_workload_folder(const std::string& dir);
 
 }  // namespace lb
