@@ -90,6 +90,8 @@ TEST_F(FolderLab, TheSpecTakesKernelParametersAndLaunchFromTheFolder) {
 }
 
 TEST_F(FolderLab, BadSpecsGiveOneLineNamingFileAndField) {
+  // The real folder first: its name is then taken by it, and only by it.
+  ASSERT_NE(parse_lab_spec(kLabs / kLab / "lab.json").folder, nullptr);
   // A folder whose workload.json is broken: the folder's own line, under workload_dir.
   const fs::path broken = dir_ / "broken_stencil";
   fs::copy(kStencil, broken, fs::copy_options::recursive);

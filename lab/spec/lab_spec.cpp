@@ -233,7 +233,7 @@ void take_from_folder(const Fields& f, const json& root, LabSpec& spec) {
   spec.signature = "void " + folder.kernel_name + "(";
   for (const KernelArg& a : spec.folder->descriptor().kernel_args) {
     spec.arguments.push_back(a.name);
-    spec.signature += (spec.arguments.size() > 1 ? ", " : "") + a.type + (a.type.ends_with("*") ? "" : " ") + a.name;
+    spec.signature += (spec.arguments.size() > 1 ? ", " : "") + a.type + " " + a.name;
   }
   spec.signature += ")";
   spec.launch.block_x = folder.launch.block[0];
