@@ -8,7 +8,6 @@
 #include "common/elapsed.h"
 #include "common/gpu.h"
 #include "variants/driver/driver_api.h"
-#include "variants/driver/driver_layer.h"  // allow_rung_smem
 #include "variants/driver/kernel_cache.h"
 #include "variants/driver/nvrtc_compiler.h"
 
@@ -107,8 +106,6 @@ Kernel Module::kernel(const std::string& name) const {
   LB_CU_CHECK(cu().cuModuleGetFunction(&function, module_, name.c_str()));
   return Kernel(function);
 }
-
-void allow_shared_bytes(const Kernel& kernel, unsigned bytes) { allow_rung_smem(kernel.function_, bytes); }
 
 void launch_kernel(const Kernel& kernel, const LaunchDims& d, const ArgumentSlots& args, cudaStream_t stream) {
   // cuLaunchKernel reads one pointer per parameter; each points at its slot.
