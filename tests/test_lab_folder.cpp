@@ -111,6 +111,8 @@ TEST_F(FolderLab, BadSpecsGiveOneLineNamingFileAndField) {
       {"bad folder", [&](nlohmann::json& j) { j["workload_dir"] = broken.string(); }, "'workload_dir': "},
       {"name taken", [&](nlohmann::json& j) { j["workload_dir"] = twin.string(); }, "is already a workload's name"},
       {"not a string", [](nlohmann::json& j) { j["workload_dir"] = 9; }, "'workload_dir': expected a non-empty string"},
+      {"the folder's name", [](nlohmann::json& j) { j.erase("workload_dir"); j["workload"] = "stencil5"; },
+       "'workload': 'stencil5' is a workload folder's: give its folder as workload_dir"},
       {"kernel again", [](nlohmann::json& j) { j["kernel"] = "stencil5"; }, "'kernel': a lab on a workload folder takes it from"},
       {"signature again", [](nlohmann::json& j) { j["signature"] = "void stencil5()"; }, "'signature': a lab on a workload folder"},
       {"arguments again", [](nlohmann::json& j) { j["arguments"] = {"x", "w", "y", "n"}; }, "'arguments': a lab on a workload folder"},

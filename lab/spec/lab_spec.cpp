@@ -121,11 +121,14 @@ std::vector<Tier> parse_tiers(const Fields& f, const json& tiers, const Layer& b
   return out;
 }
 
-// The workloads a lab can be written for: those whose descriptor names their kernel's parameters.
+// A workload registered from a folder: a lab names it by its folder (workload_dir), not its name.
+bool from_a_folder(const Workload& w) { return dynamic_cast<const FolderWorkload*>(&w) != nullptr; }
+
+// The workloads a lab can name: the built-in ones whose descriptor names their kernel's parameters.
 std::string lab_workload_names() {
   std::string names;
   for (const Workload* w : all_workloads())
-    if (!w->descriptor().kernel_args.empty()) names += (names.empty() ? "" : ", ") + w->name();
+    if (!w->descriptor().kernel_args.empty() && !from_a_folder(*w)) names += (names.empty() ? "" : ", ") + w->name();
   return names;
 }
 
@@ -205,6 +208,8 @@ void parse_workload(const Fields& f, const json& root, LabSpec& spec) {
   if (named) {
     const std::string workload = f.text("workload");
     spec.workload = find_workload(workload);
+    if (spec.workload && from_a_folder(*spec.workload))
+      f.fail("workload", "'" + workload + "' is a workload folder's: give its folder as workload_dir");
     if (!spec.workload || spec.workload->descriptor().kernel_args.empty())
       f.fail("workload", "expected one of " + lab_workload_names() + ", got '" + one_line(workload) + "'");
     return;
