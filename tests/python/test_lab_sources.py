@@ -83,7 +83,8 @@ def with_folder(spec: dict, lab_dir: Path) -> dict:
     kernel = folder["kernel"]["name"]
     return dict(spec, workload=folder["name"], kernel=kernel, arguments=list(vocabulary),
                 signature=f"void {kernel}({', '.join(f'{t} {a}' for a, t in vocabulary.items())})",
-                output_starts="poison", launch=folder["launch"], folder=folder, vocabulary=vocabulary,
+                output_starts=next(b.get("starts_as", "poison") for b in folder["buffers"] if b["role"] == "output"),
+                launch=folder["launch"], folder=folder, vocabulary=vocabulary,
                 given_again=given_again)
 
 
