@@ -11,6 +11,7 @@
 #include "common/data_root.h"
 #include "harness/sizes.h"  // parse_shape
 #include "lab/runners/runner.h"
+#include "variants/python/python_layer.h"     // python_layers_built_without
 #include "variants/python/workload_folder.h"  // register_workload_folder
 
 namespace lb::lab {
@@ -316,11 +317,26 @@ fs::path default_labs_dir() {
   return data_root() / "labs";  // common/data_root.h
 }
 
+namespace {
+
+// A lab on a workload folder is read through the embedded interpreter (the folder's workload.json,
+// reference.py): a build without it lists the other labs, and find_lab refuses this one saying why.
+bool needs_the_missing_interpreter(const fs::path& lab_json) {
+  if (python_layers_built_without().empty()) return false;
+  std::ifstream in(lab_json);
+  const json root = json::parse(in, nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
+  return root.is_object() && root.contains("workload_dir");
+}
+
+}  // namespace
+
 std::vector<LabSpec> all_labs(const fs::path& labs_dir) {
   std::vector<LabSpec> labs;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(labs_dir, ec))
-    if (entry.is_directory() && fs::exists(entry.path() / "lab.json")) labs.push_back(parse_lab_spec(entry.path() / "lab.json"));
+    if (entry.is_directory() && fs::exists(entry.path() / "lab.json") &&
+        !needs_the_missing_interpreter(entry.path() / "lab.json"))
+      labs.push_back(parse_lab_spec(entry.path() / "lab.json"));
   if (ec) throw UsageError("cannot read the labs folder " + labs_dir.string() + ": " + ec.message());
   std::sort(labs.begin(), labs.end(), [](const LabSpec& a, const LabSpec& b) {
     return a.order != b.order ? a.order < b.order : a.name < b.name;
