@@ -11,8 +11,7 @@
 #include "common/data_root.h"
 #include "harness/sizes.h"  // parse_shape
 #include "lab/runners/runner.h"
-#include "variants/python/python_layer.h"     // python_layers_built_without
-#include "variants/python/workload_folder.h"  // register_workload_folder
+#include "variants/python/workload_folder.h"  // register_workload_folder, workload_folders_unavailable_reason
 
 namespace lb::lab {
 namespace {
@@ -216,6 +215,8 @@ void parse_workload(const Fields& f, const json& root, LabSpec& spec) {
     return;
   }
   const fs::path dir = fs::absolute(spec.dir / f.text("workload_dir")).lexically_normal();
+  if (const std::string why = workload_folders_unavailable_reason(); !why.empty())
+    f.fail("workload_dir", "this layerbench cannot read a workload folder: " + one_line(why));
   try {
     spec.folder = &register_workload_folder(dir.string());
   } catch (const UsageError& e) {  // the folder's own one line: its file and field
@@ -319,10 +320,11 @@ fs::path default_labs_dir() {
 
 namespace {
 
-// A lab on a workload folder is read through the embedded interpreter (the folder's workload.json,
-// reference.py): a build without it lists the other labs, and find_lab refuses this one saying why.
+// A lab on a workload folder is read through the embedded interpreter and workload_folder.py (NumPy):
+// where they are missing (a build without Python layers, a CPU-only pip install) the other labs are
+// listed, and find_lab refuses this one saying why.
 bool needs_the_missing_interpreter(const fs::path& lab_json) {
-  if (python_layers_built_without().empty()) return false;
+  if (workload_folders_unavailable_reason().empty()) return false;
   std::ifstream in(lab_json);
   const json root = json::parse(in, nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
   return root.is_object() && root.contains("workload_dir");

@@ -92,8 +92,9 @@ LabSpec parse_lab_spec(const std::filesystem::path& lab_json);
 
 // The default labs folder: $LAYERBENCH_LABS, else <source tree>/labs.
 std::filesystem::path default_labs_dir();
-// Every lab under `labs_dir` (folders holding a lab.json), in `order`; in a build without the
-// embedded interpreter, less the labs on a workload folder (which find_lab refuses, saying why).
+// Every lab under `labs_dir` (folders holding a lab.json), in `order`; where workload folders
+// cannot be read (no embedded interpreter, no NumPy in it), less the labs on one (which find_lab
+// refuses, saying why).
 std::vector<LabSpec> all_labs(const std::filesystem::path& labs_dir);
 // A lab by its folder name ("01-vector-add") or number ("1", "01"); UsageError when unknown.
 LabSpec find_lab(const std::filesystem::path& labs_dir, const std::string& which);

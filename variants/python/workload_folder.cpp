@@ -9,6 +9,7 @@
 #ifdef LB_PYTHON_UNAVAILABLE  // a build without the embedded interpreter: every folder is refused, saying why
 
 namespace lb {
+std::string workload_folders_unavailable_reason() { return "it needs the embedded Python: " LB_PYTHON_UNAVAILABLE; }
 WorkloadFolderSummary check_workload_folder(const std::string& dir) {
   throw UsageError("--workload-dir " + dir + ": reading a workload folder needs the embedded Python: " LB_PYTHON_UNAVAILABLE);
 }
@@ -339,6 +340,16 @@ py::object folder_outputs(const FolderWorkload& w, const Shape& s, std::span<flo
 }
 
 }  // namespace python
+
+std::string workload_folders_unavailable_reason() {
+  if (const std::string why = embedded_python_unavailable_reason(); !why.empty()) return "it needs the embedded Python: " + why;
+  try {
+    folder_module();
+    return {};
+  } catch (const py::error_already_set& e) {
+    return "workloads/folder/workload_folder.py cannot be imported: " + python::python_error_line(e);
+  }
+}
 
 WorkloadFolderSummary check_workload_folder(const std::string& dir) {
   const py::object folder = loaded_folder(dir);

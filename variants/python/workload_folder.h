@@ -21,6 +21,10 @@ struct WorkloadFolderSummary {
   std::string content_hash;                // sha256 of the folder's files, for the results' context
 };
 
+// Why this process cannot read a workload folder: no embedded interpreter, or workload_folder.py
+// cannot be imported in it (NumPy missing, as in a CPU-only pip install); empty when it can.
+std::string workload_folders_unavailable_reason();
+
 // Throws UsageError with workload_folder.py's one line ("DIR/workload.json: buffers[1].type: ...")
 // for a bad folder, and with the reason where this build has no embedded Python.
 WorkloadFolderSummary check_workload_folder(const std::string& dir);
