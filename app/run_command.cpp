@@ -213,7 +213,12 @@ std::map<std::string, LayerConfig::KernelText> read_kernel_texts(const std::vect
 // built-in ones.
 void add_workload_folders(RunArgs& args) {
   std::vector<const FolderWorkload*> folders;
-  for (const std::string& dir : args.workload_dirs) folders.push_back(&register_workload_folder(dir));
+  for (const std::string& dir : args.workload_dirs) {
+    const FolderWorkload* w = &register_workload_folder(dir);  // the same folder again: the same workload
+    if (std::find(folders.begin(), folders.end(), w) != folders.end())
+      throw UsageError("--workload-dir " + dir + ": given twice (the folder of workload '" + w->name() + "')");
+    folders.push_back(w);
+  }
   if (args.suite.workloads.empty())
     for (const FolderWorkload* w : folders) args.suite.workloads.push_back(w->name());
 }

@@ -24,6 +24,8 @@ set(lb_host_exclusive
   # Timing: lab 8's solution must earn full marks: its trips are timed by the parent's polling
   # clock against the host link measured in the same run.
   "^TransferCli\\.TheSolutionGradesFullMarksOnTheGpu( |$)"
+  # Timing: lab 9's solution must earn full marks against ours (the folder's kernel, driver layer).
+  "^FolderLabOnTheGpu\\.TheSolutionGetsFullMarks( |$)"
   # Timing: a run is interrupted 300 ms into a case and must have timed samples of it by then; the
   # cpu layer's OpenMP loops take every core, and beside 16 other tests they had none (seen on the H100).
   "^RunSafety\\.(CtrlCWritesTheFinishedCasesAndTheInterruptedOneThenExits130|SigtermIsHandledLikeCtrlC)( |$)"
@@ -45,6 +47,7 @@ set(lb_gpu_exclusive
 set(lb_gpu_quarter
   "^EachLab/LabSolutionOnTheGpu\\."
   "^EachPlantedFile/PlantedOnTheGpu\\."
+  "^FolderLabOnTheGpu\\."
   "^LabAutograderCli\\..*OnTheGpu( |$)"
   "^PythonLab\\..*OnTheGpu( |$)"
 )

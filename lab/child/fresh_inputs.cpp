@@ -18,23 +18,85 @@ std::uint64_t FreshInputs::sample_seed(std::uint64_t seed, const Workload& workl
                           random_draw::mix(static_cast<std::uint64_t>(index)));
 }
 
+namespace {
+
+// The built-in workloads: the recipe's fill kernel writes the inputs, the output's start and
+// returns the scalar, on the stream; the key is a by-value argument of the fill, never in device
+// memory. A verified sample's problem is drawn again on the host: recipe_problem, exactly as the
+// device drew it (not make_problem, which may adjust what the recipe drew).
+class DrawnOnDevice final : public InputRefresh {
+ public:
+  DrawnOnDevice(const Workload& workload, const Shape& shape, StudentVariant& variant)
+      : workload_(workload), shape_(shape), variant_(variant), buffers_(variant.device_buffers()) {}
+  bool on_device() const override { return true; }
+  void refresh(std::uint64_t sample_seed, cudaStream_t stream) override {
+    variant_.set_scalar(recipe_on_device(workload_, shape_, sample_seed, buffers_.inputs, buffers_.output, stream));
+  }
+  const HostProblem& problem(std::uint64_t sample_seed) override {
+    problem_ = recipe_problem(workload_, shape_, sample_seed);
+    return problem_;
+  }
+
+ private:
+  const Workload& workload_;
+  Shape shape_;
+  StudentVariant& variant_;
+  DeviceBuffers buffers_;  // the variant's buffers, which do not move: asked for once, not every sample
+  HostProblem problem_;
+};
+
+// A workload without a recipe (a workload folder): the sample's problem drawn on the host by the
+// workload itself (make_problem from the sample's seed), then uploaded into the same buffers by
+// the variant's upload, which restarts the outputs and rewrites the guard zones. The drawn
+// problem is kept until the next sample's, for the verification.
+class DrawnOnHost final : public InputRefresh {
+ public:
+  DrawnOnHost(const Workload& workload, const Shape& shape, StudentVariant& variant)
+      : workload_(workload), shape_(shape), variant_(variant) {}
+  bool on_device() const override { return false; }
+  void refresh(std::uint64_t sample_seed, cudaStream_t stream) override {
+    problem(sample_seed);
+    variant_.upload(problem_, stream);  // done when it returns (DeviceMemory::upload waits)
+  }
+  const HostProblem& problem(std::uint64_t sample_seed) override {
+    if (!drawn_ || drawn_seed_ != sample_seed) {
+      problem_ = workload_.make_problem(shape_, sample_seed);
+      drawn_ = true;
+      drawn_seed_ = sample_seed;
+    }
+    return problem_;
+  }
+
+ private:
+  const Workload& workload_;
+  Shape shape_;
+  StudentVariant& variant_;
+  HostProblem problem_;
+  bool drawn_ = false;
+  std::uint64_t drawn_seed_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<InputRefresh> input_refresh(const Workload& workload, const Shape& shape, StudentVariant& variant) {
+  const WorkloadDescriptor& d = workload.descriptor();
+  if (!d.recipe.inputs.empty() && d.recipe.inputs.size() == d.inputs.size())
+    return std::make_unique<DrawnOnDevice>(workload, shape, variant);
+  return std::make_unique<DrawnOnHost>(workload, shape, variant);
+}
+
 FreshInputs::FreshInputs(const Workload& workload, const Shape& shape, std::uint64_t seed, StudentVariant& variant,
                          cudaStream_t stream)
-    : workload_(workload), shape_(shape), seed_(seed), variant_(variant), buffers_(variant.device_buffers()) {
-  // One refresh timed on the device (the first sample's: before_sample(0) draws it again).
-  const auto clock = make_sample_clock(true, stream);
+    : workload_(workload), shape_(shape), seed_(seed), variant_(variant),
+      refresh_(input_refresh(workload, shape, variant)) {
+  // One refresh timed (the first sample's: before_sample(0) gives it again).
+  const auto clock = make_sample_clock(refresh_->on_device(), stream);
   clock->start();
-  refresh(0, stream);
+  refresh_->refresh(seed_of(0), stream);
   refresh_ms_ = clock->stop_ms();
 }
 
-void FreshInputs::refresh(std::size_t index, cudaStream_t stream) {
-  const float alpha = recipe_on_device(workload_, shape_, sample_seed(seed_, workload_, shape_, index),
-                                       buffers_.inputs, buffers_.output, stream);
-  variant_.set_scalar(alpha);
-}
-
-void FreshInputs::before_sample(std::size_t index, cudaStream_t stream) { refresh(index, stream); }
+void FreshInputs::before_sample(std::size_t index, cudaStream_t stream) { refresh_->refresh(seed_of(index), stream); }
 
 void FreshInputs::after_sample(std::size_t index, bool last, cudaStream_t stream) {
   // About one sample in 16, chosen from the secret seed, up to kMaxRandomChecks; and the last.
@@ -48,9 +110,7 @@ void FreshInputs::after_sample(std::size_t index, bool last, cudaStream_t stream
                            " elements past it)");
   HostBuffer result(static_cast<std::size_t>(workload_.output_elements(shape_)));
   variant_.download(result, stream);
-  // The sample's problem drawn again on the host, from its seed: the recipe exactly as the device
-  // drew it (recipe_problem, not make_problem, which may adjust what the recipe drew).
-  const HostProblem problem = recipe_problem(workload_, shape_, sample_seed(seed_, workload_, shape_, index));
+  const HostProblem& problem = refresh_->problem(seed_of(index));  // the sample's own, as it was given
   const Verdict verdict = workload_.verify(problem, result);
   if (!verdict.passed)
     throw WrongTimedResult(which + " was wrong (its inputs and output were fresh; the check sizes' were not): " +

@@ -1,10 +1,16 @@
 // Timing a submission the grader does not trust (docs/labs.md, "What grading guards against").
 // Before every timed sample, outside its timed region, the kernel's inputs get new values, drawn
-// on the device into the same buffers from a key that mixes the grade's secret seed with the
-// sample's index; the output gets its starting contents again (NaN poison, or a fresh saxpy y); the
-// scalar (saxpy's alpha) is drawn again and passed by value. After a random subset of samples and
-// after the last one, the output is downloaded and verified against that sample's inputs, drawn
-// again on the host from the same key, and the guard zone checked.
+// into the same buffers from a key that mixes the grade's secret seed with the sample's index; the
+// output gets its starting contents again (NaN poison, zeros, or a fresh saxpy y); the scalar
+// (saxpy's alpha) is drawn again and passed by value. After a random subset of samples and after
+// the last one, the output is downloaded and verified against that sample's own problem, and the
+// guard zone checked.
+//
+// Where a sample's problem is drawn is a type (InputRefresh), chosen once per workload: on the
+// device, when the workload's descriptor has a recipe for every input (the built-in workloads:
+// random_draw.h's arithmetic in a fill kernel, the host drawing the same values again only for a
+// verified sample); else on the host, by the workload's make_problem from the sample's seed, and
+// uploaded (a workload folder's inputs are workload_folder.py's draws, or its inputs.py's).
 //
 // Why this closes "update the last answer instead of computing it": consecutive samples' inputs
 // are unrelated (a different key gives values with no window, shift or permutation relation to
@@ -16,12 +22,30 @@
 // problem, and a verified sample catches it.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 
 #include "harness/measure.h"
 #include "lab/child/student_program.h"
 
 namespace lb::lab {
+
+// How a timed sample gets its problem into the variant's buffers (above).
+class InputRefresh {
+ public:
+  virtual ~InputRefresh() = default;
+  // Whether refresh() is device work on the stream (timed by events), else host work that is done
+  // when it returns (timed by the host's clock).
+  virtual bool on_device() const = 0;
+  // The problem drawn from `sample_seed` into the variant's inputs, its output's starting contents
+  // and its scalar, on `stream`.
+  virtual void refresh(std::uint64_t sample_seed, cudaStream_t stream) = 0;
+  // That problem on the host, as refresh(sample_seed) gave it: what a verified sample is checked against.
+  virtual const HostProblem& problem(std::uint64_t sample_seed) = 0;
+};
+
+// On the device from the recipe when the workload has one for every input, else on the host.
+std::unique_ptr<InputRefresh> input_refresh(const Workload& workload, const Shape& shape, StudentVariant& variant);
 
 // A timed sample's output was wrong: what() says which sample and how.
 class WrongTimedResult : public std::runtime_error {
@@ -40,8 +64,9 @@ class FreshInputs final : public SampleHooks {
   void after_sample(std::size_t index, bool last, cudaStream_t stream) override;
 
   std::size_t samples_verified() const { return verified_; }
-  // Device time of one sample's fresh inputs, output start and scalar (outside the timed region):
-  // what every timed sample costs the grade beside its kernel.
+  // Time of one sample's fresh inputs, output start and scalar (outside the timed region; on the
+  // device, or on the host with its upload when drawn there): what every timed sample costs the
+  // grade beside its kernel.
   double refresh_ms() const { return refresh_ms_; }
 
   static constexpr std::size_t kMaxRandomChecks = 8;  // verified samples besides the last
@@ -52,13 +77,13 @@ class FreshInputs final : public SampleHooks {
                                    std::size_t index);
 
  private:
-  void refresh(std::size_t index, cudaStream_t stream);
+  std::uint64_t seed_of(std::size_t index) const { return sample_seed(seed_, workload_, shape_, index); }
 
   const Workload& workload_;
   Shape shape_;
   std::uint64_t seed_;
   StudentVariant& variant_;
-  DeviceBuffers buffers_;  // the variant's buffers, which do not move: asked for once, not every sample
+  std::unique_ptr<InputRefresh> refresh_;
   std::size_t verified_ = 0, random_checks_ = 0;
   double refresh_ms_ = 0;
 };

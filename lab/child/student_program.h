@@ -66,6 +66,7 @@ struct StudentBuild {
 struct TargetDevice {
   int sm = 90;        // compute capability as 90 for 9.0: what the file is compiled for
   int sm_count = 1;   // multiprocessors: grid_stride's grid is 4 blocks per SM
+  int threads_per_sm = 2048;  // resident threads per SM: a folder's grid-stride grid fills them (grid_stride_blocks)
 };
 
 }  // namespace lb::lab

@@ -47,6 +47,9 @@ std::string judge(StudentVariant& variant, const LabSpec& spec, const HostProble
            " elements) — does every thread check its index against the size before it touches memory?";
   }
   if (run.verdict.passed) return {};
+  // A workload folder's check (its reference.py, through the folder) names the output, the element
+  // and the bound itself; there is no element-wise reference in floats to explain it further.
+  if (spec.folder) return run.verdict.detail;
   const std::string feedback =
       explain_result(workload, problem.shape, result, starting_output(spec, problem), workload.reference(problem));
   return feedback.empty() ? run.verdict.detail : feedback;
@@ -87,9 +90,10 @@ constexpr const char* kThrottled = "every timed sample was discarded: the GPU's 
 // The student's kernel beside ours (the lab's baseline layer's) at each benchmark size, timed by the harness
 // (cold L2, the stream held, noise-based stopping, throttled samples dropped), on inputs drawn from
 // this grade's seed. The student's output is checked before its timed runs, and each of its timed
-// samples gets new inputs (drawn on the device from the grade's secret seed and the sample's index,
-// into the same buffers), a re-poisoned output and a fresh scalar, some of them verified
-// (lab/child/fresh_inputs.h): no sample can profit from the one before it.
+// samples gets new inputs (drawn from the grade's secret seed and the sample's index, into the same
+// buffers: on the device, or on the host for a workload folder), a re-poisoned output and a fresh
+// scalar, some of them verified (lab/child/fresh_inputs.h): no sample can profit from the one
+// before it.
 void time_benchmarks(const LabSpec& spec, StudentProgram& program, std::uint64_t seed, std::FILE* out) {
   const std::unique_ptr<Environment> env = open_environment(true, {.seed = seed});
   emit(out, TimingEnvironment{.gpu = env->device->name,
@@ -152,7 +156,7 @@ int KernelRunner::run_child(const LabSpec& spec, const std::filesystem::path& fi
   const driver::PrimaryContext context;
   std::unique_ptr<StudentProgram> program;
   try {
-    program = load(spec, file, {context.sm(), context.sm_count()},
+    program = load(spec, file, {context.sm(), context.sm_count(), context.threads_per_sm()},
                    {.line_info = request.line_info, .exact_buffers = request.exact_buffers});
   } catch (const StudentCompileError& e) {
     emit(out, CompileFailed{e.what()});

@@ -57,6 +57,9 @@ class Runner {
   // Why the spec's arguments (bound to the workload's) cannot be called by this runner; empty
   // when they can (lab.json's "arguments" is then refused with this text).
   virtual std::string arguments_error(const std::vector<BoundArgument>& arguments) const;
+  // Whether it runs a lab on a workload folder (lab.json's "workload_dir"): the folder's typed
+  // buffers, scalars and launch. A runner that cannot is refused such a lab when it is parsed.
+  virtual bool runs_folder_workloads() const { return false; }
   // Whether the child loads the file through the embedded interpreter: a build without an
   // embeddable Python refuses such a lab.
   virtual bool embedded_python() const { return false; }

@@ -11,6 +11,7 @@
 #include "common/data_root.h"
 #include "harness/sizes.h"  // parse_shape
 #include "lab/runners/runner.h"
+#include "variants/python/workload_folder.h"  // register_workload_folder, workload_folders_unavailable_reason
 
 namespace lb::lab {
 namespace {
@@ -120,11 +121,14 @@ std::vector<Tier> parse_tiers(const Fields& f, const json& tiers, const Layer& b
   return out;
 }
 
-// The workloads a lab can be written for: those whose descriptor names their kernel's parameters.
+// A workload registered from a folder: a lab names it by its folder (workload_dir), not its name.
+bool from_a_folder(const Workload& w) { return dynamic_cast<const FolderWorkload*>(&w) != nullptr; }
+
+// The workloads a lab can name: the built-in ones whose descriptor names their kernel's parameters.
 std::string lab_workload_names() {
   std::string names;
   for (const Workload* w : all_workloads())
-    if (!w->descriptor().kernel_args.empty()) names += (names.empty() ? "" : ", ") + w->name();
+    if (!w->descriptor().kernel_args.empty() && !from_a_folder(*w)) names += (names.empty() ? "" : ", ") + w->name();
   return names;
 }
 
@@ -193,6 +197,56 @@ const Layer* baseline_layer(const Fields& f, const std::string& name, const Work
   return layer;
 }
 
+// The workload: a built-in one by name ("workload"), or a workload folder ("workload_dir", relative
+// to the lab's folder), registered as `run --workload-dir` registers it (again for the same folder
+// is the same workload). Exactly one of the two.
+void parse_workload(const Fields& f, const json& root, LabSpec& spec) {
+  const bool named = root.contains("workload"), folder = root.contains("workload_dir");
+  if (named && folder) f.fail("workload_dir", "give workload (a built-in workload) or workload_dir (a workload folder), not both");
+  if (!named && !folder)
+    f.fail("workload", "missing (give workload, one of " + lab_workload_names() + ", or workload_dir, a workload folder)");
+  if (named) {
+    const std::string workload = f.text("workload");
+    spec.workload = find_workload(workload);
+    if (spec.workload && from_a_folder(*spec.workload))
+      f.fail("workload", "'" + workload + "' is a workload folder's: give its folder as workload_dir");
+    if (!spec.workload || spec.workload->descriptor().kernel_args.empty())
+      f.fail("workload", "expected one of " + lab_workload_names() + ", got '" + one_line(workload) + "'");
+    return;
+  }
+  const fs::path dir = fs::absolute(spec.dir / f.text("workload_dir")).lexically_normal();
+  if (const std::string why = workload_folders_unavailable_reason(); !why.empty())
+    f.fail("workload_dir", "this layerbench cannot read a workload folder: " + one_line(why));
+  try {
+    spec.folder = &register_workload_folder(dir.string());
+  } catch (const UsageError& e) {  // the folder's own one line: its file and field
+    f.fail("workload_dir", one_line(e.what()));
+  }
+  spec.workload = spec.folder;
+}
+
+// A folder lab's kernel, its parameters and its launch are the folder's workload.json's: lab.json
+// giving them again could only disagree with the kernel that "ours" runs.
+void take_from_folder(const Fields& f, const json& root, LabSpec& spec) {
+  for (const char* field : {"kernel", "signature", "arguments", "output_starts", "launch"})
+    if (root.contains(field))
+      f.fail(field, std::string("a lab on a workload folder takes it from ") + spec.folder->spec().dir +
+                        "/workload.json: remove it");
+  if (!spec.runner->runs_folder_workloads())
+    f.fail("runner", "the " + spec.runner->name() + " runner cannot run a lab on a workload folder (workload_dir); " +
+                         "the nvrtc runner can");
+  const FolderSpec& folder = spec.folder->spec();
+  spec.kernel = folder.kernel_name;
+  spec.signature = "void " + folder.kernel_name + "(";
+  for (const KernelArg& a : spec.folder->descriptor().kernel_args) {
+    spec.arguments.push_back(a.name);
+    spec.signature += (spec.arguments.size() > 1 ? ", " : "") + a.type + " " + a.name;
+  }
+  spec.signature += ")";
+  spec.launch.block_x = folder.launch.block[0];
+  spec.launch.block_y = folder.launch.block[1];
+}
+
 }  // namespace
 
 std::string check_size_label(const LabSpec& spec, std::size_t i) {
@@ -224,25 +278,26 @@ LabSpec parse_lab_spec(const fs::path& lab_json) {
   spec.name = fs::absolute(lab_json).parent_path().filename().string();
   spec.title = f.text("title");
   spec.order = f.integer("order", f.get("order"), 0, 1000000);
-  const std::string workload = f.text("workload");
-  spec.workload = find_workload(workload);
-  if (!spec.workload || spec.workload->descriptor().kernel_args.empty())
-    f.fail("workload", "expected one of " + lab_workload_names() + ", got '" + one_line(workload) + "'");
+  parse_workload(f, root, spec);
   spec.student_file = f.text("student_file");
   if (spec.student_file.find('/') != std::string::npos || spec.student_file.starts_with("."))
     f.fail("student_file", "expected a file name in the lab's folder");
   spec.runner = parse_runner(f, root, spec.student_file);
-  spec.kernel = f.text("kernel");
-  spec.signature = f.text("signature");
-  spec.arguments = f.strings("arguments", f.get("arguments"));
-  spec.bound_arguments = bind_arguments(f, spec.arguments, *spec.workload);
-  const std::string starts = f.text("output_starts");
-  if (starts != "poison" && starts != "zero") f.fail("output_starts", "expected poison or zero");
-  spec.output_starts_zero = starts == "zero";
-  if (spec.runner->takes_launch()) spec.launch = parse_launch(f, f.get("launch"), *spec.workload);
-  else if (root.contains("launch"))
-    f.fail("launch", "the " + spec.runner->name() + " runner's student launches their own kernels: no launch");
-  if (const std::string why = spec.runner->arguments_error(spec.bound_arguments); !why.empty()) f.fail("arguments", why);
+  if (spec.folder) {
+    take_from_folder(f, root, spec);
+  } else {
+    spec.kernel = f.text("kernel");
+    spec.signature = f.text("signature");
+    spec.arguments = f.strings("arguments", f.get("arguments"));
+    spec.bound_arguments = bind_arguments(f, spec.arguments, *spec.workload);
+    const std::string starts = f.text("output_starts");
+    if (starts != "poison" && starts != "zero") f.fail("output_starts", "expected poison or zero");
+    spec.output_starts_zero = starts == "zero";
+    if (spec.runner->takes_launch()) spec.launch = parse_launch(f, f.get("launch"), *spec.workload);
+    else if (root.contains("launch"))
+      f.fail("launch", "the " + spec.runner->name() + " runner's student launches their own kernels: no launch");
+    if (const std::string why = spec.runner->arguments_error(spec.bound_arguments); !why.empty()) f.fail("arguments", why);
+  }
   spec.check_size_texts = f.strings("check_sizes", f.get("check_sizes"));
   spec.check_sizes = f.sizes("check_sizes", spec.check_size_texts, *spec.workload);
   spec.benchmark_sizes = f.sizes("benchmark_sizes", f.strings("benchmark_sizes", f.get("benchmark_sizes")),
@@ -263,11 +318,27 @@ fs::path default_labs_dir() {
   return data_root() / "labs";  // common/data_root.h
 }
 
+namespace {
+
+// A lab on a workload folder is read through the embedded interpreter and workload_folder.py (NumPy):
+// where they are missing (a build without Python layers, a CPU-only pip install) the other labs are
+// listed, and find_lab refuses this one saying why.
+bool needs_the_missing_interpreter(const fs::path& lab_json) {
+  if (workload_folders_unavailable_reason().empty()) return false;
+  std::ifstream in(lab_json);
+  const json root = json::parse(in, nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
+  return root.is_object() && root.contains("workload_dir");
+}
+
+}  // namespace
+
 std::vector<LabSpec> all_labs(const fs::path& labs_dir) {
   std::vector<LabSpec> labs;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(labs_dir, ec))
-    if (entry.is_directory() && fs::exists(entry.path() / "lab.json")) labs.push_back(parse_lab_spec(entry.path() / "lab.json"));
+    if (entry.is_directory() && fs::exists(entry.path() / "lab.json") &&
+        !needs_the_missing_interpreter(entry.path() / "lab.json"))
+      labs.push_back(parse_lab_spec(entry.path() / "lab.json"));
   if (ec) throw UsageError("cannot read the labs folder " + labs_dir.string() + ": " + ec.message());
   std::sort(labs.begin(), labs.end(), [](const LabSpec& a, const LabSpec& b) {
     return a.order != b.order ? a.order < b.order : a.name < b.name;

@@ -6,6 +6,7 @@
 
 #include "common/usage_error.h"
 #include "variants/variant.h"
+#include "workloads/folder/folder_workload.h"
 #include "workloads/workload.h"
 
 namespace lb::lab {
@@ -51,6 +52,11 @@ struct LabSpec {
   std::string title;
   int order = 0;
   const Workload* workload = nullptr;
+  // A lab on a workload folder (lab.json's "workload_dir", docs/your-own-workload.md): the folder's
+  // workload (also `workload`), whose workload.json gives the kernel's name, its parameters (in
+  // order, typed: FolderSpec::arguments) and its launch (FolderSpec::launch), which lab.json then
+  // does not. nullptr for a built-in workload ("workload").
+  const FolderWorkload* folder = nullptr;
   std::string student_file;    // the file the student edits, in `dir`
   const Runner* runner = nullptr;  // "runner"; absent: the first registered for the file's extension
   std::string kernel;          // extern "C" __global__ name
@@ -59,8 +65,10 @@ struct LabSpec {
   // The same parameters, in order, as the runner binds them: the workload's KernelArg of each name
   // (what it is bound to) and the C type it is passed as.
   std::vector<BoundArgument> bound_arguments;
-  bool output_starts_zero = false;     // else poison (NaN), or y for saxpy
-  LaunchShape launch;          // none when the runner takes none (the student's host code launches)
+  bool output_starts_zero = false;     // else poison (NaN), or y for saxpy; a folder's outputs start as it says
+  // None when the runner takes none (the student's host code launches). A folder lab's launch is
+  // the folder's (FolderSpec::launch); only its block is copied here, for the check's hints.
+  LaunchShape launch;
   std::vector<std::string> check_size_texts;  // as written, for messages
   std::vector<Shape> check_sizes;
   std::vector<Shape> benchmark_sizes;
@@ -84,7 +92,9 @@ LabSpec parse_lab_spec(const std::filesystem::path& lab_json);
 
 // The default labs folder: $LAYERBENCH_LABS, else <source tree>/labs.
 std::filesystem::path default_labs_dir();
-// Every lab under `labs_dir` (folders holding a lab.json), in `order`.
+// Every lab under `labs_dir` (folders holding a lab.json), in `order`; where workload folders
+// cannot be read (no embedded interpreter, no NumPy in it), less the labs on one (which find_lab
+// refuses, saying why).
 std::vector<LabSpec> all_labs(const std::filesystem::path& labs_dir);
 // A lab by its folder name ("01-vector-add") or number ("1", "01"); UsageError when unknown.
 LabSpec find_lab(const std::filesystem::path& labs_dir, const std::string& which);

@@ -45,6 +45,7 @@ GRIDS = {"cover_n": 1, "grid_stride": 1, "cover_mn": 2}  # grid rule -> block di
 TRIP_FUNCTIONS = ["lab_host_alloc", "lab_host_free", "lab_setup", "lab_trip", "lab_teardown"]
 SIZE_1D = re.compile(r"^(\d+|2\^\d+)$")
 SIZE_MNK = re.compile(r"^\d+x\d+x\d+$")
+SIZE_MN = re.compile(r"^\d+x\d+$")
 
 
 def lab_dirs() -> list[Path]:
@@ -55,7 +56,36 @@ LAB_NAMES = [p.name for p in lab_dirs()]
 
 
 def load_spec(lab: str) -> dict:
-    return json.loads((LABS / lab / "lab.json").read_text())
+    spec = json.loads((LABS / lab / "lab.json").read_text())
+    return with_folder(spec, LABS / lab) if "workload_dir" in spec else spec
+
+
+# A lab on a workload folder (lab.json's "workload_dir", relative to the lab's folder) takes its
+# kernel, its parameters (typed by the folder's buffers and scalars), what its outputs start as and
+# its launch from the folder's workload.json (lab/spec/lab_spec.cpp), which its own JSON Schema
+# checks (workloads/folder/workload.schema.json): they are filled in here as the runner reads them.
+C_TYPES = {"float32": "float", "float64": "double", "int32": "int", "int64": "long long"}
+FROM_THE_FOLDER = ("kernel", "signature", "arguments", "output_starts", "launch")
+
+
+def with_folder(spec: dict, lab_dir: Path) -> dict:
+    given_again = [f for f in FROM_THE_FOLDER if f in spec]
+    folder = json.loads((lab_dir / spec["workload_dir"] / "workload.json").read_text())
+    buffers = {b["name"]: b for b in folder["buffers"]}
+    scalars = {s["name"]: s for s in folder.get("scalars", [])}
+    vocabulary = {}
+    for a in folder["kernel"]["arguments"]:
+        if a in buffers:
+            b = buffers[a]
+            vocabulary[a] = ("const " if b["role"] == "input" else "") + C_TYPES[b["type"]] + "*"
+        else:
+            vocabulary[a] = C_TYPES[scalars[a]["type"]] if a in scalars else "long long"
+    kernel = folder["kernel"]["name"]
+    return dict(spec, workload=folder["name"], kernel=kernel, arguments=list(vocabulary),
+                signature=f"void {kernel}({', '.join(f'{t} {a}' for a, t in vocabulary.items())})",
+                output_starts=next(b.get("starts_as", "poison") for b in folder["buffers"] if b["role"] == "output"),
+                launch=folder["launch"], folder=folder, vocabulary=vocabulary,
+                given_again=given_again)
 
 
 def is_python_lab(lab: str) -> bool:
@@ -69,7 +99,7 @@ PYTHON_LABS = [lab for lab in LAB_NAMES if is_python_lab(lab)]
 def parse_signature(signature: str) -> tuple[str, list[tuple[str, str]]]:
     """'void k(const float* a, long long n)' -> ('k', [('const float*', 'a'), ('long long', 'n')]); an
     host-trip lab's trip returns cudaError_t."""
-    m = re.fullmatch(r"\s*(?:void|cudaError_t)\s+(\w+)\s*\((.*)\)\s*", signature)
+    m = re.fullmatch(r"\s*(?:void|cudaError_t)\s+(\w+)\s*\((.*)\)\s*", signature, flags=re.S)  # a list may wrap
     if not m:
         raise ValueError(f"not a void kernel signature: {signature!r}")
     params = []
@@ -92,9 +122,12 @@ def spec_errors(spec: dict) -> list[str]:
     if errors:
         return errors
     workload = spec["workload"]
-    if workload not in VOCABULARY:
+    folder = spec.get("folder")  # a lab on a workload folder: with_folder
+    if folder is None and workload not in VOCABULARY:
         return [f"unknown workload {workload!r}"]
-    vocab = VOCABULARY[workload]
+    if spec.get("given_again"):
+        errors.append(f"{spec['given_again']} are the folder's: lab.json on a workload folder does not give them")
+    vocab = spec["vocabulary"] if folder is not None else VOCABULARY[workload]
     if not isinstance(spec["order"], int) or spec["order"] < 1:
         errors.append("order must be a positive integer")
     python = spec["student_file"].endswith(".py")
@@ -119,6 +152,8 @@ def spec_errors(spec: dict) -> list[str]:
                 errors.append(f"parameter {p} is {ctype!r}, the {workload} runner passes {vocab[p]!r}")
     except ValueError as e:
         errors.append(str(e))
+    if folder is not None:  # what outputs start as and the launch: the folder's, checked by its own schema
+        return errors + sizes_and_points_errors(spec, {"n": SIZE_1D, "MxN": SIZE_MN, "MxNxK": SIZE_MNK}[folder["size_form"]])
     if spec["output_starts"] not in ("poison", "zero"):
         errors.append(f"output_starts {spec['output_starts']!r} is not poison or zero")
     if spec["output_starts"] == "zero" and workload != "reduce":
@@ -133,10 +168,14 @@ def spec_errors(spec: dict) -> list[str]:
         errors.append("grid cover_mn is matmul's, and matmul's only")
     elif math.prod(block) > 1024:
         errors.append("a block has at most 1024 threads")
-    size = SIZE_MNK if workload == "matmul" else SIZE_1D
+    return errors + sizes_and_points_errors(spec, SIZE_MNK if workload == "matmul" else SIZE_1D)
+
+
+def sizes_and_points_errors(spec: dict, size: re.Pattern) -> list[str]:
+    errors = []
     for key in ("check_sizes", "benchmark_sizes"):
         if not spec[key] or not all(isinstance(s, str) and size.match(s) for s in spec[key]):
-            errors.append(f"{key} {spec[key]} are not {'MxNxK' if workload == 'matmul' else 'n or 2^k'} strings")
+            errors.append(f"{key} {spec[key]} are not sizes of the form {size.pattern}")
     points = spec["points"]
     if set(points) != {"check", "performance"} or sum(points.values()) != 100:
         errors.append(f"points {points} must be check + performance = 100")
@@ -244,6 +283,17 @@ def test_the_spec_check_rejects_a_bad_spec(mutate, message):
     spec = copy.deepcopy(load_spec("01-vector-add"))
     mutate(spec)
     assert any(message in e for e in spec_errors(spec)), spec_errors(spec)
+
+
+def test_a_folder_lab_takes_its_kernel_from_the_folder_and_refuses_it_given_again():
+    folder_labs = [lab for lab in LAB_NAMES if "workload_dir" in json.loads((LABS / lab / "lab.json").read_text())]
+    assert folder_labs, "a lab on a workload folder (P22): labs/09-stencil5"
+    spec = load_spec(folder_labs[0])
+    assert spec["signature"] == "void stencil5(const float* x, const float* w, float* y, long long n)"
+    assert spec_errors(spec) == []
+    raw = json.loads((LABS / folder_labs[0] / "lab.json").read_text())
+    again = with_folder(dict(raw, kernel="stencil5"), LABS / folder_labs[0])
+    assert any("are the folder's" in e for e in spec_errors(again)), spec_errors(again)
 
 
 @pytest.mark.parametrize("lab, role, path", SOURCES, ids=[f"{lab}/{role}/{p.name}" for lab, role, p in SOURCES])

@@ -266,9 +266,17 @@ TEST_F(FolderWorkloadTest, AReferenceThatRaisesOrMisshapesIsOneLineNamingIt) {
 
 TEST_F(FolderWorkloadTest, ANameTakenIsUsageError) {
   NEED_EMBEDDED_PYTHON();
-  (void)typed();
-  EXPECT_THROW(register_workload_folder(make_folder("typed_mix").string()), UsageError);
+  const FolderWorkload& first = typed();
+  // Another folder whose workload.json has the same name.
+  const fs::path another = make_folder("typed_mix").parent_path() / "another" / "typed_mix";
+  fs::remove_all(another);
+  fs::create_directories(another.parent_path());
+  fs::copy(make_folder("typed_mix"), another, fs::copy_options::recursive);
+  EXPECT_THROW(register_workload_folder(another.string()), UsageError);
   EXPECT_THROW(register_workload_folder(make_folder("saxpy").string()), UsageError);
+  // The same folder again (a lab parsed twice; a lab and `run` in one process) is the same workload.
+  EXPECT_EQ(&register_workload_folder(make_folder("typed_mix").string()), &first);
+  EXPECT_EQ(&register_workload_folder((make_folder("typed_mix") / ".." / "typed_mix").string()), &first);
 }
 
 TEST_F(FolderWorkloadTest, EveryKernelTextLayerHasAVariant) {

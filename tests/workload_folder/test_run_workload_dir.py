@@ -64,7 +64,7 @@ def test_bad_folder_is_one_line_and_exit_2(stencil_copy, tmp_path, change, expec
 @pytest.mark.parametrize("args, expected", [
     (["--workload-dir", "/no/such/folder"], "/no/such/folder: not a directory"),
     (["--workload-dir", str(EXAMPLES / "stencil5"), "--workload-dir", str(EXAMPLES / "stencil5")],
-     "name: 'stencil5' is already a workload's name"),
+     "given twice (the folder of workload 'stencil5')"),
     (["--workload-dir", str(EXAMPLES / "stencil5"), "-w", "stencil6"], "unknown workload 'stencil6'"),
     (["--workload-dir", str(EXAMPLES / "row_softmax"), "-s", "4x4x4"], "4x4x4"),
 ])

@@ -120,6 +120,7 @@ class Kernel {
  private:
   friend class Module;
   friend void launch_kernel(const Kernel&, const LaunchDims&, const ArgumentSlots&, cudaStream_t);
+  friend void allow_shared_bytes(const Kernel&, unsigned);
   explicit Kernel(CUfunc_st* function) : function_(function) {}
   CUfunc_st* function_ = nullptr;
 };
@@ -169,6 +170,10 @@ struct LaunchDims {
   unsigned block_x = 1, block_y = 1, block_z = 1;
   unsigned shared_bytes = 0;
 };
+
+// Lets `kernel` launch with `bytes` of dynamic shared memory: above the default 48 KiB the limit
+// must be raised first (cuFuncSetAttribute); below it, nothing to do.
+void allow_shared_bytes(const Kernel& kernel, unsigned bytes);
 
 // cuLaunchKernel on `stream`: enqueued, not waited for.
 void launch_kernel(const Kernel& kernel, const LaunchDims& dims, const ArgumentSlots& args, cudaStream_t stream);

@@ -9,6 +9,7 @@
 #ifdef LB_PYTHON_UNAVAILABLE  // a build without the embedded interpreter: every folder is refused, saying why
 
 namespace lb {
+std::string workload_folders_unavailable_reason() { return "it needs the embedded Python: " LB_PYTHON_UNAVAILABLE; }
 WorkloadFolderSummary check_workload_folder(const std::string& dir) {
   throw UsageError("--workload-dir " + dir + ": reading a workload folder needs the embedded Python: " LB_PYTHON_UNAVAILABLE);
 }
@@ -30,6 +31,7 @@ const FolderWorkload& register_workload_folder(const std::string& dir) {
 #include <deque>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <tuple>
 
 #include "variants/python/python_folder.h"
@@ -339,6 +341,16 @@ py::object folder_outputs(const FolderWorkload& w, const Shape& s, std::span<flo
 
 }  // namespace python
 
+std::string workload_folders_unavailable_reason() {
+  if (const std::string why = embedded_python_unavailable_reason(); !why.empty()) return "it needs the embedded Python: " + why;
+  try {
+    folder_module();
+    return {};
+  } catch (const py::error_already_set& e) {
+    return "workloads/folder/workload_folder.py cannot be imported: " + python::python_error_line(e);
+  }
+}
+
 WorkloadFolderSummary check_workload_folder(const std::string& dir) {
   const py::object folder = loaded_folder(dir);
   return folder_call(dir, [&] {
@@ -355,6 +367,14 @@ WorkloadFolderSummary check_workload_folder(const std::string& dir) {
 }
 
 const FolderWorkload& register_workload_folder(const std::string& dir) {
+  // The same folder again (a lab parsed twice, a lab and `run --workload-dir` in one process) is
+  // the workload it registered, by the folder's canonical path; another folder of the same name is
+  // refused below.
+  static auto* registered = new std::map<std::filesystem::path, const FolderWorkload*>();
+  std::error_code ec;
+  const std::filesystem::path key = std::filesystem::weakly_canonical(dir, ec);
+  if (!ec)
+    if (const auto found = registered->find(key); found != registered->end()) return *found->second;
   std::unique_ptr<PythonFolderWorkload> made = folder_workload(dir, loaded_folder(dir));
   const PythonFolderWorkload& w = *made;
   if (find_workload(w.name()))
@@ -370,6 +390,7 @@ const FolderWorkload& register_workload_folder(const std::string& dir) {
     if (!find_layer(name)) continue;  // a layer this build does not have: `list` says which there are
     register_variant(name, w.name(), python_folder_variant_factory(path, w));
   }
+  if (!ec) registered->emplace(key, &w);
   return w;
 }
 

@@ -21,6 +21,10 @@ struct WorkloadFolderSummary {
   std::string content_hash;                // sha256 of the folder's files, for the results' context
 };
 
+// Why this process cannot read a workload folder: no embedded interpreter, or workload_folder.py
+// cannot be imported in it (NumPy missing, as in a CPU-only pip install); empty when it can.
+std::string workload_folders_unavailable_reason();
+
 // Throws UsageError with workload_folder.py's one line ("DIR/workload.json: buffers[1].type: ...")
 // for a bad folder, and with the reason where this build has no embedded Python.
 WorkloadFolderSummary check_workload_folder(const std::string& dir);
@@ -28,8 +32,9 @@ WorkloadFolderSummary check_workload_folder(const std::string& dir);
 // `run --workload-dir DIR`: the folder checked as above, then registered as a workload
 // (register_workload) whose problem, formulas and check are workload_folder.py's, with its
 // variants: one per layer that runs a folder's kernel text (Layer::folder_variant) and one per
-// Python implementation in the folder (cupy.py, numba.py, ... on that layer). UsageError as above,
-// and for a name a registered workload already has.
+// Python implementation in the folder (cupy.py, numba.py, ... on that layer). The same folder
+// again (by its canonical path) returns the workload registered the first time. UsageError as
+// above, and for a name a registered workload already has (another folder's, or a built-in one's).
 const FolderWorkload& register_workload_folder(const std::string& dir);
 
 }  // namespace lb

@@ -11,18 +11,27 @@ namespace {
 // What the guard zone after the output holds; compared bit for bit.
 constexpr std::uint32_t kGuardBits = 0x7F8ABCDEu;  // a NaN no arithmetic produces
 
-HostBuffer guard_pattern() {
-  HostBuffer guard(static_cast<std::size_t>(StudentKernel::kGuardFloats));
-  for (float& g : guard) std::memcpy(&g, &kGuardBits, sizeof g);
-  return guard;
-}
-
 // The cubin's symbol table holds an extern "C" kernel's name as a whole string.
 bool defines_symbol(const std::string& cubin, const std::string& name) {
   return cubin.find(std::string(1, '\0') + name + std::string(1, '\0')) != std::string::npos;
 }
 
 }  // namespace
+
+HostBuffer guard_pattern() {
+  HostBuffer guard(static_cast<std::size_t>(StudentKernel::kGuardFloats));
+  for (float& g : guard) std::memcpy(&g, &kGuardBits, sizeof g);
+  return guard;
+}
+
+std::int64_t first_changed_guard(std::span<const float> guard) {
+  for (std::size_t i = 0; i < guard.size(); ++i) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &guard[i], sizeof bits);
+    if (bits != kGuardBits) return static_cast<std::int64_t>(i);
+  }
+  return -1;
+}
 
 driver::CompiledProgram compile_student_kernel(const LabSpec& spec, const std::filesystem::path& file, int sm,
                                                bool use_cache, const StudentBuild& build) {
@@ -62,8 +71,8 @@ Grid grid_for(const LaunchShape& launch, const Shape& shape, int sm_count) {
   return {};
 }
 
-StudentKernel::StudentKernel(const LabSpec& spec, driver::Kernel kernel, int sm_count, bool exact_buffers)
-    : spec_(spec), kernel_(kernel), sm_count_(sm_count), exact_buffers_(exact_buffers) {}
+StudentKernel::StudentKernel(const LabSpec& spec, driver::Kernel kernel, const TargetDevice& device, bool exact_buffers)
+    : spec_(spec), kernel_(kernel), sm_count_(device.sm_count), exact_buffers_(exact_buffers) {}
 
 void StudentKernel::allocate(const Shape& shape, const Setup&) {
   shape_ = shape;
@@ -86,12 +95,7 @@ std::int64_t StudentKernel::first_write_past_end(cudaStream_t stream) const {
   if (guard_floats() == 0) return -1;
   HostBuffer guard(static_cast<std::size_t>(kGuardFloats));
   output_.download_at(static_cast<std::size_t>(output_count_), guard, stream);
-  for (std::int64_t i = 0; i < kGuardFloats; ++i) {
-    std::uint32_t bits;
-    std::memcpy(&bits, &guard[i], sizeof bits);
-    if (bits != kGuardBits) return i;
-  }
-  return -1;
+  return first_changed_guard(guard);
 }
 
 DeviceBuffers StudentKernel::device_buffers() {

@@ -37,7 +37,7 @@ Grid grid_for(const LaunchShape& launch, const Shape& shape, int sm_count);
 // stream. The output is followed by a guard zone, except with exact buffers (StudentBuild).
 class StudentKernel final : public StudentVariant {
  public:
-  StudentKernel(const LabSpec& spec, driver::Kernel kernel, int sm_count, bool exact_buffers);
+  StudentKernel(const LabSpec& spec, driver::Kernel kernel, const TargetDevice& device, bool exact_buffers);
   void allocate(const Shape& shape, const Setup& setup) override;
   void upload(const HostProblem& problem, cudaStream_t stream) override;
   void run(cudaStream_t stream) override;
@@ -59,5 +59,10 @@ class StudentKernel final : public StudentVariant {
   std::vector<driver::DeviceMemory> inputs_;
   driver::DeviceMemory output_;
 };
+
+// What a guard zone holds (StudentKernel::kGuardFloats floats of a NaN no arithmetic produces),
+// and the first element of a downloaded one that no longer holds it (-1: none), compared bit for bit.
+HostBuffer guard_pattern();
+std::int64_t first_changed_guard(std::span<const float> guard);
 
 }  // namespace lb::lab

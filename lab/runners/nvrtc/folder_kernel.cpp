@@ -1,0 +1,101 @@
+#include "lab/runners/nvrtc/folder_kernel.h"
+
+#include <cstring>
+
+#include "lab/runners/nvrtc/lab_kernel.h"  // StudentKernel::kGuardFloats, guard_pattern, kGuardBits
+
+namespace lb::lab {
+namespace {
+
+// The floats of HostProblem::output (or a result) that hold output `p`.
+std::span<const float> output_floats(std::span<const float> packed, const FolderLayout::Place& p) {
+  return packed.subspan(static_cast<std::size_t>(p.offset / 4), static_cast<std::size_t>(floats_for(p.bytes)));
+}
+
+}  // namespace
+
+FolderStudentKernel::FolderStudentKernel(const LabSpec& spec, driver::Kernel kernel, const TargetDevice& device,
+                                         bool exact_buffers)
+    : workload_(*spec.folder), kernel_(kernel), device_(device), exact_buffers_(exact_buffers) {}
+
+std::int64_t FolderStudentKernel::guard_floats() const { return exact_buffers_ ? 0 : StudentKernel::kGuardFloats; }
+
+void FolderStudentKernel::allocate(const Shape& shape, const Setup&) {
+  const FolderSpec& spec = workload_.spec();
+  driver::allow_shared_bytes(kernel_, spec.launch.shared_bytes);
+  layout_ = workload_.layout(shape);
+  buffers_.clear();
+  for (const FolderLayout::Place& p : layout_.buffers)
+    buffers_.emplace_back(static_cast<std::size_t>(floats_for(p.bytes) + (p.output ? guard_floats() : 0)));
+  args_ = {};
+  for (const FolderArgument& a : spec.arguments) {
+    switch (a.kind) {
+      case FolderArgument::Kind::kBuffer: args_.push(buffers_.at(static_cast<std::size_t>(a.buffer)).get()); break;
+      case FolderArgument::Kind::kScalar: {
+        // The value's own bytes (4 or 8): the driver copies as many as the kernel's parameter has.
+        std::uint64_t bits = 0;
+        std::memcpy(&bits, a.value.data(), a.value_bytes);
+        if (a.value_bytes == 4) args_.push(static_cast<std::uint32_t>(bits));
+        else args_.push(bits);
+        break;
+      }
+      case FolderArgument::Kind::kSize: args_.push(static_cast<long long>(extent(shape, a.dim))); break;
+    }
+  }
+  grid_ = spec.launch.grid_stride
+              ? std::array<unsigned, 3>{grid_stride_blocks(spec.launch.block, device_.sm_count, device_.threads_per_sm), 1, 1}
+              : workload_.grid(shape);
+}
+
+void FolderStudentKernel::upload(const HostProblem& problem, cudaStream_t stream) {
+  const HostBuffer guard = guard_floats() > 0 ? guard_pattern() : HostBuffer();
+  for (std::size_t i = 0; i < buffers_.size(); ++i) {
+    const FolderLayout::Place& p = layout_.buffers[i];
+    if (!p.output) {
+      buffers_[i].upload(problem.inputs.at(p.index), stream);
+      continue;
+    }
+    buffers_[i].upload(output_floats(problem.output, p), stream);
+    if (!guard.empty()) buffers_[i].upload_at(static_cast<std::size_t>(floats_for(p.bytes)), guard, stream);
+  }
+}
+
+std::int64_t FolderStudentKernel::first_write_past_end(cudaStream_t stream) const {
+  if (guard_floats() == 0) return -1;
+  HostBuffer guard(static_cast<std::size_t>(guard_floats()));
+  for (std::size_t i = 0; i < buffers_.size(); ++i) {
+    const FolderLayout::Place& p = layout_.buffers[i];
+    if (!p.output) continue;
+    buffers_[i].download_at(static_cast<std::size_t>(floats_for(p.bytes)), guard, stream);
+    if (const std::int64_t changed = first_changed_guard(guard); changed >= 0) return changed;
+  }
+  return -1;
+}
+
+DeviceBuffers FolderStudentKernel::device_buffers() {
+  DeviceBuffers buffers;
+  for (std::size_t i = 0; i < buffers_.size(); ++i) {
+    float* at = reinterpret_cast<float*>(buffers_[i].get());
+    if (!layout_.buffers[i].output) buffers.inputs.push_back(at);
+    else if (!buffers.output) buffers.output = at;
+  }
+  return buffers;
+}
+
+void FolderStudentKernel::run(cudaStream_t stream) {
+  const FolderLaunch& l = workload_.spec().launch;
+  driver::launch_kernel(kernel_, {.grid_x = grid_[0], .grid_y = grid_[1], .grid_z = grid_[2], .block_x = l.block[0],
+                                  .block_y = l.block[1], .block_z = l.block[2], .shared_bytes = l.shared_bytes},
+                        args_, stream);
+}
+
+void FolderStudentKernel::download(std::span<float> out, cudaStream_t stream) {
+  for (std::size_t i = 0; i < buffers_.size(); ++i) {
+    const FolderLayout::Place& p = layout_.buffers[i];
+    if (p.output)
+      buffers_[i].download(out.subspan(static_cast<std::size_t>(p.offset / 4), static_cast<std::size_t>(floats_for(p.bytes))),
+                           stream);
+  }
+}
+
+}  // namespace lb::lab

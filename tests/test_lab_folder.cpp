@@ -1,0 +1,337 @@
+// A lab on a workload folder (lab.json's "workload_dir"; labs/09-stencil5 on
+// examples/workloads/stencil5): the spec takes the kernel, its parameters and its launch from the
+// folder, each bad spec is one line naming the file and the field, every timed sample's problem is
+// drawn on the host and uploaded (CPU; the embedded interpreter reads the folder, so these skip in a
+// build without it); on a GPU, the folder's student kernel binds and launches as the folder says,
+// a kernel that reuses its previous answer is caught by a timed sample's fresh problem, and the
+// solution gets full marks.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <tuple>
+
+#include "common/cuda_check.h"
+#include "common/gpu.h"
+#include "common/stream.h"
+#include "lab/child/fresh_inputs.h"
+#include "lab/runners/kernel_runner.h"
+#include "lab/runners/nvrtc/folder_kernel.h"
+#include "lab_test_support.h"
+#include "variants/python/python_layer.h"
+#include "workloads/problem.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace lb;
+using namespace lb::lab;
+using namespace lb::lab::testing;
+
+const std::string kLab = "09-stencil5";
+const fs::path kStencil = kRoot / "examples" / "workloads" / "stencil5";
+
+#define NEED_EMBEDDED_PYTHON()                                                                                \
+  do {                                                                                                        \
+    if (const std::string why = python_layers_built_without(); !why.empty())                                  \
+      GTEST_SKIP() << "a workload folder is read by the embedded interpreter, which this build lacks: " << why; \
+  } while (0)
+
+class FolderLab : public LabCliTest {
+ protected:
+  void SetUp() override {
+    LabCliTest::SetUp();
+    NEED_EMBEDDED_PYTHON();
+  }
+  // lab 09's lab.json with its folder given by its absolute path (so that the copy parses from dir_).
+  nlohmann::json lab_json() const {
+    nlohmann::json j = nlohmann::json::parse(slurp(kLabs / kLab / "lab.json"));
+    j["workload_dir"] = kStencil.string();
+    return j;
+  }
+  fs::path write_lab(const nlohmann::json& j, const std::string& name = "bad") const {
+    const fs::path file = dir_ / name / "lab.json";
+    write(file, j.dump(2));
+    return file;
+  }
+};
+
+// --- the spec ------------------------------------------------------------------------------------
+
+TEST_F(FolderLab, TheSpecTakesKernelParametersAndLaunchFromTheFolder) {
+  const LabSpec spec = parse_lab_spec(kLabs / kLab / "lab.json");
+  ASSERT_NE(spec.folder, nullptr);
+  EXPECT_EQ(spec.workload, spec.folder);
+  EXPECT_EQ(find_workload("stencil5"), spec.folder) << "registered as `run --workload-dir` registers it";
+  EXPECT_EQ(fs::path(spec.folder->spec().dir), fs::absolute(kStencil).lexically_normal());
+  EXPECT_EQ(spec.kernel, "stencil5");
+  EXPECT_EQ(spec.arguments, (std::vector<std::string>{"x", "w", "y", "n"}));
+  EXPECT_EQ(spec.signature, "void stencil5(const float* x, const float* w, float* y, long long n)");
+  EXPECT_EQ(spec.launch.block_x, 256u);
+  EXPECT_FALSE(spec.output_starts_zero);
+  EXPECT_EQ(spec.baseline, find_layer("driver")) << "ours: the folder's kernels.cu through the driver layer";
+  ASSERT_TRUE(find_variant("driver", "stencil5"));
+  EXPECT_EQ(spec.runner->name(), "nvrtc");
+  EXPECT_EQ(spec.check_sizes.size(), spec.check_size_texts.size());
+  EXPECT_EQ(check_size_label(spec, 1), "n = 255");
+  // The plausibility bound and the ceiling come from the folder's formulas, unchanged.
+  const Shape big = spec.benchmark_sizes.at(0);
+  EXPECT_EQ(spec.workload->bytes_read(big), 4.0 * (big.n + 4) + 20);
+  EXPECT_EQ(spec.workload->bytes_written(big), 4.0 * big.n);
+  EXPECT_EQ(spec.workload->figure(), Figure::kBandwidth);
+  // Parsed again (lab list, then lab check, in one process): the same workload, not a name clash.
+  const LabSpec again = parse_lab_spec(kLabs / kLab / "lab.json");
+  EXPECT_EQ(again.folder, spec.folder);
+  const std::vector<LabSpec> labs = all_labs(kLabs);
+  EXPECT_EQ(std::count_if(labs.begin(), labs.end(), [](const LabSpec& s) { return s.folder != nullptr; }), 1);
+}
+
+TEST_F(FolderLab, BadSpecsGiveOneLineNamingFileAndField) {
+  // The real folder first: its name is then taken by it, and only by it.
+  ASSERT_NE(parse_lab_spec(kLabs / kLab / "lab.json").folder, nullptr);
+  // A folder whose workload.json is broken: the folder's own line, under workload_dir.
+  const fs::path broken = dir_ / "broken_stencil";
+  fs::copy(kStencil, broken, fs::copy_options::recursive);
+  std::string workload = slurp(broken / "workload.json");
+  workload.replace(workload.find("\"float32\""), 9, "\"float16\"");
+  write(broken / "workload.json", workload);
+  // Another folder whose workload is also named stencil5: a different workload of a taken name.
+  const fs::path twin = dir_ / "twin" / "stencil5";
+  fs::create_directories(twin.parent_path());
+  fs::copy(kStencil, twin, fs::copy_options::recursive);
+
+  using Edit = std::function<void(nlohmann::json&)>;
+  const std::vector<std::tuple<std::string, Edit, std::string>> cases = {
+      {"both", [](nlohmann::json& j) { j["workload"] = "vector_add"; }, "'workload_dir': give workload"},
+      {"neither", [](nlohmann::json& j) { j.erase("workload_dir"); }, "'workload': missing (give workload"},
+      {"missing folder", [](nlohmann::json& j) { j["workload_dir"] = "no_such_folder"; }, "'workload_dir': "},
+      {"bad folder", [&](nlohmann::json& j) { j["workload_dir"] = broken.string(); }, "'workload_dir': "},
+      {"name taken", [&](nlohmann::json& j) { j["workload_dir"] = twin.string(); }, "is already a workload's name"},
+      {"not a string", [](nlohmann::json& j) { j["workload_dir"] = 9; }, "'workload_dir': expected a non-empty string"},
+      {"the folder's name", [](nlohmann::json& j) { j.erase("workload_dir"); j["workload"] = "stencil5"; },
+       "'workload': 'stencil5' is a workload folder's: give its folder as workload_dir"},
+      {"kernel again", [](nlohmann::json& j) { j["kernel"] = "stencil5"; }, "'kernel': a lab on a workload folder takes it from"},
+      {"signature again", [](nlohmann::json& j) { j["signature"] = "void stencil5()"; }, "'signature': a lab on a workload folder"},
+      {"arguments again", [](nlohmann::json& j) { j["arguments"] = {"x", "w", "y", "n"}; }, "'arguments': a lab on a workload folder"},
+      {"output_starts again", [](nlohmann::json& j) { j["output_starts"] = "poison"; }, "'output_starts': a lab on a workload folder"},
+      {"launch again", [](nlohmann::json& j) { j["launch"] = {{"block", {256}}, {"grid", "cover_n"}}; },
+       "'launch': a lab on a workload folder"},
+      {"pycuda", [](nlohmann::json& j) { j["runner"] = "pycuda"; }, "'runner': the pycuda runner cannot run a lab on a workload folder"},
+      {"cuda-core", [](nlohmann::json& j) { j["runner"] = "cuda-core"; }, "'runner': the cuda-core runner cannot run"},
+      {"host-trip", [](nlohmann::json& j) { j["runner"] = "host-trip"; }, "'runner': the host-trip runner cannot run"},
+      {"a size the folder refuses", [](nlohmann::json& j) { j["check_sizes"] = {"257", "4x4"}; }, "'check_sizes[1]'"},
+      {"tier of another layer", [](nlohmann::json& j) { j["tiers"][0]["fraction_of"] = "runtime"; },
+       "'tiers[0].fraction_of': expected the baseline layer 'driver'"},
+  };
+  for (const auto& [what, edit, field] : cases) {
+    nlohmann::json j = lab_json();
+    edit(j);
+    const fs::path file = write_lab(j);
+    try {
+      parse_lab_spec(file);
+      ADD_FAILURE() << what << ": accepted";
+    } catch (const LabSpecError& e) {
+      const std::string message = e.what();
+      EXPECT_TRUE(has(message, file.string())) << what << ": " << message;
+      EXPECT_TRUE(has(message, field)) << what << ": " << message;
+      EXPECT_FALSE(has(message, "\n")) << what << ": " << message;
+    }
+  }
+  // The folder's own line is passed on: the missing folder and the bad type name themselves.
+  nlohmann::json j = lab_json();
+  j["workload_dir"] = broken.string();
+  try {
+    parse_lab_spec(write_lab(j));
+    ADD_FAILURE() << "accepted a folder with a bad buffer type";
+  } catch (const LabSpecError& e) {
+    EXPECT_TRUE(has(e.what(), (broken / "workload.json").string())) << e.what();
+    EXPECT_TRUE(has(e.what(), "float16")) << e.what();
+  }
+  // workload_dir is relative to the lab's folder.
+  nlohmann::json relative = lab_json();
+  relative["workload_dir"] = fs::relative(kStencil, dir_ / "relative").string();
+  EXPECT_NO_THROW(parse_lab_spec(write_lab(relative, "relative")));
+}
+
+// --- the commands, without a GPU -----------------------------------------------------------------
+
+TEST_F(FolderLab, ListStartAndTheCompileCheckWithoutAGpu) {
+  const Outcome list = run("lab list");
+  EXPECT_EQ(list.code, 0) << list.err;
+  EXPECT_TRUE(has(list.out, kLab)) << list.out;
+  EXPECT_TRUE(has(list.out, find_lab(kLabs, "9").title)) << list.out;
+
+  const Outcome start = run("lab start 9 mine");
+  ASSERT_EQ(start.code, 0) << start.err;
+  EXPECT_EQ(slurp(dir_ / "mine" / "stencil5.cu"), slurp(kLabs / kLab / "stencil5.cu"));
+  EXPECT_FALSE(fs::exists(dir_ / "mine" / "solution"));
+
+  // NVRTC's error names the student's file and line, compiled for sm_90 on the host: no GPU needed.
+  write(dir_ / "bad.cu", "extern \"C\" __global__ void stencil5(const float* x, const float* w, float* y,\n"
+                         "                                    long long n) {\n"
+                         "  y[0] = x[0] * w[0]\n"
+                         "}\n");
+  const Outcome bad = run("lab check 9 bad.cu");
+  EXPECT_EQ(bad.code, 1) << bad.out << bad.err;
+  EXPECT_TRUE(has(bad.out, "bad.cu(4): error")) << bad.out;
+  EXPECT_TRUE(has(bad.out, "does not compile")) << bad.out;
+  // A kernel of another name: the folder's name is the one looked up.
+  write(dir_ / "renamed.cu", "extern \"C\" __global__ void stencil(float* y) { y[0] = 1; }\n");
+  const Outcome renamed = run("lab check 9 renamed.cu");
+  EXPECT_EQ(renamed.code, 1) << renamed.out << renamed.err;
+  EXPECT_TRUE(has(renamed.out, "no kernel named stencil5")) << renamed.out;
+
+  if (!gpu_unavailable_reason().empty()) {
+    // The solution compiles and gets as far as the GPU, which this machine lacks.
+    const Outcome o = run("lab check 9 " + solution_file(kLab, "stencil5.cu").string());
+    EXPECT_EQ(o.code, 3) << o.out << o.err;
+    EXPECT_TRUE(has(o.out, "cannot run the check here: no usable GPU")) << o.out;
+  }
+}
+
+// --- fresh inputs: drawn on the host for a folder, on the device for a built-in workload -----------
+
+// A variant that records what it was given, on no device.
+class RecordingVariant final : public StudentVariant {
+ public:
+  void allocate(const Shape&, const Setup&) override {}
+  void upload(const HostProblem& problem, cudaStream_t) override { uploads.push_back(problem); }
+  void run(cudaStream_t) override {}
+  void download(std::span<float>, cudaStream_t) override {}
+  std::int64_t first_write_past_end(cudaStream_t) const override { return -1; }
+  DeviceBuffers device_buffers() override { return {}; }
+  void set_scalar(float) override {}
+  std::vector<HostProblem> uploads;
+};
+
+TEST_F(FolderLab, EachSamplesProblemIsDrawnOnTheHostAndUploaded) {
+  const LabSpec spec = parse_lab_spec(kLabs / kLab / "lab.json");
+  const Shape shape{1, 1 << 14, 1};
+  RecordingVariant variant;
+  const std::unique_ptr<InputRefresh> refresh = input_refresh(*spec.workload, shape, variant);
+  EXPECT_FALSE(refresh->on_device());
+  const std::uint64_t one = FreshInputs::sample_seed(2024, *spec.workload, shape, 1),
+                      two = FreshInputs::sample_seed(2024, *spec.workload, shape, 2);
+  refresh->refresh(one, nullptr);
+  refresh->refresh(two, nullptr);
+  ASSERT_EQ(variant.uploads.size(), 2u);
+  // Each upload is the folder's own problem for the sample's seed: every input, and the output's
+  // starting contents (NaN), which the upload restarts.
+  const HostProblem expected = spec.workload->make_problem(shape, two);
+  const HostProblem& got = variant.uploads[1];
+  ASSERT_EQ(got.inputs.size(), expected.inputs.size());
+  for (std::size_t i = 0; i < got.inputs.size(); ++i)
+    EXPECT_EQ(std::memcmp(got.inputs[i].data(), expected.inputs[i].data(), got.inputs[i].size() * sizeof(float)), 0) << i;
+  EXPECT_TRUE(std::all_of(got.output.begin(), got.output.end(), [](float v) { return std::isnan(v); }));
+  // Successive samples share nothing: x (n + 4 floats) and the five weights are new.
+  const HostProblem& first = variant.uploads[0];
+  std::size_t same_x = 0;
+  for (std::size_t j = 0; j < got.inputs[0].size(); ++j) same_x += got.inputs[0][j] == first.inputs[0][j];
+  EXPECT_LT(same_x, got.inputs[0].size() / 100);
+  EXPECT_NE(std::memcmp(got.inputs[1].data(), first.inputs[1].data(), 5 * sizeof(float)), 0);
+  // A verified sample is checked against the problem it was given (kept, not drawn a third time).
+  EXPECT_EQ(&refresh->problem(two), &refresh->problem(two));
+  EXPECT_EQ(std::memcmp(refresh->problem(two).inputs[0].data(), expected.inputs[0].data(),
+                        expected.inputs[0].size() * sizeof(float)),
+            0);
+  // A built-in workload, whose descriptor has a recipe for every input, is drawn on the device.
+  RecordingVariant other;
+  EXPECT_TRUE(input_refresh(*find_workload("vector_add"), shape, other)->on_device());
+  EXPECT_TRUE(input_refresh(*find_workload("saxpy"), shape, other)->on_device());
+}
+
+// --- on a GPU --------------------------------------------------------------------------------------
+
+class FolderLabOnTheGpu : public FolderLab {
+ protected:
+  void SetUp() override {
+    FolderLab::SetUp();
+    if (IsSkipped()) return;
+    if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "no GPU: " << why;
+  }
+};
+
+// The student's kernel of a folder lab, loaded as the child loads it, allocated at `shape` and
+// given a check's problem; then timed samples as the grade gives them: fresh problems in the same
+// buffers. The solution passes every verified sample; a kernel that answers from a cache keyed by
+// its buffers (wrong/caches_last_answer.cu) passes its first run and fails the first fresh sample.
+TEST_F(FolderLabOnTheGpu, AKernelThatReusesItsAnswerFailsAFreshSample) {
+  const LabSpec spec = parse_lab_spec(kLabs / kLab / "lab.json");
+  const driver::PrimaryContext context;
+  const Stream stream;
+  const Shape shape{1, 100003, 1};
+  for (const auto& [file, reuses] : {std::pair{solution_file(spec), false},
+                                     std::pair{planted_file(kLab, "caches_last_answer.cu"), true}}) {
+    const std::unique_ptr<StudentProgram> program = dynamic_cast<const KernelRunner&>(*spec.runner)
+        .load(spec, file, {context.sm(), context.sm_count(), context.threads_per_sm()}, {});
+    const std::unique_ptr<StudentVariant> variant = program->make_variant();
+    EXPECT_NE(dynamic_cast<FolderStudentKernel*>(variant.get()), nullptr) << "the folder's variant, chosen in load()";
+    CostLog costs;
+    variant->allocate(shape, {stream.get(), &costs, nullptr});
+    // The check's run: right for both (a new problem in new buffers).
+    const HostProblem checked = draw_problem(*spec.workload, shape, 7);
+    variant->upload(checked, stream.get());
+    variant->run(stream.get());
+    HostBuffer result(static_cast<std::size_t>(spec.workload->output_elements(shape)));
+    variant->download(result, stream.get());
+    EXPECT_TRUE(spec.workload->verify(checked, result).passed) << file;
+    EXPECT_EQ(variant->first_write_past_end(stream.get()), -1) << file;
+    // The grade's timed samples.
+    FreshInputs fresh(*spec.workload, shape, 99, *variant, stream.get());
+    EXPECT_GT(fresh.refresh_ms(), 0.0);
+    for (std::size_t index = 0; index < 3; ++index) {
+      fresh.before_sample(index, stream.get());
+      // The device holds this sample's x, drawn on the host from its seed.
+      HostBuffer x(checked.inputs[0].size());
+      LB_CUDA_CHECK(cudaMemcpyAsync(x.data(), variant->device_buffers().inputs[0], x.size() * sizeof(float),
+                                    cudaMemcpyDeviceToHost, stream.get()));
+      LB_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+      const HostProblem sample =
+          spec.workload->make_problem(shape, FreshInputs::sample_seed(99, *spec.workload, shape, index));
+      EXPECT_EQ(std::memcmp(x.data(), sample.inputs[0].data(), x.size() * sizeof(float)), 0) << index;
+      variant->run(stream.get());
+      if (reuses) {
+        EXPECT_THROW(fresh.after_sample(index, /*last=*/true, stream.get()), WrongTimedResult) << index;
+      } else {
+        EXPECT_NO_THROW(fresh.after_sample(index, /*last=*/true, stream.get())) << index;
+      }
+    }
+  }
+}
+
+// A store past the end of an output lands in its guard zone: the check names it.
+TEST_F(FolderLabOnTheGpu, AStorePastTheEndOfAnOutputIsSeen) {
+  const LabSpec spec = parse_lab_spec(kLabs / kLab / "lab.json");
+  const driver::PrimaryContext context;
+  const Stream stream;
+  const std::unique_ptr<StudentProgram> program = dynamic_cast<const KernelRunner&>(*spec.runner)
+      .load(spec, planted_file(kLab, "no_bounds_check.cu"), {context.sm(), context.sm_count(), context.threads_per_sm()}, {});
+  const std::unique_ptr<StudentVariant> variant = program->make_variant();
+  const Shape shape{1, 257, 1};
+  CostLog costs;
+  variant->allocate(shape, {stream.get(), &costs, nullptr});
+  variant->upload(draw_problem(*spec.workload, shape, 7), stream.get());
+  variant->run(stream.get());
+  LB_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
+  EXPECT_EQ(variant->first_write_past_end(stream.get()), 0);
+}
+
+// The solution reaches the top tier against ours (the folder's own kernel through the driver layer):
+// 100 / 100. Timed: it holds the host alone (tests/test_properties.cmake).
+TEST_F(FolderLabOnTheGpu, TheSolutionGetsFullMarks) {
+  const Outcome o = run("lab grade " + kLab + " " + solution_file(kLab, "stencil5.cu").string() + " --json grade.json");
+  ASSERT_EQ(o.code, 0) << o.out << o.err;
+  const nlohmann::json g = nlohmann::json::parse(slurp(dir_ / "grade.json"))["submissions"][0];
+  EXPECT_EQ(g["outcome"], "graded") << g.dump(2);
+  EXPECT_EQ(g["points"].get<double>(), 100.0) << g.dump(2);
+  for (const nlohmann::json& b : g["performance"]["benchmarks"]) {
+    EXPECT_GT(b.value("samples_verified", 0), 0) << b.dump(2);
+    EXPECT_GT(b.value("input_reset_ms", 0.0), 0.0) << b.dump(2);
+  }
+  std::printf("%s\n", o.out.c_str());
+}
+
+}  // namespace
