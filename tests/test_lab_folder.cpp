@@ -243,6 +243,34 @@ TEST_F(FolderLab, EachSamplesProblemIsDrawnOnTheHostAndUploaded) {
   EXPECT_TRUE(input_refresh(*find_workload("saxpy"), shape, other)->on_device());
 }
 
+// A folder whose inputs.py ignores its seed gives every sample the same inputs, and a kernel could
+// keep its answer: the grade refuses it at the second sample's draw, naming the workload.
+TEST_F(FolderLab, AFolderWhoseDrawIgnoresTheSeedIsRefused) {
+  const fs::path fixed = dir_ / "fixed" / "stencil5_fixed";
+  fs::create_directories(fixed.parent_path());
+  fs::copy(kStencil, fixed, fs::copy_options::recursive);
+  nlohmann::json workload = nlohmann::json::parse(slurp(fixed / "workload.json"));
+  workload["name"] = "stencil5_fixed";
+  write(fixed / "workload.json", workload.dump(2));
+  write(fixed / "inputs.py",
+        "import numpy as np\n\n\ndef inputs(size, rng):  # the seed's generator unused: the same arrays every time\n"
+        "    n = size['n']\n"
+        "    return {'x': np.linspace(0.25, 0.75, n + 4), 'w': np.full(5, 0.5)}\n");
+  nlohmann::json j = lab_json();
+  j["workload_dir"] = fixed.string();
+  const LabSpec spec = parse_lab_spec(write_lab(j, "fixed_lab"));
+  const Shape shape{1, 1 << 12, 1};
+  RecordingVariant variant;
+  const std::unique_ptr<InputRefresh> refresh = input_refresh(*spec.workload, shape, variant);
+  refresh->refresh(FreshInputs::sample_seed(1, *spec.workload, shape, 0), nullptr);
+  try {
+    refresh->refresh(FreshInputs::sample_seed(1, *spec.workload, shape, 1), nullptr);
+    FAIL() << "a second sample with the first one's inputs was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_TRUE(has(e.what(), "workload stencil5_fixed: input 1 drew the same values from two different seeds")) << e.what();
+  }
+}
+
 // --- on a GPU --------------------------------------------------------------------------------------
 
 class FolderLabOnTheGpu : public FolderLab {

@@ -1,5 +1,7 @@
 #include "lab/child/fresh_inputs.h"
 
+#include <cstring>
+
 #include "harness/clocks.h"
 #include "workloads/fill_random.h"
 #include "workloads/problem.h"
@@ -60,7 +62,9 @@ class DrawnOnHost final : public InputRefresh {
   }
   const HostProblem& problem(std::uint64_t sample_seed) override {
     if (!drawn_ || drawn_seed_ != sample_seed) {
+      HostProblem last = std::move(problem_);
       problem_ = workload_.make_problem(shape_, sample_seed);
+      if (drawn_) refuse_repeated_inputs(last);
       drawn_ = true;
       drawn_seed_ = sample_seed;
     }
@@ -68,6 +72,22 @@ class DrawnOnHost final : public InputRefresh {
   }
 
  private:
+  // A workload whose draw ignores the seed (an inputs.py that returns the same arrays every time)
+  // would give every sample the last one's inputs, and a kernel could keep its answer: the grade
+  // stops, blaming the workload, not the student. A buffer of fewer than 16 floats may repeat by
+  // chance (a one-element index of range 2), so only larger ones are held to it.
+  void refuse_repeated_inputs(const HostProblem& last) const {
+    for (std::size_t i = 0; i < problem_.inputs.size() && i < last.inputs.size(); ++i) {
+      const HostBuffer& now = problem_.inputs[i];
+      if (now.size() < 16 || now.size() != last.inputs[i].size()) continue;
+      if (std::memcmp(now.data(), last.inputs[i].data(), now.size() * sizeof(float)) == 0)
+        throw std::runtime_error("workload " + workload_.name() + ": input " + std::to_string(i + 1) +
+                                 " drew the same values from two different seeds (does its inputs.py use its seed?);"
+                                 " a grade needs fresh inputs for every timed sample");
+    }
+  }
+
+
   const Workload& workload_;
   Shape shape_;
   StudentVariant& variant_;

@@ -68,6 +68,10 @@ class FreshInputs final : public SampleHooks {
   // device, or on the host with its upload when drawn there): what every timed sample costs the
   // grade beside its kernel.
   double refresh_ms() const { return refresh_ms_; }
+  // Whether each sample's problem is drawn on the host (InputRefresh::on_device false): a sample
+  // then costs the grade its draw and upload beside its kernel (lab/runners/kernel_runner.cpp
+  // widens the time cap for it).
+  bool drawn_on_host() const { return !refresh_->on_device(); }
 
   static constexpr std::size_t kMaxRandomChecks = 8;  // verified samples besides the last
 

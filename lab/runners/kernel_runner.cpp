@@ -85,6 +85,22 @@ bool record_kept_samples(CaseResult& r, const SampleSeries& series) {
   return true;
 }
 
+// The time cap widened for the student's samples by `per_sample_ms` for each of the rule's minimum
+// of samples and two verified ones, then restored for ours, also when a timed sample was wrong.
+class WidenedTimeCap {
+ public:
+  WidenedTimeCap(StoppingRule& rule, double per_sample_ms) : rule_(rule), saved_(rule) {
+    rule.max_time_s += static_cast<double>(rule.min_samples + 2) * per_sample_ms / 1e3;
+  }
+  ~WidenedTimeCap() { rule_ = saved_; }
+  WidenedTimeCap(const WidenedTimeCap&) = delete;
+  WidenedTimeCap& operator=(const WidenedTimeCap&) = delete;
+
+ private:
+  StoppingRule& rule_;
+  StoppingRule saved_;
+};
+
 constexpr const char* kThrottled = "every timed sample was discarded: the GPU's clock was throttled";
 
 // The student's kernel beside ours (the lab's baseline layer's) at each benchmark size, timed by the harness
@@ -118,6 +134,11 @@ void time_benchmarks(const LabSpec& spec, StudentProgram& program, std::uint64_t
       if (wrong.empty()) {
         try {
           FreshInputs fresh(*spec.workload, shape, seed, *variant, stream);
+          // A problem drawn on the host (a workload folder's) costs each sample its draw, tenths of
+          // a second at 2^22 where the kernel takes microseconds, and the wall-clock cap counts it:
+          // the cap is widened by the rule's minimum of samples' draws (and two more for the
+          // verified ones), so that the student's kernel gets that minimum, as ours does.
+          const WidenedTimeCap cap(env->options.rule, fresh.drawn_on_host() ? fresh.refresh_ms() : 0.0);
           if (!record_kept_samples(student, take_samples(student, *variant, *env, quiet, &fresh))) {
             emit(out, BenchmarkFailed{label, kThrottled});
             continue;
