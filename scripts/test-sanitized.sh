@@ -6,7 +6,8 @@
 # Exit status 0 when every test passed or skipped and no sanitizer reported anything; 1 otherwise.
 #
 # Bounded for CI (2 cores, no GPU): the build stops after LB_SANITIZE_BUILD_LIMIT seconds (default
-# 2400), the tests after LB_SANITIZE_TEST_LIMIT (default 1200), a single test after 300.
+# 2400), the tests after LB_SANITIZE_TEST_LIMIT (default 1200), a single test after 300 (a whole
+# gtest executable, run as one test without a GPU, after 1800: tests/CMakeLists.txt).
 # Expects the build's dependencies to be installed (scripts/build.sh or scripts/install-deps.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
