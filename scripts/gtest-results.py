@@ -55,6 +55,6 @@ def main(results: str, log: str) -> int:
 
 if __name__ == "__main__":
     if len(sys.argv) != 3:
-        print(__doc__.strip().splitlines()[2], file=sys.stderr)
+        print(next(line for line in __doc__.splitlines() if line.startswith("usage:")), file=sys.stderr)
         sys.exit(2)
     sys.exit(main(sys.argv[1], sys.argv[2]))
