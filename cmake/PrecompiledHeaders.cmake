@@ -2,11 +2,10 @@
 # once for the group instead of once per file. After the preprocessor nlohmann/json.hpp is ~130k
 # lines (about 1.7 s of g++ per file that includes it). One header is compiled per group, by its
 # first target; the others reuse it (REUSE_FROM), so they must be compiled with the same flags and
-# macros: the host libraries are (CMakeLists.txt), the -O3 -march=native layer files (lb_variants,
-# lb_thrust_omp) are not and keep none. The test executables keep none either: a shared one is
-# refused by g++ in those that do not link Google Benchmark (its BENCHMARK_STATIC_DEFINE differs),
-# and with one g++ 12 warns (-Wstringop-overflow) inside libstdc++'s headers. Only g++'s files: nvcc's
-# are not precompiled. Every file still includes what it uses itself;
+# macros (g++ takes one where a file has more macros than its owner, not fewer): the host libraries
+# are (CMakeLists.txt), the -O3 -march=native layer files (lb_variants, lb_thrust_omp) are not and
+# keep none. The test executables that link the harness share one of their own, at their -O1, with
+# GoogleTest's header too (tests/CMakeLists.txt). Only g++'s files: nvcc's are not precompiled. Every file still includes what it uses itself;
 # -DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON (CMake's own switch) builds without them, which shows a file
 # that forgot to. ccache caches such files with sloppiness pch_defines,time_macros (scripts/build.sh
 # sets it).

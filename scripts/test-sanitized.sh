@@ -6,7 +6,8 @@
 # Exit status 0 when every test passed or skipped and no sanitizer reported anything; 1 otherwise.
 #
 # Bounded for CI (2 cores, no GPU): the build stops after LB_SANITIZE_BUILD_LIMIT seconds (default
-# 2400), the tests after LB_SANITIZE_TEST_LIMIT (default 1200), a single test after 300.
+# 2400), the tests after LB_SANITIZE_TEST_LIMIT (default 1200), a single test after 300 (a whole
+# gtest executable, run as one test without a GPU, after 1800: tests/CMakeLists.txt).
 # Expects the build's dependencies to be installed (scripts/build.sh or scripts/install-deps.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -63,10 +64,19 @@ echo "test-sanitized: configuring $build (RelWithDebInfo at -O1 -g1, LAYERBENCH_
 # are compiled as the plain build compiles them (uninstrumented, -O3), so ccache gives them back
 # from scripts/build.sh's build (CCACHE_BASEDIR: paths relative to the checkout); g++'s files, the
 # thrust-omp layer's .cu among them, are all instrumented as before. With a GPU, everything is.
-cuda_flags=(-DLAYERBENCH_SANITIZE_CUDA_HOST=ON -DCMAKE_CUDA_FLAGS_RELWITHDEBINFO="-O1 -Xcompiler=-g1 -DNDEBUG")
+# Without a GPU, too, each gtest executable is one ctest test (-DLAYERBENCH_GTEST_PER_EXECUTABLE=ON,
+# tests/CMakeLists.txt): all its tests in one process, instead of one process per test, whose start
+# and exit under the sanitizers (about 0.4 s) was most of the time of the ~600 GPU tests that only
+# skip here; gtest's XML names each test that failed or skipped (scripts/gtest-results.py, in the
+# summary). With a GPU, one ctest test per gtest test, as scripts/test.sh: those that need the
+# device alone run alone.
+cuda_flags=(-DLAYERBENCH_SANITIZE_CUDA_HOST=ON -DCMAKE_CUDA_FLAGS_RELWITHDEBINFO="-O1 -Xcompiler=-g1 -DNDEBUG"
+            -DLAYERBENCH_GTEST_PER_EXECUTABLE=OFF)
 if ! { command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; }; then
-  cuda_flags=(-DLAYERBENCH_SANITIZE_CUDA_HOST=OFF -DCMAKE_CUDA_FLAGS_RELWITHDEBINFO="-O3 -DNDEBUG")
-  echo "test-sanitized: no GPU: the host side of nvcc's .cu files uninstrumented, as the plain build's (from ccache)"
+  cuda_flags=(-DLAYERBENCH_SANITIZE_CUDA_HOST=OFF -DCMAKE_CUDA_FLAGS_RELWITHDEBINFO="-O3 -DNDEBUG"
+              -DLAYERBENCH_GTEST_PER_EXECUTABLE=ON)
+  echo "test-sanitized: no GPU: the host side of nvcc's .cu files uninstrumented, as the plain build's (from ccache);"
+  echo "test-sanitized: each gtest executable's tests in one process"
 fi
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 # Files compiled with a precompiled header (cmake/PrecompiledHeaders.cmake) are cached only with these.
@@ -92,7 +102,12 @@ fi
 
 # -j by cores on a GPU machine too: the tests that need the GPU alone run by themselves
 # (RUN_SERIAL, tests/test_properties.cmake), as in scripts/test.sh.
-rm -rf "$logs" && mkdir -p "$logs"
+rm -rf "$logs" "$build/tests/gtest-results" && mkdir -p "$logs"
+# The gtest executables this script does not build (above) are left out: as one ctest test per
+# executable, named after it; as one per test, <target>_NOT_BUILT (gtest_discover_tests).
+for name in $(ctest --test-dir "$build" -N 2>/dev/null | sed -n 's/^ *Test *#[0-9]*: \(test_[a-z_]*\)$/\1/p'); do
+  [ -x "$build/tests/$name" ] || exclude+="|^$name\$"
+done
 # The plain build's test times, where this folder has none of its own (a fresh one, as in CI): ctest
 # starts the longest tests first, instead of in the order defined and ending with one running alone.
 costs=Testing/Temporary/CTestCostData.txt
@@ -120,7 +135,11 @@ echo
 echo "== sanitized host tests (ASan + UBSan), $build =="
 grep -E '^[0-9]+% tests passed' "$build/ctest.log" || echo "ctest did not finish (status $test_status)"
 skipped="$(grep -c '\*\*\*Skipped' "$build/ctest.log" || true)"
-echo "skipped (no GPU, or a tool missing): $skipped"
+if [ -d "$build/tests/gtest-results" ]; then  # one ctest test per gtest executable: their tests' counts
+  python3 scripts/gtest-results.py "$build/tests/gtest-results" "$build/ctest.log" || true
+else
+  echo "skipped (no GPU, or a tool missing): $skipped"
+fi
 grep -E '^\s+[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Subprocess aborted|Child aborted|Exception)\)' \
   "$build/ctest.log" || true
 [ "$test_status" -eq 124 ] && echo "the tests ran past ${test_limit} s"

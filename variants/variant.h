@@ -125,8 +125,10 @@ const VariantFactory* find_variant(const std::string& layer, const std::string& 
 
 }  // namespace lb
 
+// __COUNTER__, not __LINE__: files compiled as one unit (cmake/UnitySource.cmake) may register on
+// the same line.
 #define LB_REGISTER_LAYER(...) \
-  static const bool LB_CONCAT(lb_layer_registered_, __LINE__) = ::lb::register_layer(__VA_ARGS__)
+  static const bool LB_CONCAT(lb_layer_registered_, __COUNTER__) = ::lb::register_layer(__VA_ARGS__)
 #define LB_REGISTER_VARIANT(layer, workload, Type)                          \
-  static const bool LB_CONCAT(lb_variant_registered_, __LINE__) =           \
+  static const bool LB_CONCAT(lb_variant_registered_, __COUNTER__) =        \
       ::lb::register_variant(layer, workload, [] { return std::unique_ptr<::lb::Variant>(new Type()); })
