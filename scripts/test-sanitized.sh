@@ -26,7 +26,8 @@ test_limit="${LB_SANITIZE_TEST_LIMIT:-1200}"
 # test_lab_transfer and test_python_boundary.
 targets=(test_workloads test_measurement test_nvrtc test_lab_tools test_layers test_cli test_lab test_ladder
          test_lab_python test_thrust test_vendor test_stream_gate test_same_kernel test_verify_power
-         test_plausibility test_outputs test_mutation_kill test_child_event test_record test_folder_workload)
+         test_plausibility test_outputs test_mutation_kill test_child_event test_record test_folder_workload
+         test_lab_folder)
 exclude='_NOT_BUILT$|pytest$|^cython[.]|^docs[.]|^install[.]'
 jobs="$(nproc)"
 
