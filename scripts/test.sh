@@ -134,7 +134,11 @@ fi
 # ctest's own closing line, then the summary (its last line: "tests: N passed, N failed, N skipped").
 wall=$((SECONDS - start))
 cpu_seconds
-counts="$(grep -E '^[0-9]+% tests passed' "$log" | tail -n 1 | sed -E 's/^[0-9]+% tests passed, ([0-9]+) tests failed out of ([0-9]+)/failed=\1 tests=\2/' || true)"
+# ctest writes "100% tests passed, 0 tests failed out of N", or (later versions, none failed) "100%
+# tests passed out of N".
+counts="$(grep -E '^[0-9]+% tests passed' "$log" | tail -n 1 |
+  sed -E -e 's/^[0-9]+% tests passed, ([0-9]+) tests failed out of ([0-9]+)/failed=\1 tests=\2/' \
+         -e 's/^100% tests passed out of ([0-9]+)/failed=0 tests=\1/' || true)"
 [[ "$counts" == failed=* ]] || counts=""
 python3 "$root/scripts/record-timing.py" timings.json "test.ctest$([ "$quick" = 1 ] && echo .quick)" "$wall" \
   "$(awk -v a="$cpu" -v b="$cpu_start" 'BEGIN { printf "%.1f", a - b }')" jobs="$jobs" $counts || true
