@@ -54,6 +54,12 @@ FolderArguments::FolderArguments(const FolderSpec& spec, const Shape& s, std::ve
   }
 }
 
+std::vector<std::uint64_t> FolderArguments::slots() const {
+  std::vector<std::uint64_t> slots(pointers_.size());
+  for (std::size_t i = 0; i < pointers_.size(); ++i) std::memcpy(&slots[i], pointers_[i], sizeof slots[i]);  // 8 bytes behind each
+  return slots;
+}
+
 FolderLayout FolderWorkload::layout(const Shape& s) const {
   const std::vector<std::vector<std::int64_t>> shapes = buffer_shapes(s);
   FolderLayout l;

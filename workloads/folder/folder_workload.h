@@ -94,6 +94,9 @@ class FolderArguments {
   FolderArguments(const FolderArguments&) = delete;
   FolderArguments& operator=(const FolderArguments&) = delete;
   void** args() { return pointers_.data(); }
+  // The same values as 8-byte slots, each value at its slot's start: for a launcher that keeps its
+  // own slots (the lab's student kernel, through the driver layer's ArgumentSlots).
+  std::vector<std::uint64_t> slots() const;
 
  private:
   std::vector<std::uint64_t> addresses_;

@@ -27,21 +27,11 @@ void FolderStudentKernel::allocate(const Shape& shape, const Setup&) {
   buffers_.clear();
   for (const FolderLayout::Place& p : layout_.buffers)
     buffers_.emplace_back(static_cast<std::size_t>(floats_for(p.bytes) + (p.output ? guard_floats() : 0)));
+  // The parameters bound as every layer binds a folder's (FolderArguments), into the driver's slots.
+  std::vector<std::uint64_t> addresses;
+  for (const driver::DeviceMemory& buffer : buffers_) addresses.push_back(static_cast<std::uint64_t>(buffer.get()));
   args_ = {};
-  for (const FolderArgument& a : spec.arguments) {
-    switch (a.kind) {
-      case FolderArgument::Kind::kBuffer: args_.push(buffers_.at(static_cast<std::size_t>(a.buffer)).get()); break;
-      case FolderArgument::Kind::kScalar: {
-        // The value's own bytes (4 or 8): the driver copies as many as the kernel's parameter has.
-        std::uint64_t bits = 0;
-        std::memcpy(&bits, a.value.data(), a.value_bytes);
-        if (a.value_bytes == 4) args_.push(static_cast<std::uint32_t>(bits));
-        else args_.push(bits);
-        break;
-      }
-      case FolderArgument::Kind::kSize: args_.push(static_cast<long long>(extent(shape, a.dim))); break;
-    }
-  }
+  for (const std::uint64_t slot : FolderArguments(spec, shape, std::move(addresses)).slots()) args_.push(slot);
   grid_ = spec.launch.grid_stride
               ? std::array<unsigned, 3>{grid_stride_blocks(spec.launch.block, device_.sm_count, device_.threads_per_sm), 1, 1}
               : workload_.grid(shape);
