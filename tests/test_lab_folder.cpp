@@ -269,6 +269,25 @@ TEST_F(FolderLab, AFolderWhoseDrawIgnoresTheSeedIsRefused) {
   } catch (const std::runtime_error& e) {
     EXPECT_TRUE(has(e.what(), "workload stencil5_fixed: input 1 drew the same values from two different seeds")) << e.what();
   }
+  // One that alternates between two fixed draws: each sample differs from the last, and the third
+  // repeats the first.
+  const fs::path cycling = dir_ / "cycling" / "stencil5_cycling";
+  fs::create_directories(cycling.parent_path());
+  fs::copy(kStencil, cycling, fs::copy_options::recursive);
+  workload["name"] = "stencil5_cycling";
+  write(cycling / "workload.json", workload.dump(2));
+  write(cycling / "inputs.py",
+        "import numpy as np\n\ncalls = [0]\n\n\ndef inputs(size, rng):  # two fixed problems in turn\n"
+        "    calls[0] += 1\n"
+        "    n, shift = size['n'], 0.125 * (calls[0] % 2)\n"
+        "    return {'x': np.linspace(0.25, 0.75, n + 4) + shift, 'w': np.full(5, 0.5)}\n");
+  j["workload_dir"] = cycling.string();
+  const LabSpec cycling_spec = parse_lab_spec(write_lab(j, "cycling_lab"));
+  RecordingVariant other;
+  const std::unique_ptr<InputRefresh> cycle = input_refresh(*cycling_spec.workload, shape, other);
+  cycle->refresh(FreshInputs::sample_seed(1, *cycling_spec.workload, shape, 0), nullptr);
+  cycle->refresh(FreshInputs::sample_seed(1, *cycling_spec.workload, shape, 1), nullptr);
+  EXPECT_THROW(cycle->refresh(FreshInputs::sample_seed(1, *cycling_spec.workload, shape, 2), nullptr), std::runtime_error);
 }
 
 // --- on a GPU --------------------------------------------------------------------------------------

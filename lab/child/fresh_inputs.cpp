@@ -1,6 +1,9 @@
 #include "lab/child/fresh_inputs.h"
 
-#include <cstring>
+#include <functional>
+#include <set>
+#include <string_view>
+#include <utility>
 
 #include "harness/clocks.h"
 #include "workloads/fill_random.h"
@@ -62,9 +65,8 @@ class DrawnOnHost final : public InputRefresh {
   }
   const HostProblem& problem(std::uint64_t sample_seed) override {
     if (!drawn_ || drawn_seed_ != sample_seed) {
-      HostProblem last = std::move(problem_);
       problem_ = workload_.make_problem(shape_, sample_seed);
-      if (drawn_) refuse_repeated_inputs(last);
+      refuse_repeated_inputs();
       drawn_ = true;
       drawn_seed_ = sample_seed;
     }
@@ -72,26 +74,29 @@ class DrawnOnHost final : public InputRefresh {
   }
 
  private:
-  // A workload whose draw ignores the seed (an inputs.py that returns the same arrays every time)
-  // would give every sample the last one's inputs, and a kernel could keep its answer: the grade
-  // stops, blaming the workload, not the student. A buffer of fewer than 16 floats may repeat by
-  // chance (a one-element index of range 2), so only larger ones are held to it.
-  void refuse_repeated_inputs(const HostProblem& last) const {
-    for (std::size_t i = 0; i < problem_.inputs.size() && i < last.inputs.size(); ++i) {
+  // A workload whose draw ignores the seed (an inputs.py that returns the same arrays every time, or
+  // cycles through a few) would give a sample an earlier one's inputs, and a kernel could keep its
+  // answer: the grade stops, blaming the workload, not the student. Each input buffer's contents
+  // are hashed per sample and must not recur. A buffer of fewer than 16 floats may repeat by chance
+  // (a one-element index of range 2), so only larger ones are held to it.
+  void refuse_repeated_inputs() {
+    for (std::size_t i = 0; i < problem_.inputs.size(); ++i) {
       const HostBuffer& now = problem_.inputs[i];
-      if (now.size() < 16 || now.size() != last.inputs[i].size()) continue;
-      if (std::memcmp(now.data(), last.inputs[i].data(), now.size() * sizeof(float)) == 0)
+      if (now.size() < 16) continue;
+      const std::size_t hash = std::hash<std::string_view>{}(
+          std::string_view(reinterpret_cast<const char*>(now.data()), now.size() * sizeof(float)));
+      if (!seen_.insert({i, hash}).second)
         throw std::runtime_error("workload " + workload_.name() + ": input " + std::to_string(i + 1) +
                                  " drew the same values from two different seeds (does its inputs.py use its seed?);"
                                  " a grade needs fresh inputs for every timed sample");
     }
   }
 
-
   const Workload& workload_;
   Shape shape_;
   StudentVariant& variant_;
   HostProblem problem_;
+  std::set<std::pair<std::size_t, std::size_t>> seen_;  // (input, hash of its contents) of every sample drawn
   bool drawn_ = false;
   std::uint64_t drawn_seed_ = 0;
 };
