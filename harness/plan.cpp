@@ -58,9 +58,6 @@ std::string rung_capable_names() {
 
 bool is_matrix_text(const std::string& text) { return text.find('x') != std::string::npos; }
 
-// The layers take a matrix dimension as an int.
-constexpr std::int64_t kMaxMatrixDimension = 2147483647;
-
 // UsageError unless `text` is a size of some workload (one number, MxN or MxNxK): for the sizes a
 // workload does not take, which must still be sizes. Checked as the first registered workload
 // written with as many dimensions reads it; none such: parsed as a count, which names the value.

@@ -51,8 +51,6 @@ std::int64_t parse_count_named(const std::string& text, const std::string& named
   return value;
 }
 
-// The kernels and BLAS take a matrix dimension as an int.
-constexpr std::int64_t kMaxMatrixDimension = std::numeric_limits<int>::max();
 constexpr const char* kAboveMaxDimension = " is above 2^31 - 1, the largest matrix dimension the layers take";
 
 }  // namespace

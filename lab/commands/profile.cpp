@@ -14,7 +14,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool starts_with(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // One CSV record (ncu quotes every cell; "" inside quotes is a quote).
@@ -88,7 +87,7 @@ void fill(ProfileSummary& s, const std::map<std::string, Metric>& metrics) {
   // "Memory Throughput" is a % in the Speed Of Light section and a byte/second rate (DRAM) in the
   // Memory Workload Analysis section; the details page is read with its unit telling them apart.
   for (const auto& [name, m] : metrics) {
-    if (!starts_with(name, "Memory Throughput") || std::isnan(m.value)) continue;
+    if (!name.starts_with("Memory Throughput") || std::isnan(m.value)) continue;
     if (m.unit == "%") {
       if (std::isnan(s.memory_pct)) s.memory_pct = m.value;
     } else if (has(m.unit, "byte")) {
@@ -138,7 +137,7 @@ ProfileSummary parse_ncu_csv(const std::string& text, const std::string& kernel)
   std::vector<std::vector<std::string>> rows;
   std::istringstream lines(text);
   for (std::string line; std::getline(lines, line);)
-    if (starts_with(line, "\"")) rows.push_back(csv_cells(line));  // not ==PROF==, ==WARNING==, ...
+    if (line.starts_with("\"")) rows.push_back(csv_cells(line));  // not ==PROF==, ==WARNING==, ...
   std::size_t h = 0;
   while (h < rows.size() && !(rows[h].front() == "ID" && std::count(rows[h].begin(), rows[h].end(), "Kernel Name")))
     ++h;
@@ -282,7 +281,7 @@ std::string ncu_failure(const std::string& log) {
   std::string errors;
   std::istringstream lines(log);
   for (std::string line; std::getline(lines, line);)
-    if (starts_with(line, "==ERROR==")) errors += (errors.empty() ? "" : "\n") + line;
+    if (line.starts_with("==ERROR==")) errors += (errors.empty() ? "" : "\n") + line;
   return errors;
 }
 

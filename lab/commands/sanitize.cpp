@@ -12,8 +12,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool starts_with(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
-
 std::string trim(const std::string& text) {
   const auto first = text.find_first_not_of(" \t\r");
   if (first == std::string::npos) return {};
@@ -22,8 +20,8 @@ std::string trim(const std::string& text) {
 
 // Headlines that are not errors: the banner, the summary, a leak check's header.
 bool is_banner(const std::string& line) {
-  return starts_with(line, "COMPUTE-SANITIZER") || starts_with(line, "ERROR SUMMARY") ||
-         starts_with(line, "LEAK SUMMARY") || starts_with(line, "Target application returned");
+  return line.starts_with("COMPUTE-SANITIZER") || line.starts_with("ERROR SUMMARY") ||
+         line.starts_with("LEAK SUMMARY") || line.starts_with("Target application returned");
 }
 
 }  // namespace
@@ -85,14 +83,14 @@ SanitizerReport parse_sanitizer_log(const std::string& log) {
     // Every line starts with the prefix "========= "; a finding's own lines are indented further.
     std::string line = raw;
     bool prefixed = false;
-    if (starts_with(line, "=========")) {
+    if (line.starts_with("=========")) {
       line = line.substr(line.find_first_not_of('=') == std::string::npos ? line.size() : line.find_first_not_of('='));
       prefixed = true;
-      if (starts_with(line, " ")) line = line.substr(1);
+      if (line.starts_with(" ")) line = line.substr(1);
     }
     if (!prefixed) {  // not the tool's: the child's stderr interleaved, or a log without prefixes
       if (trim(line).empty()) continue;
-      if (!std::isspace(static_cast<unsigned char>(line[0])) && starts_with(trim(line), "Error")) {
+      if (!std::isspace(static_cast<unsigned char>(line[0])) && trim(line).starts_with("Error")) {
         report.tool_error = trim(line);
         continue;
       }
@@ -103,7 +101,7 @@ SanitizerReport parse_sanitizer_log(const std::string& log) {
       current = nullptr;
       continue;
     }
-    if (starts_with(text, "ERROR SUMMARY:")) {
+    if (text.starts_with("ERROR SUMMARY:")) {
       report.errors = std::atoi(text.c_str() + std::string("ERROR SUMMARY:").size());
       current = nullptr;
       continue;
@@ -111,7 +109,7 @@ SanitizerReport parse_sanitizer_log(const std::string& log) {
     if (!indented) {
       if (is_banner(text)) {
         current = nullptr;
-      } else if (starts_with(text, "Error") || starts_with(text, "Internal")) {
+      } else if (text.starts_with("Error") || text.starts_with("Internal")) {
         report.tool_error = text;  // "Error: Target application terminated before first instrumented API call"
         current = nullptr;
       } else {
@@ -121,18 +119,18 @@ SanitizerReport parse_sanitizer_log(const std::string& log) {
       continue;
     }
     if (!current) continue;
-    if (starts_with(text, "at ") && current->where.empty()) {
+    if (text.starts_with("at ") && current->where.empty()) {
       current->where = text.substr(3);
-    } else if (starts_with(text, "by thread ") && current->who.empty()) {
+    } else if (text.starts_with("by thread ") && current->who.empty()) {
       current->who = text.substr(3);
-    } else if (starts_with(text, "Address ") || starts_with(text, "Access ") || starts_with(text, "and is ")) {
+    } else if (text.starts_with("Address ") || text.starts_with("Access ") || text.starts_with("and is ")) {
       current->detail += (current->detail.empty() ? "" : " ") + text;
     }
     // Frames ("Device Frame:", "Host Frame:", "Saved host backtrace ...") are left out.
   }
   // Memory errors first, then the CUDA API errors they cause ("Program hit ... on CUDA API call").
   std::stable_partition(report.findings.begin(), report.findings.end(),
-                        [](const SanitizerFinding& f) { return !starts_with(f.headline, "Program hit"); });
+                        [](const SanitizerFinding& f) { return !f.headline.starts_with("Program hit"); });
   return report;
 }
 
