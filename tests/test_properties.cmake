@@ -2,8 +2,8 @@
 # the gtest executables' tests are discovered (tests/CMakeLists.txt appends it to TEST_INCLUDE_FILES,
 # with LB_GTEST_TARGETS and LB_GPU_SLOTS set), so it names discovered tests by pattern.
 #
-# Every gtest test takes one slot of a GPU (RESOURCE_GROUPS "gpus:1"; tests/CMakeLists.txt says how
-# the slots are made and handed out) and runs side by side with the rest, `ctest -j` by cores, GPU
+# Every gtest test but those in lb_no_gpu below takes one slot of a GPU (RESOURCE_GROUPS "gpus:1";
+# tests/CMakeLists.txt says how the slots are made and handed out) and runs side by side with the rest, `ctest -j` by cores, GPU
 # tests included: they check answers, not speed, and each process has its own CUDA context. A test
 # in the lists below takes all LB_GPU_SLOTS slots of one GPU, so that no other test runs on that
 # device while it does (on a host with several, the others go on on the other GPUs), and gets the
@@ -57,6 +57,16 @@ set(lb_gpu_quarter
   "^FolderLabOnTheGpu\\."
   "^LabAutograderCli\\..*OnTheGpu( |$)"
   "^PythonLab\\..*OnTheGpu( |$)"
+)
+
+# Tests that never touch a GPU take no slot (as the reports' pytest files, tests/CMakeLists.txt), so
+# that they run beside the tests that hold the GPU alone, on the cores those leave idle: NVRTC's
+# compiles (no device: the cubin is for sm_90 by name) and the host side of verification. Whole
+# executables by their target, single tests by pattern.
+set(lb_no_gpu_targets test_verify_power test_measurement)
+set(lb_no_gpu
+  "^EachKernelText/MutationKillOf\\.EveryMutationAppliesAndCompilesWithNvrtc/"
+  "^LadderCompile\\.EveryRungCompilesWithNvrtcAlone( |$)"
 )
 
 # The order they start in (ctest's COST: the costliest first; an explicit COST outranks the times of
@@ -114,6 +124,15 @@ foreach(target IN LISTS LB_GTEST_TARGETS)
         break()
       endif()
     endforeach()
+    list(FIND lb_no_gpu_targets "${target}" host_only)
+    if(host_only GREATER -1)
+      set(slots 0)
+    endif()
+    foreach(pattern IN LISTS lb_no_gpu)
+      if(name MATCHES "${pattern}")
+        set(slots 0)
+      endif()
+    endforeach()
     if(slots EQUAL 1)
       foreach(pattern IN LISTS lb_gpu_quarter)
         if(name MATCHES "${pattern}")
@@ -149,8 +168,10 @@ foreach(target IN LISTS LB_GTEST_TARGETS)
         endif()
       endforeach()
     endif()
-    set_tests_properties("${name}" PROPERTIES LABELS "${labels}" RUN_SERIAL ${serial} RESOURCE_GROUPS "gpus:${slots}"
-                         COST ${cost})
+    set_tests_properties("${name}" PROPERTIES LABELS "${labels}" RUN_SERIAL ${serial} COST ${cost})
+    if(slots GREATER 0)
+      set_tests_properties("${name}" PROPERTIES RESOURCE_GROUPS "gpus:${slots}")
+    endif()
     if(NOT serial)
       # A few host threads each, side by side (tests/CMakeLists.txt: LB_TEST_HOST_ENV says why).
       set_tests_properties("${name}" PROPERTIES ENVIRONMENT_MODIFICATION "${LB_TEST_HOST_ENV}")
