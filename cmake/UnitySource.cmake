@@ -1,13 +1,14 @@
-# lb_unity_cuda(TARGET SOURCE...): TARGET compiles its nvcc SOURCEs as one translation unit, a
+# lb_unity_cuda(TARGET SOURCES SOURCE...): TARGET compiles its nvcc SOURCEs as one translation unit, a
 # generated <build>/<folder>/TARGET_unity.cu that #includes each of them, instead of one nvcc run
 # each. For a group of files that share heavy headers (Thrust, CUB: about 9 of the 12 CPU-s nvcc
 # spends on each thrust layer file is the headers, parsed by nvcc's device and host passes), this
 # parses them once. Each file still stands alone (includes what it uses, registers itself); what
 # differs is the unit: names at file scope, anonymous namespaces' included, must not collide (the
-# registration macros name their variables by __COUNTER__ for this). The kernels are the same templates, compiled for the same architectures.
+# registration macros name their variables by __COUNTER__ for this). The kernels are the same
+# templates, compiled for the same architectures.
 # CMake's own UNITY_BUILD does this for C++ only (CUDA from CMake 3.31 on; the project needs 3.25).
 # -DLAYERBENCH_UNITY_CUDA=OFF compiles each file by itself (to see that each does).
-option(LAYERBENCH_UNITY_CUDA "Compile each group of nvcc files that share Thrust's or CUB's headers as one unit" ON)
+option(LAYERBENCH_UNITY_CUDA "Compile each group of nvcc files (a layer's, a ladder's) as one unit" ON)
 # lb_unity_cuda(TARGET [UNIT NAME] [HEADERS HEADER...] [NAMESPACED] SOURCES SOURCE...): the unit is
 # <build>/<folder>/NAME.cu (TARGET_unity.cu by default). NAMESPACED puts each file in a namespace of
 # its own, for files that are lessons and stand alone as NVRTC compiles them (the ladder's rungs:

@@ -3,14 +3,15 @@
 # with LB_GTEST_TARGETS and LB_GPU_SLOTS set), so it names discovered tests by pattern.
 #
 # Every gtest test but those in lb_no_gpu below takes one slot of a GPU (RESOURCE_GROUPS "gpus:1";
-# tests/CMakeLists.txt says how the slots are made and handed out) and runs side by side with the rest, `ctest -j` by cores, GPU
-# tests included: they check answers, not speed, and each process has its own CUDA context. A test
-# in the lists below takes all LB_GPU_SLOTS slots of one GPU, so that no other test runs on that
-# device while it does (on a host with several, the others go on on the other GPUs), and gets the
-# label gpu_exclusive; one in lb_host_exclusive gets RUN_SERIAL as well: nothing else runs at all,
-# since it times a host-side clock or needs the host's cores. Without a resource spec file (plain
-# `ctest`) RESOURCE_GROUPS is ignored and only RUN_SERIAL holds. docs/hardening.md ("Tests that hold
-# the GPU alone") gives the reasons, one per line of these lists.
+# tests/CMakeLists.txt says how the slots are made and handed out) and runs side by side with the
+# rest, `ctest -j` by cores, GPU tests included: they check answers, not speed, and each process has
+# its own CUDA context. A test in the lists below takes all LB_GPU_SLOTS slots of one GPU, so that
+# no other test runs on that device while it does (on a host with several, the others go on on the
+# other GPUs), and gets the label gpu_exclusive; one in lb_host_exclusive gets RUN_SERIAL as well:
+# nothing else runs at all, since it times a host-side clock or needs the host's cores. Without a
+# resource spec file (plain `ctest`) RESOURCE_GROUPS is ignored and only RUN_SERIAL holds.
+# docs/hardening.md ("Tests that hold the GPU alone") gives the reasons, one per line of these
+# lists.
 set(lb_host_exclusive
   # Timing: the context probe compares each layer's figures with the probe's; other work on the
   # device or host moves them.
