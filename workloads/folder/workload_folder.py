@@ -8,7 +8,7 @@ whose text is one line naming the file and the field. The same object draws a ca
 inputs.py), computes the reference (reference.py, in float64 / exact integers) and checks a
 layer's outputs against it (check).
 
-Validation is jsonschema's (a well-kept validator, already pinned in reports/requirements.txt),
+Validation is jsonschema's (a well-kept validator, already pinned in python/requirements.txt),
 because a folder workload needs the interpreter anyway (reference.py) and the same schema then
 serves the command line, the tests and any editor. Formulas are parsed with the standard library's
 `ast` and evaluated over a whitelist of nodes: no eval()."""
@@ -32,7 +32,7 @@ SIZE_ARG_TYPE = "long long"  # m, n and k are passed as 64-bit integers
 
 
 from workload_formula import DIMS, Formula, WorkloadFolderError  # noqa: E402 (re-exported)
-from workload_draws import draw_bits, draw_buffer, starting_contents, stream_key  # noqa: E402 (re-exported)
+from workload_draws import draw_bits, draw_buffer, range_bounds, size_text, starting_contents, stream_key  # noqa: E402 (re-exported)
 from workload_kernel import check_parameters, kernel_parameters, nvrtc_check  # noqa: E402 (re-exported)
 
 
@@ -43,9 +43,19 @@ class Buffer:
     name: str
     type: str
     extents: tuple[Formula, ...]
-    role: str                          # "input" or "output"
-    draw: dict = field(default_factory=dict)  # inputs: {"kind": "unit" | "integers" | "range", ...}
+    role: str                          # "input", "output" or "inout" (drawn, updated in place, checked)
+    draw: dict = field(default_factory=dict)  # drawn buffers: {"kind": "unit" | "integers" | "range", ...}
     starts_as: str = "poison"          # outputs: "poison" or "zero"
+
+    @property
+    def drawn(self) -> bool:
+        """Drawn before a case: an input, or an in/out buffer (its drawn values are the reference's input)."""
+        return self.role in ("input", "inout")
+
+    @property
+    def checked(self) -> bool:
+        """Checked after a case against reference.py's result for it: an output or an in/out buffer."""
+        return self.role in ("output", "inout")
 
     @property
     def dtype(self):
@@ -75,8 +85,24 @@ class Scalar:
 class KernelArgument:
     """One parameter of the kernel, in order: a buffer, a scalar or a dimension of the size."""
     name: str
-    kind: str     # "input", "output", "scalar" or "size"
+    kind: str     # "input", "output", "inout", "scalar" or "size"
     c_type: str   # what a launcher passes it as: "const float*", "int*", "double", "long long"
+
+
+@dataclass(frozen=True)
+class FolderKernel:
+    """One kernel of the folder's sequence (`kernel` and `launch`, or each of `kernels`): launched in
+    order, all of them one case."""
+    name: str
+    arguments: list[KernelArgument]
+    block: tuple[int, ...]
+    grid: list[Formula] | None   # None: grid-stride
+    shared_bytes: int
+    field: str                   # where workload.json says it: "kernel" or "kernels[1]"
+
+    def grid_blocks(self, size: dict) -> tuple[int, ...] | None:
+        """Blocks along x, y, z at `size`; None for a grid-stride kernel (the launcher fills the device)."""
+        return None if self.grid is None else tuple(max(1, f.whole(**size)) for f in self.grid)
 
 
 @dataclass
@@ -89,11 +115,7 @@ class WorkloadFolder:
     default_sizes: list[str]
     buffers: list[Buffer]
     scalars: list[Scalar]
-    kernel_name: str
-    arguments: list[KernelArgument]
-    block: tuple[int, ...]
-    grid: list[Formula] | None   # None: grid-stride
-    shared_bytes: int
+    kernels: list[FolderKernel]  # launched in order, timed together
     bytes_read: Formula
     bytes_written: Formula
     flops: Formula
@@ -103,37 +125,122 @@ class WorkloadFolder:
     python_layers: dict[str, Path]
     _reference: Any = None
     _inputs: Any = None
+    _inputs_takes_draw: bool = False
 
     @property
     def inputs(self) -> list[Buffer]:
-        return [b for b in self.buffers if b.role == "input"]
+        """The drawn buffers (inputs and in/out ones), in workload.json's order: reference.py's inputs."""
+        return [b for b in self.buffers if b.drawn]
 
     @property
     def outputs(self) -> list[Buffer]:
-        return [b for b in self.buffers if b.role == "output"]
+        """The checked buffers (outputs and in/out ones), in workload.json's order."""
+        return [b for b in self.buffers if b.checked]
 
-    def grid_blocks(self, size: dict) -> tuple[int, ...] | None:
-        """Blocks along x, y, z at `size`; None for a grid-stride kernel (the launcher fills the device)."""
-        return None if self.grid is None else tuple(max(1, f.whole(**size)) for f in self.grid)
+    @property
+    def kernel_names(self) -> str:
+        return ", ".join(k.name for k in self.kernels)
+
+    def grid_blocks(self, size: dict, kernel: int = 0) -> tuple[int, ...] | None:
+        return self.kernels[kernel].grid_blocks(size)
 
     # --- a case ----------------------------------------------------------------------------------
     def draw_problem(self, size: dict, seed: int) -> "Problem":
-        """A case's inputs and the outputs' starting contents: inputs.py's if the folder has one,
-        else the harness's generator (random_draw.h) keyed by `seed` and each input's position."""
+        """A case's inputs and the outputs' starting contents. Each drawn buffer is inputs.py's if
+        the folder has one and it returns that buffer, else the harness's generator
+        (random_draw.h) keyed by `seed` and the buffer's position among the drawn ones, as its
+        `draw` says. An in/out buffer starts as its drawn values."""
         size = full_size(size)
-        for i, b in enumerate(self.buffers):
-            if min(b.shape(size)) < 1:
-                raise WorkloadFolderError(self.path / "workload.json", f"buffers[{i}].extents",
-                                          f"give {b.name} the shape {b.shape(size)} at m={size['m']}, n={size['n']}, k={size['k']}: each extent is at least 1")
+        self.check_extents(size)
         scalars = {s.name: s.typed for s in self.scalars}
+        streams = {b.name: stream for stream, b in enumerate(self.inputs)}
+        by_name = {b.name: b for b in self.inputs}
+
+        def harness_draw(name):
+            """The harness's draw of input `name` (as its `draw` says): what inputs.py is offered."""
+            if name not in by_name:
+                raise ValueError(f"{name!r} is not a drawn buffer ({', '.join(by_name)})")
+            return draw_buffer(by_name[name], size, seed, streams[name])
+
+        inputs = {}
         if self._inputs is not None:
-            drawn = call_user(self.path / "inputs.py", "inputs", self._inputs.inputs,
-                              dict(size), np.random.default_rng(seed))
-            inputs = self._checked_arrays(drawn, self.inputs, "inputs.py", "inputs()", size)
-        else:
-            inputs = {b.name: draw_buffer(b, size, seed, stream) for stream, b in enumerate(self.inputs)}
-        outputs = {b.name: starting_contents(b, size) for b in self.outputs}
+            path = self.path / "inputs.py"
+            args = (dict(size), np.random.default_rng(seed)) + ((harness_draw,) if self._inputs_takes_draw else ())
+            drawn = call_user(path, "inputs", self._inputs.inputs, *args)
+            if not isinstance(drawn, dict):
+                raise WorkloadFolderError(path, "inputs()", f"returned {type(drawn).__name__}, not a dict of buffer name -> array")
+            for i, b in enumerate(self.buffers):
+                if b.name in drawn and "draw" in self.spec["buffers"][i]:
+                    raise WorkloadFolderError(path, f"inputs()[{b.name!r}]",
+                                              f"replaces the draw workload.json's buffers[{i}].draw gives it, which would be "
+                                              f"ignored: remove that draw, or leave {b.name} to it")
+            returned = [b for b in self.inputs if b.name in drawn]
+            inputs = self._checked_arrays(drawn, returned, "inputs.py", "inputs()", size)
+        for b in self.inputs:
+            if b.name not in inputs:
+                inputs[b.name] = self._harness_draw(b, size, seed, streams[b.name])
+        outputs = {b.name: inputs[b.name].copy() if b.drawn else starting_contents(b, size) for b in self.outputs}
         return Problem(size, seed, inputs, scalars, outputs)
+
+    def _harness_draw(self, b: Buffer, size: dict, seed: int, stream: int) -> np.ndarray:
+        try:
+            return draw_buffer(b, size, seed, stream)
+        except ValueError as e:
+            where = f"buffers[{self.buffers.index(b)}].draw"
+            raise WorkloadFolderError(self.path / "workload.json", where, str(e).removeprefix("draw: ")) from None
+
+    def check_extents(self, size: dict) -> None:
+        for i, b in enumerate(self.buffers):
+            for j, f in enumerate(b.extents):
+                value = self._evaluate(f, f"buffers[{i}].extents[{j}]", size)
+                if value < 1:
+                    raise WorkloadFolderError(self.path / "workload.json", f"buffers[{i}].extents[{j}]",
+                                              f"{f.text!r} is {value} at {size_text(size)}: give {b.name} extents of at least 1")
+
+    def _evaluate(self, f: Formula, where: str, size: dict) -> int:
+        """A formula's whole value at `size`; a division by zero is one line naming the field."""
+        try:
+            return f.whole(**size)
+        except ZeroDivisionError:
+            raise WorkloadFolderError(self.path / "workload.json", where, f"{f.text!r} divides by zero at {size_text(size)}") from None
+
+    def check_size(self, size: dict, grid_limits: tuple[int, int, int]) -> None:
+        """Everything workload.json says, evaluated at `size` without drawing anything: each
+        buffer's extents (at least 1), each range draw's bounds (in its type), each kernel's grid
+        (against `grid_limits`, x, y, z: the device's, or CUDA's documented ones), the bytes and
+        flops formulas (whole, not negative). One line naming the field and the size otherwise."""
+        size = full_size(size)
+        self.check_extents(size)
+        for i, b in enumerate(self.buffers):
+            if b.draw.get("kind") == "range":
+                for key in ("lo", "hi"):
+                    self._evaluate(Formula(b.draw[key]), f"buffers[{i}].draw.{key}", size)
+                try:
+                    range_bounds(b, size)
+                except ValueError as e:
+                    raise WorkloadFolderError(self.path / "workload.json", f"buffers[{i}].draw", str(e).removeprefix("draw: ")) from None
+        for kernel in self.kernels:
+            if kernel.grid is None:
+                continue
+            for j, f in enumerate(kernel.grid):
+                where = ("" if kernel.field == "kernel" else kernel.field + ".") + f"launch.grid[{j}]"
+                blocks = max(1, self._evaluate(f, where, size))
+                if blocks > grid_limits[j]:
+                    raise WorkloadFolderError(self.path / "workload.json", where,
+                                              f"{f.text!r} is {blocks} blocks at {size_text(size)}, above the {'xyz'[j]} limit "
+                                              f"of {grid_limits[j]} (CUDA's grids: x up to 2^31 - 1, y and z up to 65535)")
+        for where, f in (("bytes.read", self.bytes_read), ("bytes.written", self.bytes_written), ("flops", self.flops)):
+            try:
+                value = f.exact(**size)
+            except ZeroDivisionError:
+                raise WorkloadFolderError(self.path / "workload.json", where, f"{f.text!r} divides by zero at {size_text(size)}") from None
+            if value < 0:
+                raise WorkloadFolderError(self.path / "workload.json", where, f"{f.text!r} is {value} at {size_text(size)}: negative")
+
+    def device_bytes(self, size: dict) -> int:
+        """What the buffers take on the device at `size` (every layer allocates each exactly)."""
+        size = full_size(size)
+        return sum(int(np.prod(b.shape(size))) * np.dtype(b.dtype).itemsize for b in self.buffers)
 
     def reference(self, problem: "Problem") -> dict[str, np.ndarray]:
         """reference.py's outputs, from float64 copies of float inputs (integers as int64)."""
@@ -154,6 +261,12 @@ class WorkloadFolder:
         where = "reference.py"
         if not isinstance(rule, dict):
             raise WorkloadFolderError(self.path / where, "tolerance()", f"returned {type(rule).__name__}, not a dict of output -> (scale, bound)")
+        for name in rule:
+            if name not in {b.name for b in floats}:
+                exact = name in {b.name for b in self.outputs}
+                raise WorkloadFolderError(self.path / where, f"tolerance()[{name!r}]",
+                                          "is an integer output, checked exactly: its rule would be ignored" if exact else
+                                          f"is no float output of workload.json ({', '.join(b.name for b in floats)})")
         result = {}
         for b in floats:
             if b.name not in rule:
@@ -259,7 +372,7 @@ def _schema_errors(spec, path: Path):
     try:
         import jsonschema
     except ImportError:
-        raise WorkloadFolderError(path, "", "checking it needs the Python package jsonschema (reports/requirements.txt)") from None
+        raise WorkloadFolderError(path, "", "checking it needs the Python package jsonschema (pip install -r python/requirements.txt)") from None
     schema = json.loads(SCHEMA_PATH.read_text())
     validator = jsonschema.Draft202012Validator(schema)
     error = jsonschema.exceptions.best_match(validator.iter_errors(spec))
@@ -331,11 +444,13 @@ def load(folder: str | Path) -> WorkloadFolder:
         if b["name"] in names or b["name"] in DIMS:
             raise WorkloadFolderError(json_path, f"{where}.name", f"{b['name']!r} is taken (names are unique and not m, n, k)")
         names.add(b["name"])
-        if b["role"] == "input" and "starts_as" in b:
-            raise WorkloadFolderError(json_path, f"{where}.starts_as", "only outputs have a starting value; inputs are drawn")
+        if b["role"] != "output" and "starts_as" in b:
+            raise WorkloadFolderError(json_path, f"{where}.starts_as", f"only outputs have a starting value; {b['role']} buffers start as drawn")
         if b["role"] == "output" and "draw" in b:
-            raise WorkloadFolderError(json_path, f"{where}.draw", "outputs are not drawn: say what they start as (starts_as)")
+            raise WorkloadFolderError(json_path, f"{where}.draw", "outputs are not drawn: say what they start as (starts_as), or make it an inout buffer")
         draw = b.get("draw", {})
+        if draw.get("kind") == "unit" and not b["type"].startswith("float"):
+            raise WorkloadFolderError(json_path, f"{where}.draw", f"a unit draw is for float buffers; a {b['type']} would hold only its zeros (integers or range)")
         if draw.get("kind") == "range":
             if b["type"].startswith("float"):
                 raise WorkloadFolderError(json_path, f"{where}.draw", "a range draw is for integer buffers (indices, bins)")
@@ -343,8 +458,8 @@ def load(folder: str | Path) -> WorkloadFolder:
                 formula(draw[key], f"{where}.draw.{key}")
         buffers.append(Buffer(b["name"], b["type"], tuple(formula(e, f"{where}.extents[{j}]") for j, e in enumerate(b["extents"])),
                               b["role"], draw, b.get("starts_as", "poison")))
-    if not any(b.role == "output" for b in buffers):
-        raise WorkloadFolderError(json_path, "buffers", "no buffer has role output: nothing to check")
+    if not any(b.checked for b in buffers):
+        raise WorkloadFolderError(json_path, "buffers", "no buffer has role output or inout: nothing to check")
     scalars = []
     for i, s in enumerate(spec.get("scalars", [])):
         if s["name"] in names or s["name"] in DIMS:
@@ -356,108 +471,133 @@ def load(folder: str | Path) -> WorkloadFolder:
 
     by_name = {b.name: b for b in buffers}
     scalar_by_name = {s.name: s for s in scalars}
-    arguments = []
-    for i, a in enumerate(spec["kernel"]["arguments"]):
-        where = f"kernel.arguments[{i}]"
-        if a in by_name:
-            b = by_name[a]
-            arguments.append(KernelArgument(a, b.role, ("const " if b.role == "input" else "") + C_TYPES[b.type] + "*"))
-        elif a in scalar_by_name:
-            arguments.append(KernelArgument(a, "scalar", C_TYPES[scalar_by_name[a].type]))
-        elif a in dims:
-            arguments.append(KernelArgument(a, "size", SIZE_ARG_TYPE))
-        else:
-            raise WorkloadFolderError(json_path, where, f"{a!r} is no buffer, scalar or dimension ({', '.join(dims)}) of this workload")
-    if len({a.name for a in arguments}) != len(arguments):
-        raise WorkloadFolderError(json_path, "kernel.arguments", "names a parameter twice")
-    unused = [b.name for b in buffers if b.name not in {a.name for a in arguments}]
-    if unused:
-        raise WorkloadFolderError(json_path, "kernel.arguments", f"does not pass buffer {unused[0]!r}")
 
-    launch = spec["launch"]
-    grid = None if launch["grid"] == "grid_stride" else [formula(g, f"launch.grid[{j}]") for j, g in enumerate(launch["grid"])]
-    block = tuple(launch["block"])
-    if int(np.prod(block)) > 1024:
-        raise WorkloadFolderError(json_path, "launch.block", f"{block} is {int(np.prod(block))} threads; a block has at most 1024")
-    sizes = []
-    for j, text in enumerate(spec["default_sizes"]):
-        try:
-            sizes.append(parse_size(text, form))
-        except ValueError as e:
-            raise WorkloadFolderError(json_path, f"default_sizes[{j}]", str(e)) from None
+    def kernel_arguments(names, field):
+        arguments = []
+        for i, a in enumerate(names):
+            if a in by_name:
+                b = by_name[a]
+                arguments.append(KernelArgument(a, b.role, ("const " if b.role == "input" else "") + C_TYPES[b.type] + "*"))
+            elif a in scalar_by_name:
+                arguments.append(KernelArgument(a, "scalar", C_TYPES[scalar_by_name[a].type]))
+            elif a in dims:
+                arguments.append(KernelArgument(a, "size", SIZE_ARG_TYPE))
+            else:
+                raise WorkloadFolderError(json_path, f"{field}[{i}]", f"{a!r} is no buffer, scalar or dimension ({', '.join(dims)}) of this workload")
+        if len({a.name for a in arguments}) != len(arguments):
+            raise WorkloadFolderError(json_path, field, "names a parameter twice")
+        return arguments
+
+    def kernel_launch(launch, field):
+        prefix = "" if field == "kernel" else field + "."
+        grid = None if launch["grid"] == "grid_stride" else [formula(g, f"{prefix}launch.grid[{j}]") for j, g in enumerate(launch["grid"])]
+        block = tuple(launch["block"])
+        if int(np.prod(block)) > 1024:
+            raise WorkloadFolderError(json_path, f"{prefix}launch.block", f"{block} is {int(np.prod(block))} threads; a block has at most 1024")
+        return block, grid, launch.get("shared_bytes", 0)
+
+    if "kernels" in spec:
+        if "kernel" in spec or "launch" in spec:
+            raise WorkloadFolderError(json_path, "kernel" if "kernel" in spec else "launch",
+                                      "give either kernel and launch (one kernel) or kernels (a sequence), not both")
+        calls = [(k["name"], k["arguments"], k["launch"], f"kernels[{i}]") for i, k in enumerate(spec["kernels"])]
+    elif "kernel" in spec and "launch" in spec:
+        calls = [(spec["kernel"]["name"], spec["kernel"]["arguments"], spec["launch"], "kernel")]
+    else:
+        raise WorkloadFolderError(json_path, "(top level)", "'kernel' and 'launch' (one kernel) or 'kernels' (a sequence) is required")
+    kernels = []
+    for name, names, launch, field in calls:
+        arguments = kernel_arguments(names, f"{field}.arguments")
+        kernels.append(FolderKernel(name, arguments, *kernel_launch(launch, field), field))
+    passed = {a.name for k in kernels for a in k.arguments}
+    unused = [b.name for b in buffers if b.name not in passed]
+    if unused:
+        raise WorkloadFolderError(json_path, "kernel.arguments" if "kernel" in spec else "kernels",
+                                  f"does not pass buffer {unused[0]!r}")
 
     cu_path = folder / "kernels.cu"
     try:
         kernel_text = cu_path.read_text()
     except UnicodeDecodeError as e:
         raise WorkloadFolderError(cu_path, "", f"is not UTF-8 text: {e}") from None
-    line, params = kernel_parameters(kernel_text, spec["kernel"]["name"], cu_path)
-    check_parameters(params, arguments, f"{cu_path}:{line}", spec["kernel"]["name"])
+    written: dict[str, int] = {}   # each output and in/out buffer -> the line of a kernel that takes it writable
+    for kernel in kernels:
+        line, params = kernel_parameters(kernel_text, kernel.name, cu_path)
+        for name in check_parameters(params, kernel.arguments, f"{cu_path}:{line}", kernel.name,
+                                     f"{kernel.field}.arguments", in_sequence=len(kernels) > 1):
+            written.setdefault(name, line)
+    for b in buffers:
+        if b.checked and b.name not in written:
+            raise WorkloadFolderError(cu_path, b.name, f"no kernel of the sequence takes {b.role} {b.name!r} writable (every one declares it const)")
 
     reference = load_user_module(folder / "reference.py", "reference")
     for fn in ("reference", "tolerance"):
         if not callable(getattr(reference, fn, None)):
-            if fn == "tolerance" and all(not b.is_float for b in buffers if b.role == "output"):
+            if fn == "tolerance" and all(not b.is_float for b in buffers if b.checked):
                 continue
             raise WorkloadFolderError(folder / "reference.py", f"{fn}()", "not defined (docs/your-own-workload.md: reference(inputs, scalars, size) and tolerance(inputs, scalars, size))")
     inputs = None
+    inputs_takes_draw = False
     if (folder / "inputs.py").is_file():
         inputs = load_user_module(folder / "inputs.py", "inputs")
         if not callable(getattr(inputs, "inputs", None)):
-            raise WorkloadFolderError(folder / "inputs.py", "inputs()", "not defined (inputs(size, rng) -> dict of input name -> array)")
-    python_layers = {layer: folder / f"{layer.replace('-', '_')}.py" for layer in PYTHON_LAYER_FILES
-                     if (folder / f"{layer.replace('-', '_')}.py").is_file()}
+            raise WorkloadFolderError(folder / "inputs.py", "inputs()", "not defined (inputs(size, rng[, draw]) -> dict of input name -> array)")
+        inputs_takes_draw = _positional_count(inputs.inputs, folder / "inputs.py") == 3
+    python_layers = python_layer_files(folder)
 
     return WorkloadFolder(
         path=folder, spec=spec, name=spec["name"], summary=spec["summary"], size_form=form,
-        default_sizes=[s for s in spec["default_sizes"]], buffers=buffers, scalars=scalars,
-        kernel_name=spec["kernel"]["name"], arguments=arguments, block=block, grid=grid,
-        shared_bytes=launch.get("shared_bytes", 0),
+        default_sizes=[s for s in spec["default_sizes"]], buffers=buffers, scalars=scalars, kernels=kernels,
         bytes_read=formula(spec["bytes"]["read"], "bytes.read"),
         bytes_written=formula(spec["bytes"]["written"], "bytes.written"),
         flops=formula(spec["flops"], "flops"), figure=spec.get("figure", "gbps"),
         kernel_text=kernel_text, content_hash=content_hash(folder), python_layers=python_layers,
-        _reference=reference, _inputs=inputs)
+        _reference=reference, _inputs=inputs, _inputs_takes_draw=inputs_takes_draw)
 
 
-def parse_size(text: str, form: str) -> dict:
-    """'2^20' -> {n}, '4096x1024' -> {m, n}, '512' (MxN) -> a square; as `-s` reads sizes."""
-    parts = text.split("x")
-    count = len(DIMS_OF_FORM[form])
-    if len(parts) not in (1, count):
-        raise ValueError(f"{text!r} is not a size of form {form}")
-    values = []
-    for p in parts:
-        base, _, power = p.partition("^")
-        if not base.isdigit() or (power and not power.isdigit()):
-            raise ValueError(f"{text!r}: {p!r} is not a whole number or a power (2^20)")
-        value = int(base) ** int(power) if power else int(base)
-        if value < 1:
-            raise ValueError(f"{text!r}: a dimension is at least 1")
-        values.append(value)
-    values = values * count if len(values) == 1 else values
-    return full_size(dict(zip(DIMS_OF_FORM[form], values)))
+def python_layer_files(folder: Path) -> dict[str, Path]:
+    """The folder's own implementation per Python layer: `<layer>.py` (`-` written `_`) for each
+    layer of PYTHON_LAYER_FILES it holds. The one place a folder's per-layer file is found."""
+    return {layer: folder / f"{layer.replace('-', '_')}.py" for layer in PYTHON_LAYER_FILES
+            if (folder / f"{layer.replace('-', '_')}.py").is_file()}
+
+
+def _positional_count(fn, path: Path) -> int:
+    """How many positional parameters inputs() takes: 2 (size, rng) or 3 (size, rng, draw)."""
+    import inspect
+    try:
+        params = [p for p in inspect.signature(fn).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        return 2
+    if len(params) not in (2, 3):
+        raise WorkloadFolderError(path, "inputs()", f"takes {len(params)} parameters: inputs(size, rng) or inputs(size, rng, draw)")
+    return len(params)
 
 
 # --- the harness's side: what variants/python/workload_folder.cpp asks of a loaded folder ----------
 
 def spec_for_harness(w: WorkloadFolder) -> dict:
-    """What the C++ FolderSpec holds (workloads/folder/folder_workload.h): the buffers in order, the
-    kernel's parameters with each scalar's bytes as the kernel reads them, the launch shape."""
+    """What the C++ FolderSpec holds (workloads/folder/folder_workload.h): the buffers in order
+    (each checked one, output or in/out, in the harness's output bytes: an in/out buffer's starting
+    contents are its drawn values), and each kernel of the sequence: its parameters with each
+    scalar's bytes as the kernel reads them, its launch shape."""
     index = {b.name: i for i, b in enumerate(w.buffers)}
     scalars = {s.name: s for s in w.scalars}
-    arguments = []
-    for a in w.arguments:
-        if a.kind == "scalar":
-            s = scalars[a.name]
-            arguments.append({"name": a.name, "kind": "scalar", "value": s.typed.tobytes()})
-        elif a.kind == "size":
-            arguments.append({"name": a.name, "kind": "size", "dim": a.name})
-        else:
-            arguments.append({"name": a.name, "kind": "buffer", "buffer": index[a.name]})
-    block = tuple(w.block) + (1,) * (3 - len(w.block))
-    return {"buffers": [(b.name, b.type, b.role == "output") for b in w.buffers], "arguments": arguments,
-            "block": block, "grid_stride": w.grid is None, "shared_bytes": w.shared_bytes,
+    kernels = []
+    for k in w.kernels:
+        arguments = []
+        for a in k.arguments:
+            if a.kind == "scalar":
+                arguments.append({"name": a.name, "kind": "scalar", "value": scalars[a.name].typed.tobytes()})
+            elif a.kind == "size":
+                arguments.append({"name": a.name, "kind": "size", "dim": a.name})
+            else:
+                arguments.append({"name": a.name, "kind": "buffer", "buffer": index[a.name]})
+        block = tuple(k.block) + (1,) * (3 - len(k.block))
+        kernels.append({"name": k.name, "arguments": arguments, "block": block, "grid_stride": k.grid is None,
+                        "shared_bytes": k.shared_bytes})
+    return {"buffers": [(b.name, b.type, b.checked) for b in w.buffers], "kernels": kernels,
             "kernel_file": str((w.path / "kernels.cu").resolve())}
 
 
@@ -487,17 +627,28 @@ def case_problem(w: WorkloadFolder, size: dict, seed: int, views: list) -> Probl
 
 
 def check_reference(w: WorkloadFolder, size: dict, seed: int) -> None:
-    """reference.py and its tolerance rule run once on a drawn problem at `size`, before a run
-    measures anything: WorkloadFolderError (one line naming reference.py) when either raises or
-    returns the wrong shape."""
+    """inputs.py (if any), reference.py and its tolerance rule run once on a problem drawn at
+    `size`, before a run measures anything: WorkloadFolderError (one line naming the file) when
+    one raises or returns the wrong shape, when an index drawn by a range is outside it, ..."""
     problem = w.draw_problem(size, seed)
     w.reference(problem)
     w.tolerances(problem)
 
 
+def check_size(w: WorkloadFolder, size: dict, grid_limits) -> None:
+    w.check_size(size, tuple(grid_limits))
+
+
+def device_bytes(w: WorkloadFolder, size: dict) -> int:
+    return w.device_bytes(size)
+
+
 def main(argv=None) -> int:
-    """python3 workload_folder.py DIR...: checks each folder and prints what it is, or one line and
-    exit 2. (`layerbench list --workload-dir DIR` is the same check from the command line.)"""
+    """python3 workload_folder.py DIR...: checks each folder (its schema, kernels.cu's signatures,
+    NVRTC, the Python files importable) and prints what it is, or one line and exit 2.
+    `layerbench list --workload-dir DIR` checks more: the sizes (through the harness's one size
+    parser), every formula and grid at each of them, and reference.py, tolerance and inputs.py
+    called at the smallest."""
     import sys
     args = sys.argv[1:] if argv is None else argv
     if not args:
@@ -511,7 +662,7 @@ def main(argv=None) -> int:
             print(f"error: {e}", file=sys.stderr)
             return 2
         layers = ", ".join(w.python_layers) or "none"
-        print(f"{w.name}  {w.summary}  [{w.size_form}; sizes {' '.join(w.default_sizes)}; kernel {w.kernel_name}; "
+        print(f"{w.name}  {w.summary}  [{w.size_form}; sizes {' '.join(w.default_sizes)}; kernels {w.kernel_names}; "
               f"Python implementations: {layers}; sha256 {w.content_hash[:12]}]")
     return 0
 
