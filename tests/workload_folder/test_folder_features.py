@@ -313,3 +313,21 @@ def test_a_zero_extent(stencil_copy):
 def test_device_bytes_are_the_buffers():
     w = wf.load(EXAMPLES / "softmax_passes")
     assert w.device_bytes({"m": 3, "n": 10}) == 4 * (3 * 10 + 3 + 3 + 3 * 10)
+
+
+# --- the reference once per size, not once per layer ------------------------------------------------
+
+def test_reference_runs_once_per_problem(stencil_copy):
+    ref = stencil_copy / "reference.py"
+    ref.write_text(ref.read_text() + "\n\nCALLS = []\n_reference = reference\n\n"
+                   "def reference(inputs, scalars, size):\n    CALLS.append(size['n'])\n    return _reference(inputs, scalars, size)\n")
+    w = wf.load(stencil_copy)
+    p = w.draw_problem({"n": 100}, seed=1)
+    got = {"y": w.reference(p)["y"].astype(np.float32)}
+    calls = w._reference.CALLS
+    calls.clear()
+    for _layer in range(3):  # three layers' cases of one size check against one drawn problem
+        assert w.check(p, got)[0].passed
+    assert len(calls) == 1
+    w.check(w.draw_problem({"n": 100}, seed=2), got)  # another problem: computed again
+    assert len(calls) == 2
