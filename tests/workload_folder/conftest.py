@@ -13,7 +13,19 @@ EXAMPLE_NAMES = sorted(p.name for p in EXAMPLES.iterdir() if (p / "workload.json
 MUTATIONS = {
     "stencil5": ("for (int j = 0; j < 5; ++j)", "for (int j = 0; j < 4; ++j)"),      # drops a tap
     "row_softmax": ("const float inverse = 1.0f / sum;", "const float inverse = 1.0f / (sum * 1.001f);"),  # mis-normalises
+    "saxpy_inout": ("y[i] = a * x[i] + y[i];", "y[i] = a * x[i];"),                   # y not added
+    "softmax_passes": ("x[row * n + c] - row_max[row]) / row_sum[row]",                # another row's max
+                       "x[row * n + c] - row_max[0]) / row_sum[row]"),
 }
+
+
+def size_of(text: str, form: str) -> dict:
+    """A test's size literal ("2^20", "3x257") as m, n, k: the tests' own shorthand, not the
+    harness's parser (workloads/sizes.h reads every size a user gives)."""
+    dims = {"n": ("n",), "MxN": ("m", "n"), "MxNxK": ("m", "n", "k")}[form]
+    values = [int(b) ** int(e) if e else int(b) for b, _, e in (p.partition("^") for p in text.split("x"))]
+    values = values * len(dims) if len(values) == 1 else values
+    return {"m": 1, "n": 1, "k": 1} | dict(zip(dims, values))
 
 
 @pytest.fixture
