@@ -78,12 +78,6 @@ std::vector<CheckedFolder> check_workload_folders(const std::vector<std::string>
   return folders;
 }
 
-std::string joined(const std::vector<std::string>& items) {
-  std::string text;
-  for (const auto& item : items) text += (text.empty() ? "" : ", ") + item;
-  return text;
-}
-
 int list_command(const std::vector<std::string>& workload_dirs, const std::vector<std::string>& size_texts) {
   const std::vector<CheckedFolder> folders = check_workload_folders(workload_dirs, size_texts);
   std::printf("Workloads:\n");

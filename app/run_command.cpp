@@ -24,13 +24,14 @@
 #include "workloads/problem.h"
 
 namespace lb {
-namespace {
 
 std::string joined(const std::vector<std::string>& words) {
   std::string text;
   for (const auto& w : words) text += (text.empty() ? "" : ", ") + w;
   return text;
 }
+
+namespace {
 
 // The layer that lets `run --kernel-text NAME=FILE` replace kernel text NAME (Layer::kernel_texts:
 // the driver layer's workloads/NAME/kernels.cu); nullptr when none does.

@@ -94,7 +94,7 @@ def test_kernel_sequence():
     w = wf.load(EXAMPLES / "softmax_passes")
     assert [k.name for k in w.kernels] == ["row_max_pass", "row_sum_pass", "normalise_pass"]
     assert [k.field for k in w.kernels] == ["kernels[0]", "kernels[1]", "kernels[2]"]
-    assert w.kernels[2].grid_blocks(wf.full_size({"m": 3, "n": 1000})) == (4, 3)
+    assert w.kernels[2].grid_blocks(wf.full_size({"m": 3, "n": 1000})) == (3, 4)
     spec = wf.spec_for_harness(w)
     assert [k["name"] for k in spec["kernels"]] == ["row_max_pass", "row_sum_pass", "normalise_pass"]
     assert [a["name"] for a in spec["kernels"][1]["arguments"]] == ["x", "row_max", "row_sum", "m", "n"]
@@ -284,7 +284,7 @@ def test_grid_above_the_y_limit(copy_of):
 
 def test_grid_of_a_sequence_names_its_kernel(copy_of):
     folder = copy_of("softmax_passes")
-    edit_json(folder, lambda s: s["kernels"][2]["launch"].update(grid=["m", "n"]))
+    edit_json(folder, lambda s: s["kernels"][2]["launch"].update(grid=["m", "n"]))  # n blocks along y
     w = wf.load(folder)
     assert "workload.json: kernels[2].launch.grid[1]: 'n' is 70000 blocks" in error_of(lambda: w.check_size(wf.full_size({"m": 3, "n": 70000}), LIMITS))
 

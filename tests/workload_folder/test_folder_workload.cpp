@@ -335,7 +335,7 @@ TEST(FolderWorkloadSequence, EveryKernelInOrderWithItsOwnLaunch) {
   EXPECT_EQ(spec.kernels[2].arguments[3].buffer, 3);  // y, the fourth buffer
   const Shape s{3, 1000, 1};
   EXPECT_EQ(w->grid(s, 0), (std::array<unsigned, 3>{3, 1, 1}));
-  EXPECT_EQ(w->grid(s, 2), (std::array<unsigned, 3>{4, 3, 1}));
+  EXPECT_EQ(w->grid(s, 2), (std::array<unsigned, 3>{3, 4, 1}));
   EXPECT_EQ(w->descriptor().kernel_args.size(), 4u);
   EXPECT_EQ(w->device_bytes(s), 4.0 * (3 * 1000 * 2 + 3 * 2));
 }

@@ -117,10 +117,10 @@ def test_list_refuses_what_run_would(stencil_copy, change, expected):
 def test_list_checks_the_sizes_given(stencil_copy):
     if why := python_layers_why():
         pytest.skip(why)
-    json_edit(stencil_copy, lambda s: s["launch"].update(grid=["1", "n / 256"]))
+    json_edit(stencil_copy, lambda s: s["launch"].update(grid=["1", "n / 2048"]))
     assert layerbench("list", "--workload-dir", str(stencil_copy)).returncode == 0  # the defaults fit
-    r = layerbench("list", "--workload-dir", str(stencil_copy), "-s", "2^25")
-    assert r.returncode == 2 and "launch.grid[1]: 'n / 256' is 131072 blocks at m=1, n=33554432" in r.stderr, r.stderr
+    r = layerbench("list", "--workload-dir", str(stencil_copy), "-s", "2^28")
+    assert r.returncode == 2 and "launch.grid[1]: 'n / 2048' is 131072 blocks at m=1, n=268435456" in r.stderr, r.stderr
     r = layerbench("list", "--workload-dir", str(stencil_copy), "-s", "2^64")
     assert r.returncode == 2 and "size '2^64' is too large" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
 
@@ -128,6 +128,7 @@ def test_list_checks_the_sizes_given(stencil_copy):
 def test_list_says_what_it_checked(stencil_copy):
     if why := python_layers_why():
         pytest.skip(why)
+    json_edit(stencil_copy, lambda s: s["launch"].update(grid="grid_stride"))  # a grid for any n (list runs no kernel)
     r = layerbench("list", "--workload-dir", str(stencil_copy), "-s", "1000,2^50")
     assert r.returncode == 0, r.stderr
     assert "checked at 65536, 4194304, 67108864, 1000, 1125899906842624: extents, range draws, grids, bytes and flops; " \

@@ -116,6 +116,7 @@ def test_run_never_falls_back_to_sizes_nobody_asked_for(stencil_copy, tmp_path):
     """-s 2^40: its buffers fit no host here, so nothing is drawn at it, and no other size is tried
     in its place (the reference, which would raise at any size, is never called)."""
     edit(stencil_copy / "reference.py", "y = np.zeros(n)", "y = np.zeros(n) / undefined_name")
+    edit(stencil_copy / "workload.json", '"grid": ["n / 256"]', '"grid": "grid_stride"')  # a grid for any n (no kernel runs here)
     out = tmp_path / "r.json"
     r = layerbench("run", "--workload-dir", str(stencil_copy), "-s", "2^40", "-o", str(out))
     assert r.returncode == 0, (r.stdout, r.stderr)

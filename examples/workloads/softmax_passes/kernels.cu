@@ -7,7 +7,8 @@
 // so the sequence moves about 3 reads of x where one kernel moves one. The GB/s figure still
 // divides the workload's own minimum (x read once, y and the statistics written once), so the
 // extra passes show as a lower figure, not as more bytes. The normalise pass is element-wise: a 2D
-// grid, 256 columns by one row per block.
+// grid of one row by 256 columns per block, rows along x (a grid's y stops at 65535 blocks; the
+// default 65536 x 1024 has 65536 rows).
 #define BLOCK 256
 // -infinity without <cmath> (NVRTC compiles this text with no host headers).
 #define NEG_INF (-__int_as_float(0x7f800000))
@@ -57,7 +58,7 @@ extern "C" __global__ void __launch_bounds__(BLOCK) row_sum_pass(const float* __
 
 extern "C" __global__ void normalise_pass(const float* __restrict__ x, const float* __restrict__ row_max,
                                           const float* __restrict__ row_sum, float* __restrict__ y, long long m, long long n) {
-  const long long row = blockIdx.y, c = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const long long row = blockIdx.x, c = (long long)blockIdx.y * blockDim.x + threadIdx.x;
   if (row >= m || c >= n) return;
   y[row * n + c] = __expf(x[row * n + c] - row_max[row]) / row_sum[row];
 }

@@ -49,7 +49,7 @@ def _row_sum(x, row_max, row_sum):
 
 @cuda.jit(cache=False)
 def _normalise(x, row_max, row_sum, y):
-    row, c = cuda.blockIdx.y, cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+    row, c = cuda.blockIdx.x, cuda.blockIdx.y * cuda.blockDim.x + cuda.threadIdx.x
     if c < x.shape[1]:
         y[row, c] = math.exp(x[row, c] - row_max[row]) / row_sum[row]
 
@@ -74,7 +74,7 @@ class Variant:
     def run(self, stream):
         _row_max[self.m, BLOCK, self.stream](self.x, self.row_max)
         _row_sum[self.m, BLOCK, self.stream](self.x, self.row_max, self.row_sum)
-        _normalise[((self.n + BLOCK - 1) // BLOCK, self.m), BLOCK, self.stream](self.x, self.row_max, self.row_sum, self.y)
+        _normalise[(self.m, (self.n + BLOCK - 1) // BLOCK), BLOCK, self.stream](self.x, self.row_max, self.row_sum, self.y)
 
     def download(self, outputs, stream):
         for name in ("y", "row_max", "row_sum"):
