@@ -261,7 +261,7 @@ class PythonFolderWorkload final : public FolderWorkload {
 
   void check_size(const Shape& s, const std::array<long long, 3>& grid_limits) const override {
     folder_call(spec().dir, [&] {
-      folder_module().attr("check_size")(folder(), size_dict(s), py::make_tuple(grid_limits[0], grid_limits[1], grid_limits[2]));
+      folder().attr("check_size")(size_dict(s), py::make_tuple(grid_limits[0], grid_limits[1], grid_limits[2]));
     });
   }
 

@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import types
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -27,13 +26,15 @@ SCHEMA_PATH = Path(__file__).with_name("workload.schema.json")
 DIMS_OF_FORM = {"n": ("n",), "MxN": ("m", "n"), "MxNxK": ("m", "n", "k")}
 DTYPES = {"float32": np.float32, "float64": np.float64, "int32": np.int32, "int64": np.int64}
 C_TYPES = {"float32": "float", "float64": "double", "int32": "int", "int64": "long long"}
-PYTHON_LAYER_FILES = ("cupy", "numba", "numba-vectorize", "cuda-compute", "cython")
 SIZE_ARG_TYPE = "long long"  # m, n and k are passed as 64-bit integers
 
 
 from workload_formula import DIMS, Formula, WorkloadFolderError  # noqa: E402 (re-exported)
 from workload_draws import draw_bits, draw_buffer, range_bounds, size_text, starting_contents, stream_key  # noqa: E402 (re-exported)
 from workload_kernel import check_parameters, kernel_parameters, nvrtc_check  # noqa: E402 (re-exported)
+from workload_checks import SizeChecks, full_size  # noqa: E402 (full_size re-exported)
+from workload_files import (PYTHON_LAYER_FILES, call_user, content_hash, load_user_module,  # noqa: E402 (re-exported)
+                            positional_count, python_layer_files, python_variant)
 
 
 # --- the folder ------------------------------------------------------------------------------------
@@ -106,7 +107,7 @@ class FolderKernel:
 
 
 @dataclass
-class WorkloadFolder:
+class WorkloadFolder(SizeChecks):
     path: Path
     spec: dict
     name: str
@@ -189,59 +190,6 @@ class WorkloadFolder:
         except ValueError as e:
             where = f"buffers[{self.buffers.index(b)}].draw"
             raise WorkloadFolderError(self.path / "workload.json", where, str(e).removeprefix("draw: ")) from None
-
-    def check_extents(self, size: dict) -> None:
-        for i, b in enumerate(self.buffers):
-            for j, f in enumerate(b.extents):
-                value = self._evaluate(f, f"buffers[{i}].extents[{j}]", size)
-                if value < 1:
-                    raise WorkloadFolderError(self.path / "workload.json", f"buffers[{i}].extents[{j}]",
-                                              f"{f.text!r} is {value} at {size_text(size)}: give {b.name} extents of at least 1")
-
-    def _evaluate(self, f: Formula, where: str, size: dict) -> int:
-        """A formula's whole value at `size`; a division by zero is one line naming the field."""
-        try:
-            return f.whole(**size)
-        except ZeroDivisionError:
-            raise WorkloadFolderError(self.path / "workload.json", where, f"{f.text!r} divides by zero at {size_text(size)}") from None
-
-    def check_size(self, size: dict, grid_limits: tuple[int, int, int]) -> None:
-        """Everything workload.json says, evaluated at `size` without drawing anything: each
-        buffer's extents (at least 1), each range draw's bounds (in its type), each kernel's grid
-        (against `grid_limits`, x, y, z: the device's, or CUDA's documented ones), the bytes and
-        flops formulas (whole, not negative). One line naming the field and the size otherwise."""
-        size = full_size(size)
-        self.check_extents(size)
-        for i, b in enumerate(self.buffers):
-            if b.draw.get("kind") == "range":
-                for key in ("lo", "hi"):
-                    self._evaluate(Formula(b.draw[key]), f"buffers[{i}].draw.{key}", size)
-                try:
-                    range_bounds(b, size)
-                except ValueError as e:
-                    raise WorkloadFolderError(self.path / "workload.json", f"buffers[{i}].draw", str(e).removeprefix("draw: ")) from None
-        for kernel in self.kernels:
-            if kernel.grid is None:
-                continue
-            for j, f in enumerate(kernel.grid):
-                where = ("" if kernel.field == "kernel" else kernel.field + ".") + f"launch.grid[{j}]"
-                blocks = max(1, self._evaluate(f, where, size))
-                if blocks > grid_limits[j]:
-                    raise WorkloadFolderError(self.path / "workload.json", where,
-                                              f"{f.text!r} is {blocks} blocks at {size_text(size)}, above the {'xyz'[j]} limit "
-                                              f"of {grid_limits[j]} (CUDA's grids: x up to 2^31 - 1, y and z up to 65535)")
-        for where, f in (("bytes.read", self.bytes_read), ("bytes.written", self.bytes_written), ("flops", self.flops)):
-            try:
-                value = f.exact(**size)
-            except ZeroDivisionError:
-                raise WorkloadFolderError(self.path / "workload.json", where, f"{f.text!r} divides by zero at {size_text(size)}") from None
-            if value < 0:
-                raise WorkloadFolderError(self.path / "workload.json", where, f"{f.text!r} is {value} at {size_text(size)}: negative")
-
-    def device_bytes(self, size: dict) -> int:
-        """What the buffers take on the device at `size` (every layer allocates each exactly)."""
-        size = full_size(size)
-        return sum(int(np.prod(b.shape(size))) * np.dtype(b.dtype).itemsize for b in self.buffers)
 
     def reference(self, problem: "Problem") -> dict[str, np.ndarray]:
         """reference.py's outputs, from float64 copies of float inputs (integers as int64)."""
@@ -361,22 +309,8 @@ class Verdict:
     detail: str
 
 
-def full_size(size: dict) -> dict:
-    return {d: int(size.get(d, 1)) for d in DIMS}
-
-
 def widen(array: np.ndarray) -> np.ndarray:
     return array.astype(np.float64 if array.dtype.kind == "f" else np.int64)
-
-
-def call_user(path: Path, what: str, fn: Callable, *args):
-    """Calls a function of the user's file; what it raises becomes one line naming the file."""
-    try:
-        return fn(*args)
-    except WorkloadFolderError:
-        raise
-    except Exception as e:  # the user's code: anything it raises is bad input, reported in one line
-        raise WorkloadFolderError(path, f"{what}()", f"raised {type(e).__name__}: {e}") from None
 
 
 # --- reading a folder ------------------------------------------------------------------------------
@@ -393,38 +327,6 @@ def _schema_errors(spec, path: Path):
         where = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else p)
                         for i, p in enumerate(error.absolute_path)) or "(top level)"
         raise WorkloadFolderError(path, where, error.message)
-
-
-def load_user_module(path: Path, name: str):
-    """The user's file as a module, compiled from its text: no __pycache__ is written into their
-    folder, and nothing is added to sys.path or sys.modules."""
-    module = types.ModuleType(f"lb_workload_folder_{name}")
-    module.__file__ = str(path)
-    try:
-        exec(compile(path.read_text(), str(path), "exec"), module.__dict__)
-    except Exception as e:  # the user's file: anything it raises while importing is bad input
-        raise WorkloadFolderError(path, "", f"cannot be imported: {type(e).__name__}: {e}") from None
-    return module
-
-
-def python_variant(w: "WorkloadFolder", layer: str):
-    """A new Variant of the folder's implementation for Python layer `layer` (cupy.py, ...)."""
-    path = w.python_layers[layer]
-    variant = getattr(load_user_module(path, layer.replace("-", "_")), "Variant", None)
-    if not callable(variant):
-        raise WorkloadFolderError(path, "Variant", "not defined (a class with allocate, upload, run and download)")
-    return call_user(path, "Variant", variant)
-
-
-def content_hash(folder: Path) -> str:
-    """sha256 over the folder's regular files (names and bytes, sorted): recorded in the results'
-    context, so a run says exactly which version of the workload it measured."""
-    digest = hashlib.sha256()
-    for file in sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith(".")):
-        if file.suffix == ".pyc":
-            continue
-        digest.update(file.name.encode() + b"\0" + file.read_bytes() + b"\0")
-    return digest.hexdigest()
 
 
 def load(folder: str | Path) -> WorkloadFolder:
@@ -555,7 +457,7 @@ def load(folder: str | Path) -> WorkloadFolder:
         inputs = load_user_module(folder / "inputs.py", "inputs")
         if not callable(getattr(inputs, "inputs", None)):
             raise WorkloadFolderError(folder / "inputs.py", "inputs()", "not defined (inputs(size, rng[, draw]) -> dict of input name -> array)")
-        inputs_takes_draw = _positional_count(inputs.inputs, folder / "inputs.py") == 3
+        inputs_takes_draw = positional_count(inputs.inputs, folder / "inputs.py") == 3
     python_layers = python_layer_files(folder)
 
     return WorkloadFolder(
@@ -566,26 +468,6 @@ def load(folder: str | Path) -> WorkloadFolder:
         flops=formula(spec["flops"], "flops"), figure=spec.get("figure", "gbps"),
         kernel_text=kernel_text, content_hash=content_hash(folder), python_layers=python_layers,
         _reference=reference, _inputs=inputs, _inputs_takes_draw=inputs_takes_draw)
-
-
-def python_layer_files(folder: Path) -> dict[str, Path]:
-    """The folder's own implementation per Python layer: `<layer>.py` (`-` written `_`) for each
-    layer of PYTHON_LAYER_FILES it holds. The one place a folder's per-layer file is found."""
-    return {layer: folder / f"{layer.replace('-', '_')}.py" for layer in PYTHON_LAYER_FILES
-            if (folder / f"{layer.replace('-', '_')}.py").is_file()}
-
-
-def _positional_count(fn, path: Path) -> int:
-    """How many positional parameters inputs() takes: 2 (size, rng) or 3 (size, rng, draw)."""
-    import inspect
-    try:
-        params = [p for p in inspect.signature(fn).parameters.values()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    except (TypeError, ValueError):
-        return 2
-    if len(params) not in (2, 3):
-        raise WorkloadFolderError(path, "inputs()", f"takes {len(params)} parameters: inputs(size, rng) or inputs(size, rng, draw)")
-    return len(params)
 
 
 # --- the harness's side: what variants/python/workload_folder.cpp asks of a loaded folder ----------
@@ -646,14 +528,6 @@ def check_reference(w: WorkloadFolder, size: dict, seed: int) -> None:
     problem = w.draw_problem(size, seed)
     w.reference(problem)
     w.tolerances(problem)
-
-
-def check_size(w: WorkloadFolder, size: dict, grid_limits) -> None:
-    w.check_size(size, tuple(grid_limits))
-
-
-def device_bytes(w: WorkloadFolder, size: dict) -> int:
-    return w.device_bytes(size)
 
 
 def main(argv=None) -> int:
