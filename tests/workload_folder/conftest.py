@@ -1,4 +1,6 @@
-"""Shared fixtures of the workload-folder tests: the examples, and a copy of one to break."""
+"""Shared fixtures of the workload-folder tests: the examples, a copy of one to break, and the two
+ways a test breaks it (an edit of workload.json, a replacement in a file)."""
+import json
 import shutil
 from pathlib import Path
 
@@ -34,3 +36,18 @@ def stencil_copy(tmp_path):
     folder = tmp_path / "stencil5"
     shutil.copytree(EXAMPLES / "stencil5", folder, ignore=shutil.ignore_patterns("__pycache__"))
     return folder
+
+
+def edit_json(folder, change):
+    """workload.json of `folder` rewritten with `change` (a function of the parsed spec) applied."""
+    spec = json.loads((folder / "workload.json").read_text())
+    change(spec)
+    (folder / "workload.json").write_text(json.dumps(spec))
+
+
+def edit(path, old, new):
+    """`old` replaced by `new` in the file `path`; `old` must be there (a rewrite of an example
+    cannot make a test's edit silently do nothing)."""
+    text = path.read_text()
+    assert old in text, f"{old!r} is no longer in {path.name}: update this test"
+    path.write_text(text.replace(old, new))

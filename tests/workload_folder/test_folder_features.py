@@ -3,13 +3,12 @@ buffers, kernel sequences, range draws over any range a type holds, inputs.py th
 buffers and leaves the rest to the harness, parameters matched by name, preprocessor blocks the
 signature reader skips, and every formula, extent and grid evaluated at a size before anything is
 drawn (WorkloadFolder.check_size, what `list` and `run` call at each size)."""
-import json
 import re
 import shutil
 
 import numpy as np
 import pytest
-from conftest import EXAMPLES
+from conftest import EXAMPLES, edit, edit_json
 
 import workload_folder as wf
 
@@ -25,18 +24,6 @@ def copy_of(tmp_path):
         shutil.copytree(EXAMPLES / name, folder, ignore=shutil.ignore_patterns("__pycache__"))
         return folder
     return make
-
-
-def edit_json(folder, change):
-    spec = json.loads((folder / "workload.json").read_text())
-    change(spec)
-    (folder / "workload.json").write_text(json.dumps(spec))
-
-
-def edit(path, old, new):
-    text = path.read_text()
-    assert old in text, f"{old!r} is no longer in {path.name}: update this test"
-    path.write_text(text.replace(old, new))
 
 
 def error_of(call) -> str:

@@ -6,7 +6,7 @@ import os
 import subprocess
 
 import pytest
-from conftest import EXAMPLES
+from conftest import EXAMPLES, edit, edit_json
 
 BINARY = os.environ.get("LAYERBENCH_BINARY", "")
 if not BINARY or not os.access(BINARY, os.X_OK):
@@ -68,35 +68,24 @@ def test_not_a_folder(tmp_path):
 
 # --- list checks what run checks before its first case, at every size (P25) -------------------------
 
-def json_edit(folder, change):
-    spec = json.loads((folder / "workload.json").read_text())
-    change(spec)
-    (folder / "workload.json").write_text(json.dumps(spec))
-
-
-def text_edit(path, old, new):
-    text = path.read_text()
-    assert old in text, f"{old!r} is no longer in {path.name}: update this test"
-    path.write_text(text.replace(old, new))
-
 
 LIST_REFUSES = [
-    (lambda f: json_edit(f, lambda s: s.update(default_sizes=["2^16", "2^64"])),
+    (lambda f: edit_json(f, lambda s: s.update(default_sizes=["2^16", "2^64"])),
      "workload.json: default_sizes[1]: size '2^64' is too large"),
-    (lambda f: json_edit(f, lambda s: s.update(flops="9 * n / (n - 65536)")),
+    (lambda f: edit_json(f, lambda s: s.update(flops="9 * n / (n - 65536)")),
      "workload.json: flops: '9 * n / (n - 65536)' divides by zero at m=1, n=65536, k=1"),
-    (lambda f: json_edit(f, lambda s: s["launch"].update(grid=["1", "n / 64"])),
+    (lambda f: edit_json(f, lambda s: s["launch"].update(grid=["1", "n / 64"])),
      "workload.json: launch.grid[1]: 'n / 64' is 65536 blocks at m=1, n=4194304, k=1, above the y limit of 65535"),
-    (lambda f: json_edit(f, lambda s: s["buffers"][2].update(extents=["n - 65536"])),
+    (lambda f: edit_json(f, lambda s: s["buffers"][2].update(extents=["n - 65536"])),
      "workload.json: buffers[2].extents[0]: 'n - 65536' is 0 at m=1, n=65536, k=1"),
-    (lambda f: text_edit(f / "reference.py", "y = np.zeros(n)", "y = np.zeros(n) / undefined_name"),
+    (lambda f: edit(f / "reference.py", "y = np.zeros(n)", "y = np.zeros(n) / undefined_name"),
      "reference.py: reference(): raised NameError"),
-    (lambda f: text_edit(f / "reference.py", 'return {"y": y}', 'return {"y": y[1:]}'),
+    (lambda f: edit(f / "reference.py", 'return {"y": y}', 'return {"y": y[1:]}'),
      "reference.py: reference()['y']: has shape (65535,), expected (65536,)"),
     (lambda f: (f / "inputs.py").write_text("import numpy as np\ndef inputs(size, rng):\n    return {'w': np.ones(4)}\n"),
      "inputs.py: inputs()['w']: has shape (4,), expected (5,)"),
     # an index out of the reference's range: its own indexing raises, at the smallest size, in list
-    (lambda f: text_edit(f / "reference.py", "y = np.zeros(n)", "y = np.zeros(n) + x[n + 4]"),
+    (lambda f: edit(f / "reference.py", "y = np.zeros(n)", "y = np.zeros(n) + x[n + 4]"),
      "reference.py: reference(): raised IndexError"),
 ]
 
@@ -117,7 +106,7 @@ def test_list_refuses_what_run_would(stencil_copy, change, expected):
 def test_list_checks_the_sizes_given(stencil_copy):
     if why := python_layers_why():
         pytest.skip(why)
-    json_edit(stencil_copy, lambda s: s["launch"].update(grid=["1", "n / 2048"]))
+    edit_json(stencil_copy, lambda s: s["launch"].update(grid=["1", "n / 2048"]))
     assert layerbench("list", "--workload-dir", str(stencil_copy)).returncode == 0  # the defaults fit
     r = layerbench("list", "--workload-dir", str(stencil_copy), "-s", "2^28")
     assert r.returncode == 2 and "launch.grid[1]: 'n / 2048' is 131072 blocks at m=1, n=268435456" in r.stderr, r.stderr
@@ -128,7 +117,7 @@ def test_list_checks_the_sizes_given(stencil_copy):
 def test_list_says_what_it_checked(stencil_copy):
     if why := python_layers_why():
         pytest.skip(why)
-    json_edit(stencil_copy, lambda s: s["launch"].update(grid="grid_stride"))  # a grid for any n (list runs no kernel)
+    edit_json(stencil_copy, lambda s: s["launch"].update(grid="grid_stride"))  # a grid for any n (list runs no kernel)
     r = layerbench("list", "--workload-dir", str(stencil_copy), "-s", "1000,2^50")
     assert r.returncode == 0, r.stderr
     assert "checked at 65536, 4194304, 67108864, 1000, 1125899906842624: extents, range draws, grids, bytes and flops; " \

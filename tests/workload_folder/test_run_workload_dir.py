@@ -8,7 +8,7 @@ import os
 import subprocess
 
 import pytest
-from conftest import EXAMPLES
+from conftest import EXAMPLES, edit
 
 BINARY = os.environ.get("LAYERBENCH_BINARY", "")
 if not BINARY or not os.access(BINARY, os.X_OK):
@@ -24,12 +24,6 @@ def layerbench(*args, cwd=None):
 def needs_embedded_python():
     if "Python layers: embedded Python" not in layerbench("list").stdout:
         pytest.skip("this build has no embedded Python")
-
-
-def edit(path, old, new):
-    text = path.read_text()
-    assert old in text, f"{old!r} is no longer in {path.name}: update this test"
-    path.write_text(text.replace(old, new))
 
 
 BAD_FOLDERS = [

@@ -2,22 +2,15 @@
 each malformed input gives one line naming its file and field, formulas are exact and refuse
 anything but arithmetic in m, n, k, the default inputs are the harness's generator bit for bit, and
 each example's reference passes a float32 computation of its kernel and fails a mutated one."""
-import json
 import re
 
 import numpy as np
 import pytest
-from conftest import EXAMPLE_NAMES, EXAMPLES
+from conftest import EXAMPLE_NAMES, EXAMPLES, edit_json
 
 import workload_folder as wf
 
 pytest.importorskip("jsonschema", reason="the workload-folder schema is checked with jsonschema (reports/requirements.txt)")
-
-
-def edit_json(folder, change):
-    spec = json.loads((folder / "workload.json").read_text())
-    change(spec)
-    (folder / "workload.json").write_text(json.dumps(spec))
 
 
 def error_of(folder) -> str:
