@@ -105,7 +105,7 @@ class Comparison:
 
 def _sample(c: Case) -> Sample:
     return Sample(median_ms=c.median_ms or 0.0, samples_ms=c.samples_ms, min_ms=c.get("min_ms"),
-                  max_ms=c.get("max_ms"), busy=c.busy)
+                  max_ms=c.get("max_ms"), busy=c.busy, count=c.samples)
 
 
 def decide(base: Case, new: Case, timing: str, policy: Policy, history: History | None = None) -> Decision:

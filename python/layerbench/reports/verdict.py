@@ -17,9 +17,13 @@ For medians b (BASE) and n (NEW), r = n / b, change c = |ln r|, threshold t:
      test (as Google Benchmark's tools/compare.py) at `alpha`, and c above k times the two
      runs' robust noise (1.4826 × MAD / median of each, combined as √(s_b² + s_n²)); then
      `slower` / `faster`, else `unclear` with the p-value or the noise;
-   - with fewer samples, or a file written before `samples_ms`: `slower` / `faster` only when
-     the two runs' ranges do not overlap (every NEW sample beyond every BASE sample, from
-     min_ms and max_ms); else `unclear`: "too few samples for the rank test".
+   - with fewer samples than MIN_SAMPLES: `unclear`, "too few samples for the rank test",
+     unless the runs' ranges (min_ms, max_ms) do not overlap and the change is over GROSS times
+     the runs' spread, (1 + a) × GROSS;
+   - a file written before `samples_ms` (its `samples` enough): `slower` / `faster` when the
+     runs' ranges do not overlap (every NEW sample beyond every BASE sample) or the change is over
+     GROSS times the runs' spread (a median of many samples is not moved by a few outliers, as
+     the range is), else `unclear`.
 
 The rank test is computed here (mann_whitney_u: scipy's method="asymptotic", tie- and
 continuity-corrected; tests/reports/test_verdict.py checks it against scipy where scipy is
@@ -38,6 +42,9 @@ VERDICTS = (FASTER, SLOWER, SAME, UNCLEAR)
 MIN_SAMPLES = 5  # per side; with 5 and 5 the rank test's smallest two-sided p-value is about 0.009
 MIN_HISTORY = 3  # earlier runs of the device holding the case before their spread replaces the allowance
 MAD_TO_SIGMA = 1.4826  # the MAD of normal samples is 0.6745 sigma
+# With too few samples for the rank test, a change decides only when the ranges do not overlap and
+# it is over GROSS times the runs' spread (a 140x slow-down is no noise; 1.5x from 3 samples may be).
+GROSS = 10.0
 
 
 @dataclass(frozen=True)
@@ -68,6 +75,11 @@ class Sample:
     min_ms: float | None = None
     max_ms: float | None = None
     busy: Sequence[str] = ()  # why its machine was busy (results' busy); empty when it was not
+    count: int = 0  # how many samples the case took (results' samples), kept or not
+
+    def __post_init__(self) -> None:
+        if not self.count and self.samples_ms:
+            object.__setattr__(self, "count", len(self.samples_ms))
 
 
 @dataclass(frozen=True)
@@ -169,8 +181,8 @@ def decide(base: Sample, new: Sample, kind: TimingKind, policy: Policy = Policy(
     if change <= math.log1p(allowance):
         return decision(UNCLEAR, f"{kind.what}: runs differ by ±{_pct(allowance)} ({spread_from})")
     beyond = "beyond the threshold" + (f" and the runs' spread (±{_pct(allowance)})" if allowance > policy.threshold else "")
-    counts = [len(s.samples_ms) if s.samples_ms else 0 for s in (base, new)]
-    if min(counts) >= MIN_SAMPLES:
+    recorded = [len(s.samples_ms) if s.samples_ms else 0 for s in (base, new)]
+    if min(recorded) >= MIN_SAMPLES:
         p = mann_whitney_u(base.samples_ms or (), new.samples_ms or ())
         if p >= policy.alpha:
             return decision(UNCLEAR, f"{beyond}, but the rank test does not tell the runs apart "
@@ -178,9 +190,19 @@ def decide(base: Sample, new: Sample, kind: TimingKind, policy: Policy = Policy(
         if noise is not None and change <= policy.k * noise:
             return decision(UNCLEAR, f"{beyond}, but within {policy.k:g}× the noise (±{_pct(noise)})", p)
         return decision(direction, f"{beyond}, {policy.k:g}× the noise and the rank test (p = {p:.2g})", p)
-    few = (f"too few samples for the rank test ({counts[0]} and {counts[1]}; {MIN_SAMPLES} needed)"
-           if base.samples_ms and new.samples_ms else "no samples recorded (a file before samples_ms)")
     low, high = (base, new) if ratio > 1 else (new, base)
-    if low.max_ms is not None and high.min_ms is not None and high.min_ms > low.max_ms:
-        return decision(direction, f"{beyond}; {few}, but the runs' ranges do not overlap")
-    return decision(UNCLEAR, f"{beyond}, but {few} and the runs' ranges overlap")
+    apart = low.max_ms is not None and high.min_ms is not None and high.min_ms > low.max_ms
+    if min(base.count, new.count) < MIN_SAMPLES:
+        few = f"too few samples for the rank test ({base.count} and {new.count}; {MIN_SAMPLES} needed)"
+        if apart and change > math.log((1 + allowance) * GROSS):
+            return decision(direction, f"{few}, but the ranges do not overlap and the change is over "
+                                       f"{GROSS:g}× the runs' spread")
+        return decision(UNCLEAR, f"{beyond}, but {few}")
+    # A file written before samples_ms: its recorded range, or a gross change of its median (a
+    # median of many samples stands above a few outliers, which a range does not), stands in.
+    old = "no samples recorded (a file before samples_ms)"
+    if apart:
+        return decision(direction, f"{beyond}; {old}, but the runs' ranges do not overlap")
+    if change > math.log((1 + allowance) * GROSS):
+        return decision(direction, f"{beyond}; {old}, but the change is over {GROSS:g}× the runs' spread")
+    return decision(UNCLEAR, f"{beyond}, but {old} and the runs' ranges overlap")
