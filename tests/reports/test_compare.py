@@ -132,3 +132,4 @@ def test_a_busy_machine_makes_the_verdict_unclear_and_says_why(tmp_path: Path):
     result = run_cli("compare", base, new)
     assert result.returncode == 0, result.stdout
     assert "**1 case(s) ran on a busy machine**" in result.stdout and why in result.stdout
+    assert "1 case(s) ran on a busy machine: their verdicts are unclear" in result.stderr

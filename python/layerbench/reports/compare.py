@@ -102,6 +102,11 @@ class Comparison:
     def regressed(self) -> bool:
         return self.count(SLOWER) > 0
 
+    @property
+    def busy(self) -> list[Row]:
+        """The rows either of whose runs was on a busy machine (their verdicts unclear)."""
+        return [row for row in self.rows if row.busy]
+
 
 def _sample(c: Case) -> Sample:
     return Sample(median_ms=c.median_ms or 0.0, samples_ms=c.samples_ms, min_ms=c.get("min_ms"),
@@ -217,7 +222,7 @@ def to_markdown(c: Comparison) -> str:
             f"and the spread between runs of its kind, by more than {c.k:g}× the runs' robust noise, and the "
             f"rank test over the samples tells the runs apart (p < {c.alpha:g}); unclear otherwise, or when "
             f"either machine was busy (docs/reports.md, \"Comparing two runs\").", ""]
-    busy = [row for row in c.rows if row.busy]
+    busy = c.busy
     if busy:
         out += [f"**{len(busy)} case(s) ran on a busy machine** (their verdicts are unclear): "
                 + "; ".join(f"{_case(c, row.base, row.new)}: {', '.join(row.busy)}" for row in busy[:10])
