@@ -234,7 +234,7 @@ def _loaded(what: str, value: Results) -> _results.Results:
     return value._loaded
 
 
-def compare(base: Results, new: Results, threshold: float = 0.05, k: float = 2.0) -> _compare.Comparison:
+def compare(base: Results, new: Results, threshold: float = 0.05, k: float = 1.0) -> _compare.Comparison:
     """Case by case, NEW against BASE: the ratio of medians and a verdict (faster, slower, same,
     unclear) that accounts for both runs' noise (reports/compare.py says how). `threshold` is the
     smallest change that counts (0.05: 5%), `k` how many times the combined noise it must exceed.

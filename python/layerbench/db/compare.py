@@ -39,7 +39,7 @@ def case_history(db: Database, runs: list[StoredRun], new: StoredRun) -> compare
             for key, values in medians.items() if len(values) >= MIN_HISTORY}
 
 
-def compare_db(db: Database, baseline: str, new: str = "latest", threshold: float = 0.05, k: float = 2.0,
+def compare_db(db: Database, baseline: str, new: str = "latest", threshold: float = 0.05, k: float = 1.0,
                gpu: str | None = None) -> list[DeviceComparison]:
     """Per device: the run `new` selects against the run `baseline` selects, with compare.py's
     verdicts. ResultsError when a selector is unknown or matches no run of any device."""
