@@ -11,7 +11,7 @@ For medians b (BASE) and n (NEW), r = n / b, change c = |ln r|, threshold t:
    from one another with nothing changed: from earlier runs of the same device (`spread`, which
    `db compare` takes from the database when it holds at least MIN_HISTORY runs with the case),
    else the allowance of the case's timing kind (TIMING_KINDS: the host's clock differs far more
-   between runs than within one). `unclear`: "host-timed (a CPU layer): runs differ by ±300%".
+   between runs than within one; device-timed work the more, the shorter it is). `unclear`: "host-timed (a CPU layer): runs differ by ±300%".
 4. **the evidence** — beyond both, the change must stand out of the samples:
    - with at least MIN_SAMPLES samples on each side (`samples_ms`): a two-sided Mann-Whitney U
      test (as Google Benchmark's tools/compare.py) at `alpha`, and c above k (default 1) times
@@ -172,7 +172,7 @@ def decide(base: Sample, new: Sample, kind: TimingKind, policy: Policy = Policy(
     else:
         allowance = kind.allowance_for(min(base.median_ms, new.median_ms))
         spread_from = f"the allowance for {kind.what} cases" + (
-            f" of this duration" if allowance != kind.allowance else "")
+            " of this duration" if allowance != kind.allowance else "")
     allowance = max(allowance, policy.threshold)
     noise = None
     if base.samples_ms and new.samples_ms:
