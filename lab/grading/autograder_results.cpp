@@ -6,7 +6,6 @@
 
 #include "common/format_number.h"
 #include "common/usage_error.h"
-#include "lab/grading/grade_writer.h"
 
 namespace lb::lab {
 namespace {
@@ -114,82 +113,9 @@ std::string visibility_of(const AutograderOptions& o, const std::string& key) {
   return found == o.visibility_of.end() ? o.visibility : found->second;
 }
 
-// The registry's writers that are a grading system's.
-const std::vector<const AutograderWriter*>& autograder_formats() {
-  static const std::vector<const AutograderWriter*> formats = [] {
-    std::vector<const AutograderWriter*> found;
-    for (const GradeWriter* w : grade_writers())
-      if (const auto* a = dynamic_cast<const AutograderWriter*>(w)) found.push_back(a);
-    return found;
-  }();
-  return formats;
-}
-
-const AutograderWriter* find_autograder_format(std::string_view name) {
-  for (const AutograderWriter* f : autograder_formats())
-    if (f->name() == name) return f;
-  return nullptr;
-}
-
-std::string autograder_format_names() {
-  std::vector<std::string> names;
-  for (const AutograderWriter* f : autograder_formats()) names.emplace_back(f->name());
-  return joined_lines(names, ", ");
-}
-
 const std::vector<std::string>& autograder_visibilities() {
   static const std::vector<std::string> visibilities = {"visible", "hidden", "after_due_date", "after_published"};
   return visibilities;
-}
-
-AutograderOptions autograder_options(const LabSpec& spec, const AutograderRequest& request, std::size_t submissions) {
-  AutograderOptions o;
-  const bool visibility_given = !request.visibility.empty() || !request.visibility_of.empty();
-  if (request.format.empty()) {
-    if (!request.results_path.empty())
-      throw UsageError("--results " + one_line(request.results_path) + ": needs --format (" + autograder_format_names() + ")");
-    if (visibility_given) throw UsageError("--visibility and --visibility-of need --format gradescope");
-    return o;
-  }
-  o.format = find_autograder_format(request.format);
-  if (!o.format)
-    throw UsageError("--format '" + one_line(request.format) + "': not a grading system's format (" +
-                     autograder_format_names() + ")");
-  const std::string flag = "--format " + std::string(o.format->name());
-  if (submissions != 1)
-    throw UsageError(flag + ": one submission per run (a grading system grades one at a time); got " +
-                     std::to_string(submissions) + " files");
-  if (request.results_path.empty())
-    throw UsageError(flag + " needs --results PATH (" + std::string(o.format->system()) + " reads " +
-                     std::string(o.format->reads_from()) + ")");
-  if (visibility_given && !o.format->has_visibility())
-    throw UsageError("--visibility" + std::string(request.visibility.empty() ? "-of" : "") + ": " +
-                     std::string(o.format->system()) + "'s results have no per-test visibility (only gradescope's "
-                     "have); drop --visibility and --visibility-of");
-  const auto require_visibility = [](const std::string& what, const std::string& value) {
-    const auto& known = autograder_visibilities();
-    if (std::find(known.begin(), known.end(), value) == known.end())
-      throw UsageError(what + ": '" + one_line(value) + "' is not a visibility (" + joined_lines(known, ", ") + ")");
-  };
-  if (!request.visibility.empty()) {
-    require_visibility("--visibility", request.visibility);
-    o.visibility = request.visibility;
-  }
-  for (const std::string& item : request.visibility_of) {
-    const std::string what = "--visibility-of '" + one_line(item) + "'";
-    const std::size_t eq = item.find('=');
-    if (eq == std::string::npos)
-      throw UsageError(what + ": expected TEST=VISIBILITY (e.g. 2^24=hidden, performance=after_due_date)");
-    const std::string test = item.substr(0, eq), visibility = item.substr(eq + 1);
-    const auto& sizes = spec.check_size_texts;
-    if (test != "performance" && std::find(sizes.begin(), sizes.end(), test) == sizes.end())
-      throw UsageError(what + ": '" + one_line(test) + "' is neither a check size of " + spec.name + " (" +
-                       joined_lines(sizes, ", ") + ") nor 'performance'");
-    require_visibility(what, visibility);
-    if (!o.visibility_of.emplace(test, visibility).second)
-      throw UsageError(what + ": --visibility-of names '" + one_line(test) + "' twice");
-  }
-  return o;
 }
 
 std::vector<AutograderTest> autograder_tests(const LabSpec& spec, const Grade& g) {
@@ -227,12 +153,6 @@ std::vector<AutograderTest> autograder_tests(const LabSpec& spec, const Grade& g
   }
   tests.push_back(performance_test(spec, g));
   return tests;
-}
-
-nlohmann::json autograder_results(const LabSpec& spec, const Grade& grade, const Ceiling& ceiling,
-                                  const AutograderOptions& options) {
-  if (!options.format) return nullptr;
-  return options.format->document(spec, grade, ceiling, options);
 }
 
 }  // namespace lb::lab

@@ -48,29 +48,14 @@ struct AutograderTest {
   std::string output;       // everything the student should read, lines
 };
 
-// The grading systems' writers (grade_writer.h's registry), in --help's order.
-const std::vector<const AutograderWriter*>& autograder_formats();
-const AutograderWriter* find_autograder_format(std::string_view name);
-std::string autograder_format_names();  // "gradescope, prairielearn, github-classroom"
-
 // The visibilities Gradescope knows, "visible" first.
 const std::vector<std::string>& autograder_visibilities();
-
-// Checks the request before anything runs: UsageError, one line naming the bad value, for an
-// unknown format or visibility, a TEST that is neither a check size nor "performance", visibility
-// given for a format without it, --format without --results (or the reverse), or more than one
-// submission. Without --format (and none of the others) the options' format is nullptr.
-AutograderOptions autograder_options(const LabSpec& spec, const AutograderRequest& request, std::size_t submissions);
 
 // The tests of `grade`, check sizes in lab.json's order, then performance. The check's points are
 // the grade's (rounded to one decimal), shared in hundredths evenly over the sizes that passed; the
 // rest of the check's maximum over those that failed: each test that passed has its full score,
 // and the scores add up to the grade's points exactly.
 std::vector<AutograderTest> autograder_tests(const LabSpec& spec, const Grade& grade);
-
-// The results file's JSON in options.format; null without a format.
-nlohmann::json autograder_results(const LabSpec& spec, const Grade& grade, const Ceiling& ceiling,
-                                  const AutograderOptions& options);
 
 // What the formats' writers share (lab/grading/writers/): a score in whole hundredths, so that the
 // numbers read as they add up ("8.57", not 8.5700000001); lines joined; the grade in one line

@@ -124,4 +124,19 @@ class ConsoleWriter final : public GradeWriter {
 const std::vector<const GradeWriter*>& grade_writers();
 const GradeWriter* find_grade_writer(std::string_view name);
 
+// The grading systems' writers, in --help's order.
+const std::vector<const AutograderWriter*>& autograder_formats();
+const AutograderWriter* find_autograder_format(std::string_view name);
+std::string autograder_format_names();  // "gradescope, prairielearn, github-classroom"
+
+// Checks the request before anything runs: UsageError, one line naming the bad value, for an
+// unknown format or visibility, a TEST that is neither a check size nor "performance", visibility
+// given for a format without it, --format without --results (or the reverse), or more than one
+// submission. Without --format (and none of the others) the options' format is nullptr.
+AutograderOptions autograder_options(const LabSpec& spec, const AutograderRequest& request, std::size_t submissions);
+
+// The results file's JSON in options.format; null without a format.
+nlohmann::json autograder_results(const LabSpec& spec, const Grade& grade, const Ceiling& ceiling,
+                                  const AutograderOptions& options);
+
 }  // namespace lb::lab
