@@ -131,20 +131,20 @@ TEST(LabAutograder, AFailedSizeSaysWhyAndThePerformanceTestWasNotTimed) {
 
 TEST(LabAutograder, PerformanceTestSaysSpeedTierAndCeilingAndGradescopeRanksIt) {
   const LabSpec spec = find_lab(kLabs, "1");
-  const Grade g = graded(spec, {}, 0.27 / 0.7);  // 0.70 of ours: tier 0.6, 25 points
+  const Grade g = graded(spec, {}, 0.27 / 0.65);  // 0.65 of ours: tier 0.6, 25 points
   const AutograderTest perf = autograder_tests(spec, g).back();
   EXPECT_TRUE(perf.passed) << "a tier reached";
   EXPECT_EQ(perf.score, 25);
-  EXPECT_EQ(perf.message, "0.70 of the speed of ours, tier at least 0.60 of ours: 25 of 40 points");
+  EXPECT_EQ(perf.message, "0.65 of the speed of ours, tier at least 0.60 of ours: 25 of 40 points");
   EXPECT_TRUE(has(perf.output, "of the GPU's copy bandwidth")) << perf.output;
-  EXPECT_TRUE(has(perf.output, "the next tier, at least 0.85 of ours, is worth 40")) << perf.output;
-  EXPECT_TRUE(has(perf.output, "n = 67108864: yours 0.3857 ms, ours 0.2700 ms: 0.70 of ours")) << perf.output;
+  EXPECT_TRUE(has(perf.output, "the next tier, at least 0.70 of ours, is worth 40")) << perf.output;
+  EXPECT_TRUE(has(perf.output, "n = 67108864: yours 0.4154 ms, ours 0.2700 ms: 0.65 of ours")) << perf.output;
 
   const json doc = autograder_results(spec, g, kCopy, options_for("gradescope"));
   EXPECT_EQ(doc["score"], 85);
   ASSERT_EQ(doc["leaderboard"].size(), 2u) << doc.dump(1);
   EXPECT_EQ(doc["leaderboard"][0]["name"], "speed vs ours");
-  EXPECT_EQ(doc["leaderboard"][0]["value"], 0.7);
+  EXPECT_EQ(doc["leaderboard"][0]["value"], 0.65);
   EXPECT_EQ(doc["leaderboard"][0]["order"], "desc");
   EXPECT_EQ(doc["leaderboard"][1]["name"], "% of the GPU's copy bandwidth");
   EXPECT_NEAR(doc["leaderboard"][1]["value"].get<double>(), 100.0 * *g.ceiling_fraction, 0.05);
