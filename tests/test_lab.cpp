@@ -620,6 +620,29 @@ TEST_P(LabSolutionOnTheGpu, GradeTimesTheSolution) {
   std::printf("%s: %s\n", spec_.name.c_str(), o.out.substr(o.out.find("GRADE")).c_str());
 }
 
+// Every committed grade of a lab's solution (labs/*/expected/<gpu>.solution.json, `lab grade --json`
+// on a real GPU) is full marks, and its speed clears the lab's top tier as lab.json sets it now by
+// at least 5%, room for one grade's noise: a tier moved above what a solution measured on some GPU,
+// or a solution that lost points there, fails here without a GPU (docs/labs.md, the tiers table).
+TEST(LabCalibration, EveryCommittedSolutionGradeIsFullMarksWithRoomUnderTheTopTier) {
+  int checked = 0;
+  for (const fs::path& path : expected_grade_files()) {
+    if (path.filename().string().find(".solution.") == std::string::npos) continue;
+    const nlohmann::json j = nlohmann::json::parse(slurp(path));
+    const LabSpec spec = find_lab(kLabs, j.at("lab").get<std::string>());
+    ASSERT_FALSE(spec.tiers.empty()) << path;
+    for (const nlohmann::json& s : j.at("submissions")) {
+      ++checked;
+      EXPECT_EQ(s.at("points").get<double>(), s.at("max_points").get<double>()) << path;
+      const double speed = s.at("performance").at("speed_vs_runtime").get<double>();
+      EXPECT_GE(speed, 1.05 * spec.tiers.front().at_least)
+          << path << ": the solution measured " << speed << " of ours there; the top tier is "
+          << spec.tiers.front().at_least;
+    }
+  }
+  EXPECT_GE(checked, 9) << "every lab has its solution's grade on at least one GPU";
+}
+
 INSTANTIATE_TEST_SUITE_P(EachLab, LabSolutionOnTheGpu, ::testing::ValuesIn(checkable_lab_names()),
                          [](const auto& info) { return test_param_name(info.param); });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(LabSolutionOnTheGpu);  // a tree without labs/
