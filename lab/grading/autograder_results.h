@@ -1,7 +1,8 @@
 // `lab grade --format`: one submission's grade as the results file a grading system reads
 // (Gradescope's results.json, PrairieLearn's external grader results.json, a GitHub Classroom
-// runner's result object). What the formats share: the request checked, the tests every format
-// lists; each format's file is its writer's (grade_writer.h, lab/grading/writers/). Pure functions
+// runner's result object). What the formats share: the request's flags and options, the tests
+// every format lists; each format's file is its writer's, and the request is checked against the
+// writers' registry (grade_writer.h, lab/grading/writers/). Pure functions
 // from the spec, the grade and the options, tested without a GPU (tests/test_lab_autograder.cpp);
 // lab/grading/schemas/ holds each format's published schema.
 //
