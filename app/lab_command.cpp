@@ -12,6 +12,7 @@
 #include "lab/runners/runner.h"
 #include "lab/commands/lab_grade.h"
 #include "lab/commands/lab_start.h"
+#include "lab/grading/grade_writer.h"  // autograder_format_names
 #include "lab/grading/leaderboard.h"
 #include "lab/commands/profile.h"
 

@@ -50,8 +50,9 @@ RateLimit HostTripRunner::rate_limit(const LabSpec& spec, const std::string& lab
   return link_limit(spec, label, environment);
 }
 
-void HostTripRunner::add_feedback(const LabSpec& spec, const ChildReport& timed, Grade& grade) const {
-  add_limiter_feedback(spec, timed, grade);
+std::vector<std::string> HostTripRunner::timing_feedback(const LabSpec& spec, const ChildReport& timed,
+                                                         const Grade& grade) const {
+  return limiter_feedback(spec, timed, grade);
 }
 
 std::string HostTripRunner::what_ours_is(const LabSpec&) const {
