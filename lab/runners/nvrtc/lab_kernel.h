@@ -29,6 +29,18 @@ struct Grid {
 };
 Grid grid_for(const LaunchShape& launch, const Shape& shape, int sm_count);
 
+// How a kernel takes the lab's arguments. kC: as its CUDA C++ signature says (a buffer a pointer,
+// the scalar and the sizes by their C types, BoundArgument::as). kNumba: as a Numba kernel compiled
+// to PTX takes them (numba.cuda's dispatcher flattens each argument so, and the lab launches the
+// PTX without it: lab/runners/numba/): an array as meminfo, parent, nitems, itemsize, data, then
+// its shape and its strides in bytes, one 8-byte parameter each (meminfo and parent null: the
+// memory is ours); the scalar a float32; a size an int64.
+enum class KernelAbi { kC, kNumba };
+
+// The width in bits of each of the kernel's parameters, in order, as `abi` passes the spec's
+// arguments: what a compiled kernel's parameter list is checked against before it is launched.
+std::vector<int> parameter_bits(const LabSpec& spec, KernelAbi abi);
+
 // The student's kernel as a variant: device buffers for the workload's inputs and output, the
 // output started as the spec says (poison, y for saxpy, or zeros: then zeroed again before every
 // launch, so that each timed run adds into zero as the first did), the kernel's parameters bound
@@ -37,7 +49,8 @@ Grid grid_for(const LaunchShape& launch, const Shape& shape, int sm_count);
 // stream. The output is followed by a guard zone, except with exact buffers (StudentBuild).
 class StudentKernel final : public StudentVariant {
  public:
-  StudentKernel(const LabSpec& spec, driver::Kernel kernel, const TargetDevice& device, bool exact_buffers);
+  StudentKernel(const LabSpec& spec, driver::Kernel kernel, const TargetDevice& device, bool exact_buffers,
+                KernelAbi abi = KernelAbi::kC);
   void allocate(const Shape& shape, const Setup& setup) override;
   void upload(const HostProblem& problem, cudaStream_t stream) override;
   void run(cudaStream_t stream) override;
@@ -54,6 +67,7 @@ class StudentKernel final : public StudentVariant {
   driver::Kernel kernel_;
   int sm_count_;
   bool exact_buffers_;
+  KernelAbi abi_;
   Shape shape_;
   float alpha_ = 0;
   std::vector<driver::DeviceMemory> inputs_;
