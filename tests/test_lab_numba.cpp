@@ -290,7 +290,8 @@ class NumbaAbiOnTheGpu : public LabCliTest {
     write(lab / "README.md", "A Numba kernel of " + workload + ", launched through its PTX.\n");
     write(lab / "k.py", kernel);
     std::string names;  // the signature's text starts with the kernel's parameters, in order
-    for (const auto& name : nlohmann::json::parse(arguments)) names += (names.empty() ? "" : ", ") + name.get<std::string>();
+    for (const auto& name : nlohmann::json::parse(arguments))
+      names += (names.empty() ? "" : ", ") + name.get<std::string>();
     const nlohmann::json spec = {
         {"title", "Numba " + workload}, {"order", 90}, {"workload", workload}, {"student_file", "k.py"},
         {"runner", "numba"}, {"kernel", "k"}, {"signature", "k(" + names + ")"},

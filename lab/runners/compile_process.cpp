@@ -109,7 +109,8 @@ CompileProcessOutcome run_compile_process(const std::vector<std::string>& argv, 
                                           const WorkingFolder& folder, const ProcessLimits& limits) {
   if (argv.empty()) throw std::invalid_argument("run_compile_process: no command");
   const std::string program = resolve(argv[0]);
-  for (const char* name : {"HOME", "TMPDIR", "PWD"}) environment.push_back(std::string(name) + "=" + folder.path().string());
+  for (const char* name : {"HOME", "TMPDIR", "PWD"})
+    environment.push_back(std::string(name) + "=" + folder.path().string());
   environment.push_back("PYTHONDONTWRITEBYTECODE=1");  // nothing written into the package's folders
   std::vector<std::string> words = argv;
   std::vector<char*> args, envp;
@@ -137,7 +138,8 @@ CompileProcessOutcome run_compile_process(const std::vector<std::string>& argv, 
     close(output_fd);
     fail("fork", errno);
   }
-  if (pid == 0) become_compile_process(program.c_str(), args.data(), envp.data(), folder_text.c_str(), output_fd, limits);
+  if (pid == 0)
+    become_compile_process(program.c_str(), args.data(), envp.data(), folder_text.c_str(), output_fd, limits);
   setpgid(pid, pid);  // as the process does itself: whichever runs first, kill(-pid) reaches its group
 
   CompileProcessOutcome outcome;

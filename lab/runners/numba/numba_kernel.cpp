@@ -58,7 +58,8 @@ NumbaPtx numba_result(const fs::path& result, const std::vector<int>& parameter_
   static const std::regex identifier(R"([A-Za-z_$][A-Za-z0-9_$]{0,4095})");
   if (!std::regex_match(kernel.entry, identifier))
     throw StudentCompileError("the compile process's entry name is not a PTX identifier");
-  if (kernel.ptx.find('\0') != std::string::npos) throw StudentCompileError("the compiled kernel's PTX holds a NUL byte");
+  if (kernel.ptx.find('\0') != std::string::npos)
+    throw StudentCompileError("the compiled kernel's PTX holds a NUL byte");
   const std::vector<int> found = ptx_parameter_bits(kernel.ptx, kernel.entry);
   if (found != parameter_bits)
     throw StudentCompileError("the compiled kernel " + kernel.entry.substr(0, 80) + " takes " +
@@ -85,7 +86,8 @@ NumbaPtx compile_numba_kernel(const LabSpec& spec, const fs::path& file, int sm,
   const std::string what = file.string() + ": Numba's compile of " + spec.kernel;
   // What the process printed is the student's output: shown (capped), never parsed.
   const std::string printed = done.output_bytes == 0 ? "" : "\nwhat it printed:\n" + done.shown_output();
-  if (!done.exited || done.exit_code != 0) throw StudentCompileError(what + " failed (" + done.how_it_ended() + ")" + printed);
+  if (!done.exited || done.exit_code != 0)
+    throw StudentCompileError(what + " failed (" + done.how_it_ended() + ")" + printed);
   if (!printed.empty()) std::cerr << what << printed << "\n";
   try {
     NumbaPtx kernel = numba_result(folder.path() / kResultName, parameter_bits(spec, KernelAbi::kNumba));

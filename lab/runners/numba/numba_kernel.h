@@ -26,7 +26,8 @@ constexpr std::uintmax_t kMaxNumbaResultBytes = 16ull << 20;
 // process printed goes to this process's standard error, capped (the student's output, never
 // parsed). StudentCompileError, in one line then the process's output, when it fails, times out,
 // or hands back no result or one that does not pass numba_result().
-NumbaPtx compile_numba_kernel(const LabSpec& spec, const std::filesystem::path& file, int sm, const StudentBuild& build);
+NumbaPtx compile_numba_kernel(const LabSpec& spec, const std::filesystem::path& file, int sm,
+                              const StudentBuild& build);
 
 // The compile process's result file (JSON {"ptx": TEXT, "entry": NAME}), checked: a regular file of
 // at most kMaxNumbaResultBytes, the entry a PTX identifier that the PTX defines as a kernel

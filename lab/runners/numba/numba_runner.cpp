@@ -15,25 +15,6 @@ driver::CompiledProgram as_program(const NumbaPtx& compiled) {
   return program;
 }
 
-// The compiled kernel loaded on the current context (the PTX, which the driver compiles for this
-// GPU), a StudentKernel per size that launches it as Numba's kernels take their arguments.
-class NumbaProgram final : public StudentProgram {
- public:
-  NumbaProgram(const LabSpec& spec, const NumbaPtx& compiled, const TargetDevice& device, bool exact_buffers)
-      : spec_(spec), module_(as_program(compiled)), kernel_(module_.kernel(compiled.entry)),
-        device_(device), exact_buffers_(exact_buffers) {}
-  std::unique_ptr<StudentVariant> make_variant() override {
-    return std::make_unique<StudentKernel>(spec_, kernel_, device_, exact_buffers_, KernelAbi::kNumba);
-  }
-
- private:
-  const LabSpec& spec_;
-  driver::Module module_;
-  driver::Kernel kernel_;
-  TargetDevice device_;
-  bool exact_buffers_;
-};
-
 }  // namespace
 
 void NumbaRunner::precheck(const LabSpec& spec, const std::filesystem::path& file) const {
@@ -49,7 +30,13 @@ std::string NumbaRunner::compile_failed_rule(const std::string& file_name) const
 std::unique_ptr<StudentProgram> NumbaRunner::load(const LabSpec& spec, const std::filesystem::path& file,
                                                   const TargetDevice& device, const StudentBuild& build) const {
   const NumbaPtx compiled = compile_numba_kernel(spec, file, device.sm, build);
-  return std::make_unique<NumbaProgram>(spec, compiled, device, build.exact_buffers);
+  // The PTX loaded (the driver compiles it for this GPU), launched as Numba's kernels take their arguments.
+  const bool exact = build.exact_buffers;
+  return std::make_unique<LoadedProgram>(as_program(compiled), compiled.entry,
+                                         [&spec, device, exact](driver::Kernel kernel) {
+                                           return std::make_unique<StudentKernel>(spec, kernel, device, exact,
+                                                                                  KernelAbi::kNumba);
+                                         });
 }
 
 }  // namespace lb::lab

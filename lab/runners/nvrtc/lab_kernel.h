@@ -4,6 +4,8 @@
 // (and its timing) runs it like any layer's.
 #pragma once
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <string>
 
 #include "lab/spec/lab_spec.h"
@@ -72,6 +74,23 @@ class StudentKernel final : public StudentVariant {
   float alpha_ = 0;
   std::vector<driver::DeviceMemory> inputs_;
   driver::DeviceMemory output_;
+};
+
+// A compiled submission (a cubin, or PTX: cuModuleLoadData takes either) loaded on the current
+// context, its kernel `entry` looked up once, and a variant per size made by `make_variant` from
+// that kernel: the nvrtc runner's StudentKernel or FolderStudentKernel, the numba runner's
+// StudentKernel with KernelAbi::kNumba.
+class LoadedProgram final : public StudentProgram {
+ public:
+  using MakeVariant = std::function<std::unique_ptr<StudentVariant>(driver::Kernel)>;
+  LoadedProgram(const driver::CompiledProgram& compiled, const std::string& entry, MakeVariant make_variant)
+      : module_(compiled), kernel_(module_.kernel(entry)), make_variant_(std::move(make_variant)) {}
+  std::unique_ptr<StudentVariant> make_variant() override { return make_variant_(kernel_); }
+
+ private:
+  driver::Module module_;
+  driver::Kernel kernel_;
+  MakeVariant make_variant_;
 };
 
 // What a guard zone holds (StudentKernel::kGuardFloats floats of a NaN no arithmetic produces),
