@@ -1,16 +1,17 @@
-"""The numba runner's compile process: `python3 -m layerbench.lab.numba_compile FILE KERNEL ARGUMENTS CC
-OUT [--lineinfo] [--debug]`, started by the lab child (lab/runners/numba/numba_compile.cpp) in a
+"""The numba runner's compile process: `python3 -m layerbench.lab.numba_compile FILE KERNEL ARGUMENTS
+CC OUT [--lineinfo] [--debug]`, started by the lab child (lab/runners/numba/numba_kernel.cpp) in a
 process of its own, with resource limits, a scrubbed environment, its own working folder, no
 standard input and no seed: the only process in which anything of the student's file runs.
 
 Importing the file runs Python (a @cuda.jit signature string is eval'd by Numba, docs/labs.md says
 why that matters), so it is imported here and nowhere else. This checks the file against the rules
 again, imports it, compiles its kernel with Numba for compute capability CC (e.g. 90) and the lab's
-ARGUMENTS (comma-separated names: their Numba types are rules.signature_of's), with the student's own @cuda.jit options that change the code (fastmath, opt, debug,
-lineinfo, launch_bounds), and writes OUT: {"ptx": ..., "entry": ...}, the PTX text and its
-kernel's mangled entry name. The child trusts none of it but as a kernel: it checks OUT's size,
-that the PTX defines the entry, and that the entry's parameters are the lab's; then it loads the
-PTX through the driver API and never imports the file.
+ARGUMENTS (comma-separated names: their Numba types are rules.signature_of's), with the student's
+own @cuda.jit options that change the code (fastmath, opt, debug, lineinfo, launch_bounds), and
+writes OUT: {"ptx": ..., "entry": ...}, the PTX text and its kernel's mangled entry name. The
+child trusts none of it but as a kernel: it checks OUT's size, that the PTX defines the entry, and
+that the entry's parameters are the lab's; then it loads the PTX through the driver API and never
+imports the file.
 
 What the student's code prints here (or writes to standard output or error) is the student's
 output: the child shows it, capped, and parses none of it. A failure exits 1 with the reason on
