@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "lab/child/grade_keys.h"
 #include "lab/child/student_program.h"
 #include "lab/commands/sanitize.h"
 #include "lab/runners/runner.h"
@@ -68,6 +69,75 @@ void fold(ChildReport& report, ChildEvent event) {
   std::visit(Fold{report}, event);
 }
 
+// The lines the child must write for `mode`, in order (child_event.h): each check size's, or the
+// environment and each benchmark size's, or the profiled run's. A last word (NoGpu, CompileFailed,
+// CudaFailure, Failure) may end them early; nothing follows it. The build (StudentBuilt) may come
+// once before them; a runner's own lines anywhere before the last word (its ChildNotes orders them).
+class EventOrder {
+ public:
+  EventOrder(const LabSpec& spec, ChildMode mode) {
+    if (mode == ChildMode::kCheck)
+      for (const std::string& size : spec.check_size_texts) due_.push_back("size " + size);
+    if (mode == ChildMode::kTime) {
+      due_.push_back("environment");
+      for (const Shape& shape : spec.benchmark_sizes) due_.push_back("benchmark " + spec.workload->size_label(shape));
+    }
+    if (mode == ChildMode::kProfile) due_.push_back("profiled " + spec.workload->size_label(spec.benchmark_sizes.front()));
+  }
+  // ChildProtocolError when `event` is out of place.
+  void read(const ChildEvent& event) {
+    if (!last_word_.empty()) throw ChildProtocolError("a line after its last ('" + last_word_ + "')");
+    const std::string step = step_of(event);
+    if (step.empty()) return;  // a runner's own line
+    if (step == "built") {
+      if (next_ > 0 || built_) throw ChildProtocolError("a build line after its first line");
+      built_ = true;
+      return;
+    }
+    if (step.starts_with("end ")) {
+      last_word_ = step.substr(4);
+      return;
+    }
+    if (next_ == due_.size()) throw ChildProtocolError("an extra line ('" + step + "') after its last");
+    if (step != due_[next_])
+      throw ChildProtocolError("'" + step + "' where '" + due_[next_] + "' was due");
+    ++next_;
+  }
+  // ChildProtocolError when the child exited by itself (pass or fail) with a line still due: it
+  // could only have been lost, never skipped. A child stopped, crashed or exiting otherwise is
+  // reported as such (ChildReport::why_stopped).
+  void finish(const ChildOutcome& child) const {
+    if (last_word_.empty() && next_ < due_.size() && !child.timed_out && child.exited &&
+        (child.exit_code == kExitPassed || child.exit_code == kExitFailed))
+      throw ChildProtocolError("no '" + due_[next_] + "' line: it ended without it");
+  }
+
+ private:
+  static std::string step_of(const ChildEvent& event) {
+    struct Step {
+      std::string operator()(const NoGpu&) const { return "end no GPU"; }
+      std::string operator()(const CompileFailed&) const { return "end compile error"; }
+      std::string operator()(const CudaFailure&) const { return "end CUDA error"; }
+      std::string operator()(const Failure&) const { return "end error"; }
+      std::string operator()(const SizeChecked& e) const { return "size " + e.size; }
+      std::string operator()(const TimingEnvironment&) const { return "environment"; }
+      std::string operator()(const BenchmarkTimed& e) const { return "benchmark " + e.size; }
+      std::string operator()(const BenchmarkFailed& e) const { return "benchmark " + e.size; }
+      std::string operator()(const Profiled& e) const { return "profiled " + e.size; }
+      std::string operator()(const StudentBuilt&) const { return "built"; }
+      std::string operator()(const RunnerEvent&) const { return {}; }
+    };
+    return std::visit(Step{}, event);
+  }
+  std::vector<std::string> due_;
+  std::size_t next_ = 0;
+  bool built_ = false;
+  std::string last_word_;
+};
+
+// At most this much of what the student's code printed is shown (ChildReport::student_output).
+constexpr std::size_t kShownOutputBytes = 4096;
+
 }  // namespace
 
 std::string protocol_error_text(const std::string& protocol_error) {
@@ -115,13 +185,17 @@ ChildReport run_child_process(const LabSpec& spec, const fs::path& given, ChildM
     time_limit_s = sanitize_time_limit(time_limit_s);
   }
   const char* mode_name = mode == ChildMode::kTime ? "time" : mode == ChildMode::kProfile ? "profile" : "check";
+  // No seed on the command line (which /proc shows to any code in the child): the keys its mode
+  // needs, derived here from the grade's secret, go to its standard input (grade_keys.h). Its
+  // events come on kEventsFd; its stdout and stderr are the student's output.
   for (const std::string& word : {std::string("lab"), std::string("run-child"), (spec.dir / "lab.json").string(),
-                                  file.string(), std::string("--seed"), std::to_string(options.seed),
-                                  std::string("--mode"), std::string(mode_name)})
+                                  file.string(), std::string("--mode"), std::string(mode_name),
+                                  std::string("--events-fd"), std::to_string(kEventsFd)})
     argv.push_back(word);
   if (options.line_info || options.sanitize) argv.push_back("--line-info");  // the sanitizer names file:line
   if (options.sanitize) argv.push_back("--exact-buffers");
-  report.child = run_with_time_limit(argv, time_limit_s, spec.runner->arrival_clock(mode));
+  report.child = run_with_time_limit(argv, time_limit_s, spec.runner->arrival_clock(mode), ChildChannel::kEvents,
+                                     GradeKeys::derive(options.seed, spec, mode).to_text());
   report.time_limit_s = time_limit_s;
   report.notes = spec.runner->child_notes(mode);
   if (options.sanitize) {
@@ -133,21 +207,33 @@ ChildReport run_child_process(const LabSpec& spec, const fs::path& given, ChildM
     fs::remove(sanitizer_log, ec);
   }
 
-  std::istringstream lines(report.child.out);
+  // Only the events channel is read: nothing the student's code prints (a device printf, a Python
+  // print, on either stream) is ever parsed. Every line there is an event, in its place, or the
+  // child's report is not trusted (protocol_error).
+  EventOrder order(spec, mode);
+  const auto first_error = [&report](const ChildProtocolError& e) {
+    if (report.protocol_error.empty()) report.protocol_error = e.what();  // the first: what went wrong first
+  };
+  std::istringstream lines(report.child.events);
   std::size_t index = 0;
   for (std::string line; std::getline(lines, line); ++index) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;  // a blank line says nothing
     try {
       ChildEvent event = parse_child_event(line);
+      order.read(event);
       if (report.notes)  // by when the line reached this process
-        report.notes->read(event, index < report.child.out_line_s.size() ? report.child.out_line_s[index]
-                                                                         : report.child.elapsed_s);
+        report.notes->read(event, index < report.child.event_line_s.size() ? report.child.event_line_s[index]
+                                                                           : report.child.elapsed_s);
       else if (const auto* own = std::get_if<RunnerEvent>(&event))
         throw unknown_event(*own);  // a runner's line, and this runner has none
       fold(report, std::move(event));
     } catch (const ChildProtocolError& e) {
-      if (report.protocol_error.empty()) report.protocol_error = e.what();  // the first: what went wrong first
+      first_error(e);
     }
+  }
+  try {
+    order.finish(report.child);
+  } catch (const ChildProtocolError& e) {
+    first_error(e);
   }
   if (report.notes) report.notes->finish(spec, report);
   return report;
@@ -158,6 +244,16 @@ bool ChildReport::ended_abnormally() const {
   return child.timed_out || !child.exited || (child.exit_code != kExitPassed && child.exit_code != kExitFailed);
 }
 std::string ChildReport::why_stopped() const { return why_child_stopped(child, time_limit_s); }
+
+std::string ChildReport::student_output() const {
+  std::string shown = child.out + child.err;
+  const std::size_t printed = child.out_bytes + child.err_bytes;
+  if (shown.size() > kShownOutputBytes) shown.resize(kShownOutputBytes);
+  if (printed > shown.size())
+    shown += "\n[... " + std::to_string(printed - shown.size()) + " more bytes not shown: " +
+             std::to_string(printed) + " in all]\n";
+  return shown;
+}
 
 std::size_t ChildReport::sizes_passed() const {
   std::size_t passed = 0;
