@@ -192,20 +192,15 @@ TEST(ChildEvent, LinesThatAreNoEventAreErrorsNamingWhy) {
 
 class ChildEventParent : public LabCliTest {
  protected:
-  // A stand-in child: `lines` for --mode check, `timed` for --mode time, on its events channel (fd 3).
-  fs::path child(const std::string& lines, const std::string& timed = "") const {
+  // A stand-in child (stand_in_child): `lines` for --mode check, `environment` and `timed` for a grade's timing.
+  fs::path child(const std::string& lines, const std::string& timed = "",
+                 const std::string& environment = test_environment_line()) const {
     const fs::path script = dir_ / "child.sh";
-    write(script, "#!/bin/sh\ncase \"$*\" in\n  *'--mode time'*) cat >&3 <<'EOF'\n" + timed + "EOF\n;;\n  *) cat >&3 <<'EOF'\n" +
-                      lines + "EOF\n;;\nesac\n");
+    write(script, stand_in_child(lines, environment, timed));
     fs::permissions(script, fs::perms::owner_all);
     return script;
   }
-  static std::string every_size_passed() {
-    std::string lines;
-    for (const char* size : {"1", "127", "255", "256", "257", "1000003", "2^24"})
-      lines += std::string("{\"size\": \"") + size + "\", \"passed\": true}\n";
-    return lines;
-  }
+  static std::string every_size_passed() { return lab1_every_size_passed(); }
   std::string check(const LabSpec& spec, const fs::path& runner, int* status) const {
     const fs::path out_file = dir_ / "check.txt";
     std::FILE* out = std::fopen(out_file.c_str(), "w");
@@ -246,14 +241,13 @@ TEST_F(ChildEventParent, AnUnreadableSizeLineIsReportedOnTheSizesItLeftOut) {
 
 TEST_F(ChildEventParent, AGradeWhoseTimingChildWritesAnUnreadableLineEarnsNoPerformancePoints) {
   const LabSpec spec = find_lab(kLabs, "1");
-  const std::string environment =
-      "{\"event\": \"environment\", \"gpu\": \"Test GPU\", \"ceilings\": {\"copy_gbps\": 3000.0}}\n";
   const std::string timed =
       "{\"benchmark\": \"67108864\", \"student\": {\"median_ms\": 0.3, \"gbps\": 2684.4, \"samples\": 40}, "
       "\"runtime\": {\"median_ms\": 0.27, \"gbps\": 2982.6, \"samples\": 40}}\n";
-  const auto grade = [&](const std::string& timing_lines, int* status) {
+  const auto grade = [&](const std::string& timing_lines, int* status,
+                         const std::string& environment = test_environment_line()) {
     GradeOptions options;
-    options.check = {{child(every_size_passed(), timing_lines).string()}, 1, false, false};
+    options.check = {{child(every_size_passed(), timing_lines, environment).string()}, 1, false, false};
     options.json_path = (dir_ / "g.json").string();
     const fs::path out_file = dir_ / "grade.txt";
     std::FILE* out = std::fopen(out_file.c_str(), "w");
@@ -262,16 +256,46 @@ TEST_F(ChildEventParent, AGradeWhoseTimingChildWritesAnUnreadableLineEarnsNoPerf
     return std::make_pair(slurp(out_file), nlohmann::json::parse(slurp(dir_ / "g.json")));
   };
   int status = -1;
-  const auto [good_out, good] = grade(environment + timed, &status);
+  const auto [good_out, good] = grade(timed, &status);
   EXPECT_EQ(status, kExitPassed) << good_out;
   EXPECT_EQ(good["submissions"][0]["points"], 100) << good_out;
 
-  const auto [bad_out, bad] = grade(environment + timed + "{\"benchmark\": \"67108864\", \"student\": 1}\n", &status);
+  const auto [bad_out, bad] = grade(timed + "{\"benchmark\": \"67108864\", \"student\": 1}\n", &status);
   EXPECT_EQ(bad["submissions"][0]["points"], 60) << bad_out;
   EXPECT_EQ(bad["submissions"][0]["performance"]["points"], 0) << bad_out;
   EXPECT_TRUE(has(bad_out, "the check could not read its child's output: it wrote a benchmark line whose 'student' "
                            "is not an object"))
       << bad_out;
+}
+
+// The GPU's peaks and ceilings come from a child of their own, which loads no student code; an
+// environment line from the timing child is an extra one, and an environment without peaks (or
+// without the ceiling) earns no performance points: a figure missing is never a check skipped.
+TEST_F(ChildEventParent, TheEnvironmentComesFromItsOwnChildAndNeedsEveryFigure) {
+  const LabSpec spec = find_lab(kLabs, "1");
+  const std::string timed =
+      "{\"benchmark\": \"67108864\", \"student\": {\"median_ms\": 0.3, \"gbps\": 2684.4, \"samples\": 40}, "
+      "\"runtime\": {\"median_ms\": 0.27, \"gbps\": 2982.6, \"samples\": 40}}\n";
+  const auto timed_report = [&](const std::string& timing_lines, const std::string& environment) {
+    return run_child_process(spec, kSolution, ChildMode::kTime,
+                             {{child(every_size_passed(), timing_lines, environment).string()}, 1}, 30);
+  };
+  const ChildReport good = timed_report(timed, test_environment_line());
+  EXPECT_TRUE(good.protocol_error.empty()) << good.protocol_error;
+  ASSERT_TRUE(good.environment);
+  EXPECT_EQ(good.environment->gpu, "Test GPU");
+  const std::vector<std::pair<std::pair<std::string, std::string>, std::string>> cases = {
+      {{test_environment_line() + timed, test_environment_line()}, "'environment' where 'benchmark 67108864' was due"},
+      {{timed, "{\"event\": \"environment\", \"gpu\": \"G\", \"ceilings\": {\"copy_gbps\": 3000.0}, \"peaks\": null}\n"},
+       "an environment without the GPU's peaks"},
+      {{timed, "{\"event\": \"environment\", \"gpu\": \"G\", \"ceilings\": {}, \"peaks\": {\"dram_gbps\": 3352.32}}\n"},
+       "an environment without the GPU's copy bandwidth"},
+      {{timed, ""}, "no usable environment line: no 'environment' line: it ended without it"},
+  };
+  for (const auto& [lines, why] : cases) {
+    const ChildReport bad = timed_report(lines.first, lines.second);
+    EXPECT_TRUE(has(bad.protocol_error, why)) << why << "\n" << bad.protocol_error;
+  }
 }
 
 // --- the channel: only file descriptor 3 is read; what the student's code prints is shown --------
@@ -337,8 +361,9 @@ TEST_F(ChildEventParent, EveryLineInItsPlaceOrTheReportIsNotTrusted) {
     int status = -1;
     const std::string out = check(spec, child(lines), &status);
     EXPECT_EQ(status, kExitFailed) << lines << out;
-    EXPECT_TRUE(has(out, "the check could not read its child's output: it wrote " + why)) << why << "\n" << out;
     EXPECT_FALSE(has(out, "PASS: all")) << out;
+    const ChildReport report = run_child_process(spec, kSolution, ChildMode::kCheck, {{child(lines).string()}, 1}, 30);
+    EXPECT_TRUE(has(report.protocol_error, why)) << why << "\n" << report.protocol_error;
   }
 }
 

@@ -538,16 +538,11 @@ TEST(LabGrading, NoPerformancePointsUnlessEverySizePassedAndWasTimed) {
 // grade it prints, the JSON, CSV and markdown files, several submissions in one call.
 TEST_F(Lab, GradeWritesJsonCsvAndMarkdownForEverySubmission) {
   const fs::path labs = fixture_labs();
-  // On its events channel (fd 3): the check sizes, or (--mode time) the environment and the benchmark.
-  std::string script = "#!/bin/sh\nexec 1>&3\ncase \"$*\" in *'--mode time'*) ;; *)\n";
-  for (const char* size : {"1", "127", "255", "256", "257", "1000003", "2^24"})
-    script += std::string("echo '{\"size\": \"") + size + "\", \"passed\": true}'\n";
-  script +=
-      "exit 0;; esac\n"
-      "echo '{\"event\": \"environment\", \"gpu\": \"Test GPU\", \"ceilings\": {\"copy_gbps\": 3000.0}}'\n"
-      "echo '{\"benchmark\": \"67108864\", \"student\": {\"median_ms\": 0.3, \"gbps\": 2684.4, \"samples\": 40}, "
+  const std::string script = stand_in_child(
+      lab1_every_size_passed(), test_environment_line(),
+      "{\"benchmark\": \"67108864\", \"student\": {\"median_ms\": 0.3, \"gbps\": 2684.4, \"samples\": 40}, "
       "\"runtime\": {\"median_ms\": 0.27, \"gbps\": 2982.6, \"samples\": 40}, \"samples_verified\": 4, "
-      "\"input_reset_ms\": 0.11}'\n";
+      "\"input_reset_ms\": 0.11}\n");
   write(dir_ / "child.sh", script);
   fs::permissions(dir_ / "child.sh", fs::perms::owner_all);
   const std::string solution = solution_file("01-vector-add", "vector_add.cu").string();

@@ -75,11 +75,14 @@ void fold(ChildReport& report, ChildEvent event) {
 // once before them; a runner's own lines anywhere before the last word (its ChildNotes orders them).
 class EventOrder {
  public:
-  EventOrder(const LabSpec& spec, ChildMode mode) {
+  // `environment_apart`: a timing child's environment came from a child of its own (its line here
+  // is an extra one).
+  EventOrder(const LabSpec& spec, ChildMode mode, bool environment_apart) {
     if (mode == ChildMode::kCheck)
       for (const std::string& size : spec.check_size_texts) due_.push_back("size " + size);
+    if (mode == ChildMode::kEnvironment) due_.push_back("environment");
     if (mode == ChildMode::kTime) {
-      due_.push_back("environment");
+      if (!environment_apart) due_.push_back("environment");
       for (const Shape& shape : spec.benchmark_sizes) due_.push_back("benchmark " + spec.workload->size_label(shape));
     }
     if (mode == ChildMode::kProfile) due_.push_back("profiled " + spec.workload->size_label(spec.benchmark_sizes.front()));
@@ -161,19 +164,14 @@ void require_student_file(const fs::path& file) {
   throw UsageError("no such file: " + file.string());
 }
 
-ChildReport run_child_process(const LabSpec& spec, const fs::path& given, ChildMode mode, const CheckOptions& options,
-                              double time_limit_s) {
-  require_student_file(given);
-  // A file named "-x.cu" would reach the child, nvcc and NVRTC (which takes a program's name as an
-  // argument of its own) as an option: "./-x.cu" is the same file.
-  const fs::path file = given.string().starts_with("-") ? fs::path(".") / given : given;
-  ChildReport report;
-  try {
-    spec.runner->precheck(spec, file);
-  } catch (const StudentCompileError& e) {
-    report.compile_error = e.what();
-    return report;
-  }
+namespace {
+
+// A child that only queries the GPU and measures its ceilings (a second or two) has this long.
+constexpr double kEnvironmentTimeLimitS = 120;
+
+// Starts the child in `mode` on `file` and reads its events into `report`.
+void run_and_read(const LabSpec& spec, const fs::path& file, ChildMode mode, const CheckOptions& options,
+                  double time_limit_s, ChildReport& report) {
   std::vector<std::string> argv = options.runner;
   fs::path sanitizer_log;
   if (options.sanitize) {  // memcheck around the child, its report in a log file (sanitize.h)
@@ -184,12 +182,11 @@ ChildReport run_child_process(const LabSpec& spec, const fs::path& given, ChildM
     argv.insert(argv.end(), options.runner.begin(), options.runner.end());
     time_limit_s = sanitize_time_limit(time_limit_s);
   }
-  const char* mode_name = mode == ChildMode::kTime ? "time" : mode == ChildMode::kProfile ? "profile" : "check";
   // No seed on the command line (which /proc shows to any code in the child): the keys its mode
   // needs, derived here from the grade's secret, go to its standard input (grade_keys.h). Its
   // events come on kEventsFd; its stdout and stderr are the student's output.
   for (const std::string& word : {std::string("lab"), std::string("run-child"), (spec.dir / "lab.json").string(),
-                                  file.string(), std::string("--mode"), std::string(mode_name),
+                                  file.string(), std::string("--mode"), std::string(to_string(mode)),
                                   std::string("--events-fd"), std::to_string(kEventsFd)})
     argv.push_back(word);
   if (options.line_info || options.sanitize) argv.push_back("--line-info");  // the sanitizer names file:line
@@ -210,7 +207,7 @@ ChildReport run_child_process(const LabSpec& spec, const fs::path& given, ChildM
   // Only the events channel is read: nothing the student's code prints (a device printf, a Python
   // print, on either stream) is ever parsed. Every line there is an event, in its place, or the
   // child's report is not trusted (protocol_error).
-  EventOrder order(spec, mode);
+  EventOrder order(spec, mode, mode == ChildMode::kTime && spec.runner->environment_apart());
   const auto first_error = [&report](const ChildProtocolError& e) {
     if (report.protocol_error.empty()) report.protocol_error = e.what();  // the first: what went wrong first
   };
@@ -236,6 +233,55 @@ ChildReport run_child_process(const LabSpec& spec, const fs::path& given, ChildM
     first_error(e);
   }
   if (report.notes) report.notes->finish(spec, report);
+}
+
+}  // namespace
+
+const char* to_string(ChildMode mode) {
+  switch (mode) {
+    case ChildMode::kCheck: return "check";
+    case ChildMode::kTime: return "time";
+    case ChildMode::kProfile: return "profile";
+    case ChildMode::kEnvironment: return "environment";
+  }
+  return "check";
+}
+
+ChildReport run_child_process(const LabSpec& spec, const fs::path& given, ChildMode mode, const CheckOptions& options,
+                              double time_limit_s) {
+  require_student_file(given);
+  // A file named "-x.cu" would reach the child, nvcc and NVRTC (which takes a program's name as an
+  // argument of its own) as an option: "./-x.cu" is the same file.
+  const fs::path file = given.string().starts_with("-") ? fs::path(".") / given : given;
+  ChildReport report;
+  try {
+    spec.runner->precheck(spec, file);
+  } catch (const StudentCompileError& e) {
+    report.compile_error = e.what();
+    return report;
+  }
+  if (mode == ChildMode::kTime && spec.runner->environment_apart()) {
+    // The peaks and ceilings from a child that loads no student code: nothing the student's code
+    // did can have touched them.
+    ChildReport measured;
+    run_and_read(spec, file, ChildMode::kEnvironment, {.runner = options.runner, .seed = options.seed},
+                 kEnvironmentTimeLimitS, measured);
+    if (!measured.no_gpu.empty() || measured.ended_abnormally() || !measured.protocol_error.empty() ||
+        !measured.error.empty()) {
+      report.no_gpu = measured.no_gpu;
+      report.protocol_error = "no usable environment line: " +
+                              (!measured.protocol_error.empty() ? measured.protocol_error
+                               : !measured.error.empty()        ? measured.error
+                               : !measured.no_gpu.empty()       ? measured.no_gpu
+                                                                : measured.why_stopped());
+      return report;
+    }
+    report.environment = std::move(measured.environment);
+  }
+  run_and_read(spec, file, mode, options, time_limit_s, report);
+  if (mode == ChildMode::kTime && report.protocol_error.empty())
+    if (const std::string why = spec.runner->environment_refusal(spec, report.environment); !why.empty())
+      report.protocol_error = why;
   return report;
 }
 

@@ -47,8 +47,12 @@ std::string protocol_error_text(const std::string& protocol_error);
 std::vector<std::string> default_runner();
 
 // check: the check sizes; time: the benchmark sizes only, timed (`lab grade` runs it after a
-// check that passed, each under its own time limit); profile: one run for a profiler.
-enum class ChildMode { kCheck, kTime, kProfile };
+// check that passed, each under its own time limit); profile: one run for a profiler;
+// environment: the GPU's peaks and ceilings only, the student's file never loaded (before the
+// timing child, for a runner whose Runner::environment_apart is true).
+enum class ChildMode { kCheck, kTime, kProfile, kEnvironment };
+// As `lab run-child --mode` spells it: "check", "time", "profile", "environment".
+const char* to_string(ChildMode mode);
 
 struct ChildReport;
 

@@ -113,11 +113,8 @@ constexpr const char* kThrottled = "every timed sample was discarded: the GPU's 
 // after it (lab/child/fresh_inputs.h): no sample can profit from the one before it, and none can
 // be skipped.
 void time_benchmarks(const LabSpec& spec, StudentProgram& program, const GradeKeys& keys, std::FILE* out) {
-  const std::unique_ptr<Environment> env = open_environment(true, {});
-  emit(out, TimingEnvironment{.gpu = env->device->name,
-                              .ceilings = ceilings_json(env->ceilings),
-                              .peaks = env->peaks ? peaks_json(*env->peaks) : nlohmann::json(nullptr),
-                              .cache_mode = env->options.cold ? "cold" : "hot"});
+  // The GPU's peaks and ceilings came from a child of their own (measure_environment): none measured here.
+  const std::unique_ptr<Environment> env = open_environment(true, {.measure_ceilings = false});
   const cudaStream_t stream = env->gpu_stream();
   LayerSessions sessions(LayerConfig{});
   CaseInputs inputs;
@@ -178,10 +175,30 @@ void time_benchmarks(const LabSpec& spec, StudentProgram& program, const GradeKe
   }
 }
 
+
+// ChildMode::kEnvironment: the GPU's name, ceilings and theoretical peaks, from a process that
+// loads no student code (Runner::environment_apart), and the L2 mode the timing child times in.
+int measure_environment(std::FILE* out) {
+  const std::unique_ptr<Environment> env = open_environment(true, {});
+  emit(out, TimingEnvironment{.gpu = env->device->name,
+                              .ceilings = ceilings_json(env->ceilings),
+                              .peaks = env->peaks ? peaks_json(*env->peaks) : nlohmann::json(nullptr),
+                              .cache_mode = env->options.cold ? "cold" : "hot"});
+  return kExitPassed;
+}
+
 }  // namespace
 
 int KernelRunner::run_child(const LabSpec& spec, const std::filesystem::path& file, const ChildRequest& request,
                             std::FILE* out) const {
+  if (request.mode == ChildMode::kEnvironment) {
+    try {
+      return measure_environment(out);
+    } catch (const std::exception& e) {
+      emit(out, Failure{e.what()});
+      return kExitFailed;
+    }
+  }
   CostLog costs;
   // The primary context, current on this thread: the student's module loads into the context the
   // harness's runtime calls use. Declared before the program, so released after its module.

@@ -468,6 +468,9 @@ int run_host_trip_child(const LabSpec& spec, const std::filesystem::path& file, 
         return kExitPassed;
       case ChildMode::kCheck:
         return check_sizes(spec, *student, request.keys, events) ? kExitPassed : kExitFailed;
+      case ChildMode::kEnvironment:  // the trip's timing child reports its link itself (environment_apart)
+        events.emit(Failure{"the host trip measures its link in its timing child"});
+        return kExitFailed;
     }
     return kExitFailed;
   } catch (const CudaError& e) {
