@@ -429,7 +429,7 @@ TEST(LabWatchdog, CollectsOutputExitStatusAndSignal) {
 // limit and reported on the size it was running; a crash is reported as one.
 TEST_F(Lab, CheckReportsAHangingAndACrashingChild) {
   const fs::path labs = fixture_labs(/*time_limit_s=*/1);
-  write(dir_ / "hang.sh", "#!/bin/sh\necho '{\"size\": \"1\", \"passed\": true}'\nsleep 30\n");
+  write(dir_ / "hang.sh", "#!/bin/sh\necho '{\"size\": \"1\", \"passed\": true}' >&3\nsleep 30\n");
   write(dir_ / "crash.sh", "#!/bin/sh\nkill -SEGV $$\n");
   fs::permissions(dir_ / "hang.sh", fs::perms::owner_all);
   fs::permissions(dir_ / "crash.sh", fs::perms::owner_all);
@@ -538,14 +538,11 @@ TEST(LabGrading, NoPerformancePointsUnlessEverySizePassedAndWasTimed) {
 // grade it prints, the JSON, CSV and markdown files, several submissions in one call.
 TEST_F(Lab, GradeWritesJsonCsvAndMarkdownForEverySubmission) {
   const fs::path labs = fixture_labs();
-  std::string script = "#!/bin/sh\n";
-  for (const char* size : {"1", "127", "255", "256", "257", "1000003", "2^24"})
-    script += std::string("echo '{\"size\": \"") + size + "\", \"passed\": true}'\n";
-  script +=
-      "echo '{\"event\": \"environment\", \"gpu\": \"Test GPU\", \"ceilings\": {\"copy_gbps\": 3000.0}}'\n"
-      "echo '{\"benchmark\": \"67108864\", \"student\": {\"median_ms\": 0.3, \"gbps\": 2684.4, \"samples\": 40}, "
+  const std::string script = stand_in_child(
+      lab1_every_size_passed(), test_environment_line(),
+      "{\"benchmark\": \"67108864\", \"student\": {\"median_ms\": 0.3, \"gbps\": 2684.4, \"samples\": 40}, "
       "\"runtime\": {\"median_ms\": 0.27, \"gbps\": 2982.6, \"samples\": 40}, \"samples_verified\": 4, "
-      "\"input_reset_ms\": 0.11}'\n";
+      "\"input_reset_ms\": 0.11}\n");
   write(dir_ / "child.sh", script);
   fs::permissions(dir_ / "child.sh", fs::perms::owner_all);
   const std::string solution = solution_file("01-vector-add", "vector_add.cu").string();
@@ -774,7 +771,7 @@ TEST(FreshInputs, SuccessiveSamplesInputsAreUnrelated) {
     std::set<std::uint64_t> seeds;
     HostProblem last;
     for (std::size_t i = 0; i < 6; ++i) {
-      const std::uint64_t seed = FreshInputs::sample_seed(2024, w, shape, i);
+      const std::uint64_t seed = FreshInputs::sample_seed(2024, i);
       seeds.insert(seed);
       HostProblem p = recipe_problem(w, shape, seed);
       if (i > 0) {
@@ -787,9 +784,8 @@ TEST(FreshInputs, SuccessiveSamplesInputsAreUnrelated) {
       last = std::move(p);
     }
     EXPECT_EQ(seeds.size(), 6u);
-    // Another grade (another secret seed), or another size, draws other samples.
-    EXPECT_NE(FreshInputs::sample_seed(2024, w, shape, 0), FreshInputs::sample_seed(2025, w, shape, 0));
-    EXPECT_NE(FreshInputs::sample_seed(2024, w, shape, 0), FreshInputs::sample_seed(2024, w, {1, 1 << 15, 1}, 0));
+    // Another samples key (another grade, or another size: GradeKeys) draws other samples.
+    EXPECT_NE(FreshInputs::sample_seed(2024, 0), FreshInputs::sample_seed(2025, 0));
   }
 }
 
@@ -831,7 +827,7 @@ TEST(FreshInputs, EachSampleRefillsTheSameBuffersOnTheGpu) {
     for (std::size_t i = 0; i < one.size(); ++i) {
       EXPECT_LT(most_shared(one[i], two[i], 256), 0.01) << lab << " input " << i;
       // What the host draws for that sample is what the device holds.
-      const HostProblem p = recipe_problem(*spec.workload, shape, FreshInputs::sample_seed(99, *spec.workload, shape, 2));
+      const HostProblem p = recipe_problem(*spec.workload, shape, FreshInputs::sample_seed(99, 2));
       EXPECT_EQ(std::memcmp(p.inputs[i].data(), two[i].data(), two[i].size() * sizeof(float)), 0) << lab;
     }
     // A right kernel passes a verified sample (the last), on the sample's own inputs.

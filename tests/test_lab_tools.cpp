@@ -234,6 +234,7 @@ TEST_F(LabTools, SanitizeFindingsFollowTheCheckLinesAndFailTheCheck) {
                "exec \"$@\"\n");
   write_script(dir_ / "child.sh",
                "#!/bin/sh\n"
+               "exec 1>&3\n"
                "echo \"$@\" > " + (dir_ / "child_args.txt").string() + "\n"
                "for s in 1 127 255 256 257 1000003 2^24; do echo \"{\\\"size\\\": \\\"$s\\\", \\\"passed\\\": true}\"; done\n");
   const std::string env = "PATH=" + (dir_ / "bin").string() + ":/usr/bin:/bin LAYERBENCH_LAB_RUNNER=" +
@@ -420,6 +421,7 @@ TEST_F(LabTools, ProfilePrintsTheSummaryFromNcusCsv) {
                "exec \"$@\"\n");
   write_script(dir_ / "child.sh",
                "#!/bin/sh\n"
+               "exec 1>&3\n"
                "echo \"$@\" > " + (dir_ / "child_args.txt").string() + "\n"
                "echo '{\"profiled\": \"67108864\", \"passed\": true}'\n");
   const std::string env = "PATH=" + (dir_ / "bin").string() + ":/usr/bin:/bin LAYERBENCH_LAB_RUNNER=" +
@@ -437,7 +439,7 @@ TEST_F(LabTools, ProfilePrintsTheSummaryFromNcusCsv) {
   EXPECT_TRUE(has(denied.out, "cannot profile here: ncu has no permission")) << denied.out;
 
   write_script(dir_ / "child.sh",
-               "#!/bin/sh\necho '{\"profiled\": \"67108864\", \"passed\": false, \"feedback\": \"element 3 is 0\"}'\n");
+               "#!/bin/sh\necho >&3 '{\"profiled\": \"67108864\", \"passed\": false, \"feedback\": \"element 3 is 0\"}'\n");
   write(dir_ / "sample.csv", kMemoryBoundRaw);
   const Outcome wrong = run("lab profile 1 " + kSolution.string(), env);
   EXPECT_EQ(wrong.code, 1) << wrong.out << wrong.err;

@@ -544,7 +544,7 @@ class TransferParent : public LabCliTest {
         "echo '{\"benchmark\": \"67108864\", \"student\": {\"median_ms\": 0.001, \"samples\": 10}, "
         "\"runtime\": {\"median_ms\": 0.001, \"samples\": 10}}'\n" + tail;
     const fs::path script = dir_ / "child.sh";
-    write(script, "#!/bin/sh\ncase \"$*\" in\n  *'--mode time'*)\n" + timed + ";;\n  *) cat <<'EOF'\n" + sizes +
+    write(script, "#!/bin/sh\nexec 1>&3\ncase \"$*\" in\n  *'--mode time'*)\n" + timed + ";;\n  *) cat <<'EOF'\n" + sizes +
                       "EOF\n;;\nesac\n");
     fs::permissions(script, fs::perms::owner_all);
     return script;

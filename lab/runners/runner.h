@@ -79,6 +79,14 @@ class Runner {
   virtual ArrivalClock arrival_clock(ChildMode mode) const;
   // What the parent keeps of this runner's own events (ChildNotes); nullptr: none.
   virtual std::shared_ptr<ChildNotes> child_notes(ChildMode mode) const;
+  // Whether a grade takes the GPU's peaks and ceilings from a child of their own (ChildMode::
+  // kEnvironment), which loads no student code, before the timing child (which then writes no
+  // environment). False: the timing child reports them.
+  virtual bool environment_apart() const { return false; }
+  // Why the grade cannot read a rate against `environment` (no peaks to bound it, no ceiling to
+  // read it against), in a few words; empty when it can. A grade with a reason earns no
+  // performance points: a figure missing is never a check skipped.
+  virtual std::string environment_refusal(const LabSpec& spec, const std::optional<TimingEnvironment>& environment) const;
 
   // --- the child, on the GPU (lab/child/lab_child.cpp): its events to `out`, its exit status.
   virtual int run_child(const LabSpec& spec, const std::filesystem::path& file, const ChildRequest& request,
