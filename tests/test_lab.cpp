@@ -21,6 +21,7 @@
 #include "common/stream.h"
 #include "lab/grading/feedback.h"
 #include "lab/child/fresh_inputs.h"
+#include "lab/grading/grade_writer.h"
 #include "lab/grading/grading.h"
 #include "lab/runners/kernel_runner.h"
 #include "lab/runners/nvrtc/lab_kernel.h"
@@ -500,14 +501,14 @@ TEST(LabGrading, SpeedIsTheGeometricMeanOfOursOverYours) {
       << all;
   EXPECT_TRUE(has(all, "the next tier, at least 0.85 of ours, is worth 40")) << all;
 
-  const nlohmann::json j = grade_json(spec, g);
+  const nlohmann::json j = JsonWriter::submission(spec, g);
   EXPECT_EQ(j["points"], 85);
   EXPECT_EQ(j["performance"]["tier_at_least"], 0.6);
   EXPECT_EQ(j["performance"]["benchmarks"].size(), 2u);
   EXPECT_EQ(j["check"]["points"], 60);
-  const std::string row = csv_row(spec, g);
+  const std::string row = CsvWriter::row(spec, g);
   EXPECT_TRUE(row.starts_with("a.cu,01-vector-add,graded,85,100,7,7,60,0.7906,0.7071,0.6,25,")) << row;
-  const std::string header = csv_header();
+  const std::string header = CsvWriter::header();
   const std::string before_feedback = row.substr(0, row.find('"'));
   EXPECT_EQ(std::count(header.begin(), header.end(), ','), std::count(before_feedback.begin(), before_feedback.end(), ','))
       << "the feedback, last, is quoted (it has commas): " << row;

@@ -204,7 +204,7 @@ TEST(NumbaResult, AcceptsOnlyAKernelWithTheLabsParameters) {
   EXPECT_TRUE(has(refusal(folder.path() / "big.json"), "more than the 16 MiB"));
 }
 
-TEST(NumbaResult, ANumbaKernelTakesEachArrayAsSevenParametersPerDimensionPair) {
+TEST(NumbaResult, ANumbaKernelTakesEachArrayAsFiveParametersAndTwoPerDimension) {
   // Lab 5: a, b, c (1-D: meminfo, parent, nitems, itemsize, data, shape, stride) and n (int64).
   const LabSpec lab5 = find_lab(kLabs, "05-numba-vector-add");
   EXPECT_EQ(parameter_bits(lab5, KernelAbi::kNumba), std::vector<int>(22, 64));
@@ -218,6 +218,11 @@ TEST(NumbaResult, ANumbaKernelTakesEachArrayAsSevenParametersPerDimensionPair) {
     else expected.insert(expected.end(), 7, 64);
   }
   EXPECT_EQ(parameter_bits(lab7, KernelAbi::kNumba), expected);
+  // Lab 3's reduce arguments (x, n, out): out, one element with no extents, is a 1-D array of one,
+  // as rules.py's signature types it (float32[::1]): 7 + 1 + 7.
+  const LabSpec lab3 = find_lab(kLabs, "03-reduce");
+  EXPECT_EQ(lab3.arguments, (std::vector<std::string>{"x", "n", "out"}));
+  EXPECT_EQ(parameter_bits(lab3, KernelAbi::kNumba), std::vector<int>(15, 64));
 }
 
 // --- Numba in the compile process (no GPU: Numba compiles for the compute capability given) -----

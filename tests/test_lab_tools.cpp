@@ -247,7 +247,7 @@ TEST_F(LabTools, SanitizeFindingsFollowTheCheckLinesAndFailTheCheck) {
                          "/home/student/lab1/no_bounds_check.cu:5\n"))
       << o.out;
   // Under the sanitizer the child compiles without optimisation and allocates exact buffers.
-  EXPECT_TRUE(has(slurp(dir_ / "child_args.txt"), "--mode check --line-info --exact-buffers"))
+  EXPECT_TRUE(has(slurp(dir_ / "child_args.txt"), "--mode check --events-fd 3 --line-info --exact-buffers"))
       << slurp(dir_ / "child_args.txt");
 
   write(dir_ / "sample.log", kClean);
@@ -431,7 +431,7 @@ TEST_F(LabTools, ProfilePrintsTheSummaryFromNcusCsv) {
   EXPECT_TRUE(has(o.out, "  DRAM throughput:   3020.0 GB/s, 91.8% of peak\n")) << o.out;
   EXPECT_TRUE(has(o.out, "  occupancy:         83.4% achieved of 100.0% theoretical\n")) << o.out;
   EXPECT_TRUE(has(o.out, "  verdict: memory-bound: DRAM at 92% of peak")) << o.out;
-  EXPECT_TRUE(has(slurp(dir_ / "child_args.txt"), "--mode profile --line-info")) << slurp(dir_ / "child_args.txt");
+  EXPECT_TRUE(has(slurp(dir_ / "child_args.txt"), "--mode profile --events-fd 3 --line-info")) << slurp(dir_ / "child_args.txt");
 
   write(dir_ / "sample.csv", kNoPermission);
   const Outcome denied = run("lab profile 1 " + kSolution.string(), env);

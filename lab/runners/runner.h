@@ -92,7 +92,7 @@ class Runner {
   virtual int run_child(const LabSpec& spec, const std::filesystem::path& file, const ChildRequest& request,
                         std::FILE* out) const = 0;
 
-  // --- the grade (lab/commands/lab_grade.cpp, lab/grading/grading.cpp) ---
+  // --- the grade (lab/grading/grading.cpp, which asks these once per submission) ---
   // Whether a grade times one kernel (else the student's whole program: `lab profile`, which
   // profiles one kernel with Nsight Compute, then refuses with why_not_profiled).
   virtual bool times_one_kernel() const { return true; }
@@ -104,8 +104,10 @@ class Runner {
   // GPU; above it, the grade refuses the performance part.
   virtual RateLimit rate_limit(const LabSpec& spec, const std::string& label,
                                const std::optional<TimingEnvironment>& environment) const;
-  // Lines of feedback beyond the grade's arithmetic, from the timing child's report.
-  virtual void add_feedback(const LabSpec& spec, const ChildReport& timed, Grade& grade) const;
+  // Lines of feedback beyond the grade's arithmetic, from the timing child's report and the grade
+  // (grading.cpp adds them after its own; the runner sets no point and no outcome).
+  virtual std::vector<std::string> timing_feedback(const LabSpec& spec, const ChildReport& timed,
+                                                   const Grade& grade) const;
   // What the student's time is compared with, as the grade and the leaderboard name it: "ours (the
   // runtime layer)".
   virtual std::string what_ours_is(const LabSpec& spec) const;

@@ -18,7 +18,7 @@ std::shared_ptr<ChildNotes> Runner::child_notes(ChildMode) const { return nullpt
 
 std::string Runner::why_not_profiled(const LabSpec&, const std::filesystem::path&) const { return {}; }
 
-void Runner::add_feedback(const LabSpec&, const ChildReport&, Grade&) const {}
+std::vector<std::string> Runner::timing_feedback(const LabSpec&, const ChildReport&, const Grade&) const { return {}; }
 
 std::string Runner::compile_failed_rule(const std::string& file_name) const {
   return "compile error (the check compiles " + file_name +

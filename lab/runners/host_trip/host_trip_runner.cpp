@@ -58,8 +58,9 @@ std::string HostTripRunner::environment_refusal(const LabSpec& spec,
   return {};
 }
 
-void HostTripRunner::add_feedback(const LabSpec& spec, const ChildReport& timed, Grade& grade) const {
-  add_limiter_feedback(spec, timed, grade);
+std::vector<std::string> HostTripRunner::timing_feedback(const LabSpec& spec, const ChildReport& timed,
+                                                         const Grade& grade) const {
+  return limiter_feedback(spec, timed, grade);
 }
 
 std::string HostTripRunner::what_ours_is(const LabSpec&) const {

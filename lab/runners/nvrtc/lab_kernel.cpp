@@ -11,10 +11,14 @@ namespace {
 // What the guard zone after the output holds; compared bit for bit.
 constexpr std::uint32_t kGuardBits = 0x7F8ABCDEu;  // a NaN no arithmetic produces
 
-// A buffer's extents at `shape`, outermost first (a Numba array's shape).
-std::vector<std::int64_t> extents_of(const BufferSpec& buffer, const Shape& shape) {
+// A buffer as the Numba array its kernel takes: its extents at `shape`, outermost first, and a
+// buffer of one element (reduce's out, no extents) a 1-D array of one (rules.py's ARGUMENT_TYPES:
+// every buffer is at least float32[::1]).
+std::size_t numba_dimensions(const BufferSpec& buffer) { return std::max<std::size_t>(1, buffer.extents.size()); }
+std::vector<std::int64_t> numba_shape(const BufferSpec& buffer, const Shape& shape) {
   std::vector<std::int64_t> extents;
   for (const Dim dim : buffer.extents) extents.push_back(extent(shape, dim));
+  if (extents.empty()) extents.push_back(1);
   return extents;
 }
 
@@ -108,7 +112,7 @@ std::vector<int> parameter_bits(const LabSpec& spec, KernelAbi abi) {
     const KernelArg& arg = bound.arg;
     const bool buffer = arg.kind == ArgKind::kInput || arg.kind == ArgKind::kOutput;
     if (abi == KernelAbi::kNumba) {
-      if (buffer) bits.insert(bits.end(), 5 + 2 * buffer_of(spec, arg).extents.size(), 64);
+      if (buffer) bits.insert(bits.end(), 5 + 2 * numba_dimensions(buffer_of(spec, arg)), 64);
       else bits.push_back(arg.kind == ArgKind::kScalar ? 32 : 64);
       continue;
     }
@@ -171,9 +175,9 @@ void StudentKernel::run(cudaStream_t stream) {
       switch (arg.kind) {
         case ArgKind::kInput:
           push_numba_array(args, inputs_.at(static_cast<std::size_t>(arg.input)).get(),
-                           extents_of(buffer_of(spec_, arg), shape_));
+                           numba_shape(buffer_of(spec_, arg), shape_));
           break;
-        case ArgKind::kOutput: push_numba_array(args, output_.get(), extents_of(buffer_of(spec_, arg), shape_)); break;
+        case ArgKind::kOutput: push_numba_array(args, output_.get(), numba_shape(buffer_of(spec_, arg), shape_)); break;
         case ArgKind::kScalar: args.push(alpha_); break;
         case ArgKind::kSize: args.push(static_cast<long long>(extent(shape_, arg.dim))); break;
       }

@@ -36,7 +36,8 @@ Grid grid_for(const LaunchShape& launch, const Shape& shape, int sm_count);
 // to PTX takes them (numba.cuda's dispatcher flattens each argument so, and the lab launches the
 // PTX without it: lab/runners/numba/): an array as meminfo, parent, nitems, itemsize, data, then
 // its shape and its strides in bytes, one 8-byte parameter each (meminfo and parent null: the
-// memory is ours); the scalar a float32; a size an int64.
+// memory is ours; a buffer of one element, reduce's out, a 1-D array of one); the scalar a
+// float32; a size an int64.
 enum class KernelAbi { kC, kNumba };
 
 // The width in bits of each of the kernel's parameters, in order, as `abi` passes the spec's
