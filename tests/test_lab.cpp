@@ -543,7 +543,7 @@ TEST_F(Lab, GradeWritesJsonCsvAndMarkdownForEverySubmission) {
       lab1_every_size_passed(), test_environment_line(),
       "{\"benchmark\": \"67108864\", \"student\": {\"median_ms\": 0.3, \"gbps\": 2684.4, \"samples\": 40}, "
       "\"runtime\": {\"median_ms\": 0.27, \"gbps\": 2982.6, \"samples\": 40}, \"samples_verified\": 4, "
-      "\"input_reset_ms\": 0.11}\n");
+      "\"input_reset_ms\": 0.11, \"sample_verify_ms\": 9.5}\n");
   write(dir_ / "child.sh", script);
   fs::permissions(dir_ / "child.sh", fs::perms::owner_all);
   const std::string solution = solution_file("01-vector-add", "vector_add.cu").string();
@@ -556,7 +556,8 @@ TEST_F(Lab, GradeWritesJsonCsvAndMarkdownForEverySubmission) {
   EXPECT_TRUE(has(o.out, "GRADE " + solution + ": 100 / 100  (check 60 / 60, performance 40 / 40)")) << o.out;
   EXPECT_TRUE(has(o.out, "n = 67108864: yours 0.3000 ms, ours 0.2700 ms: 0.90 of ours")) << o.out;
   // What each timed sample's fresh inputs cost, outside the timed region (lab/child/fresh_inputs.h).
-  EXPECT_TRUE(has(o.out, "(fresh inputs: 0.110 ms per sample, outside the timed region)")) << o.out;
+  // and its verification (every sample's).
+  EXPECT_TRUE(has(o.out, "(fresh inputs: 0.110 ms, verification: 9.50 ms per sample, outside the timed region)")) << o.out;
   EXPECT_TRUE(has(o.out, "broken.cu(2): error")) << o.out;
   EXPECT_TRUE(has(o.out, "broken.cu: 0 / 100  (check 0 / 60)")) << o.out;
 
@@ -569,6 +570,7 @@ TEST_F(Lab, GradeWritesJsonCsvAndMarkdownForEverySubmission) {
   const nlohmann::json& timed = j["submissions"][0]["performance"]["benchmarks"][0];
   EXPECT_EQ(timed["samples_verified"], 4) << timed.dump(2);  // the fresh inputs' verified samples
   EXPECT_EQ(timed["input_reset_ms"], 0.11) << timed.dump(2);
+  EXPECT_EQ(timed["sample_verify_ms"], 9.5) << timed.dump(2);
   EXPECT_EQ(j["submissions"][1]["outcome"], "did not compile");
   const std::string csv = slurp(dir_ / "g.csv");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3) << csv;
