@@ -430,7 +430,7 @@ TEST(LabWatchdog, CollectsOutputExitStatusAndSignal) {
 // limit and reported on the size it was running; a crash is reported as one.
 TEST_F(Lab, CheckReportsAHangingAndACrashingChild) {
   const fs::path labs = fixture_labs(/*time_limit_s=*/1);
-  write(dir_ / "hang.sh", "#!/bin/sh\necho '{\"size\": \"1\", \"passed\": true}'\nsleep 30\n");
+  write(dir_ / "hang.sh", "#!/bin/sh\necho '{\"size\": \"1\", \"passed\": true}' >&3\nsleep 30\n");
   write(dir_ / "crash.sh", "#!/bin/sh\nkill -SEGV $$\n");
   fs::permissions(dir_ / "hang.sh", fs::perms::owner_all);
   fs::permissions(dir_ / "crash.sh", fs::perms::owner_all);
@@ -539,14 +539,11 @@ TEST(LabGrading, NoPerformancePointsUnlessEverySizePassedAndWasTimed) {
 // grade it prints, the JSON, CSV and markdown files, several submissions in one call.
 TEST_F(Lab, GradeWritesJsonCsvAndMarkdownForEverySubmission) {
   const fs::path labs = fixture_labs();
-  std::string script = "#!/bin/sh\n";
-  for (const char* size : {"1", "127", "255", "256", "257", "1000003", "2^24"})
-    script += std::string("echo '{\"size\": \"") + size + "\", \"passed\": true}'\n";
-  script +=
-      "echo '{\"event\": \"environment\", \"gpu\": \"Test GPU\", \"ceilings\": {\"copy_gbps\": 3000.0}}'\n"
-      "echo '{\"benchmark\": \"67108864\", \"student\": {\"median_ms\": 0.3, \"gbps\": 2684.4, \"samples\": 40}, "
+  const std::string script = stand_in_child(
+      lab1_every_size_passed(), test_environment_line(),
+      "{\"benchmark\": \"67108864\", \"student\": {\"median_ms\": 0.3, \"gbps\": 2684.4, \"samples\": 40}, "
       "\"runtime\": {\"median_ms\": 0.27, \"gbps\": 2982.6, \"samples\": 40}, \"samples_verified\": 4, "
-      "\"input_reset_ms\": 0.11}'\n";
+      "\"input_reset_ms\": 0.11, \"sample_verify_ms\": 9.5}\n");
   write(dir_ / "child.sh", script);
   fs::permissions(dir_ / "child.sh", fs::perms::owner_all);
   const std::string solution = solution_file("01-vector-add", "vector_add.cu").string();
@@ -559,7 +556,8 @@ TEST_F(Lab, GradeWritesJsonCsvAndMarkdownForEverySubmission) {
   EXPECT_TRUE(has(o.out, "GRADE " + solution + ": 100 / 100  (check 60 / 60, performance 40 / 40)")) << o.out;
   EXPECT_TRUE(has(o.out, "n = 67108864: yours 0.3000 ms, ours 0.2700 ms: 0.90 of ours")) << o.out;
   // What each timed sample's fresh inputs cost, outside the timed region (lab/child/fresh_inputs.h).
-  EXPECT_TRUE(has(o.out, "(fresh inputs: 0.110 ms per sample, outside the timed region)")) << o.out;
+  // and its verification (every sample's).
+  EXPECT_TRUE(has(o.out, "(fresh inputs: 0.110 ms, verification: 9.50 ms per sample, outside the timed region)")) << o.out;
   EXPECT_TRUE(has(o.out, "broken.cu(2): error")) << o.out;
   EXPECT_TRUE(has(o.out, "broken.cu: 0 / 100  (check 0 / 60)")) << o.out;
 
@@ -572,6 +570,7 @@ TEST_F(Lab, GradeWritesJsonCsvAndMarkdownForEverySubmission) {
   const nlohmann::json& timed = j["submissions"][0]["performance"]["benchmarks"][0];
   EXPECT_EQ(timed["samples_verified"], 4) << timed.dump(2);  // the fresh inputs' verified samples
   EXPECT_EQ(timed["input_reset_ms"], 0.11) << timed.dump(2);
+  EXPECT_EQ(timed["sample_verify_ms"], 9.5) << timed.dump(2);
   EXPECT_EQ(j["submissions"][1]["outcome"], "did not compile");
   const std::string csv = slurp(dir_ / "g.csv");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3) << csv;
@@ -798,7 +797,7 @@ TEST(FreshInputs, SuccessiveSamplesInputsAreUnrelated) {
     std::set<std::uint64_t> seeds;
     HostProblem last;
     for (std::size_t i = 0; i < 6; ++i) {
-      const std::uint64_t seed = FreshInputs::sample_seed(2024, w, shape, i);
+      const std::uint64_t seed = FreshInputs::sample_seed(2024, i);
       seeds.insert(seed);
       HostProblem p = recipe_problem(w, shape, seed);
       if (i > 0) {
@@ -811,9 +810,32 @@ TEST(FreshInputs, SuccessiveSamplesInputsAreUnrelated) {
       last = std::move(p);
     }
     EXPECT_EQ(seeds.size(), 6u);
-    // Another grade (another secret seed), or another size, draws other samples.
-    EXPECT_NE(FreshInputs::sample_seed(2024, w, shape, 0), FreshInputs::sample_seed(2025, w, shape, 0));
-    EXPECT_NE(FreshInputs::sample_seed(2024, w, shape, 0), FreshInputs::sample_seed(2024, w, {1, 1 << 15, 1}, 0));
+    // Another samples key (another grade, or another size: GradeKeys) draws other samples.
+    EXPECT_NE(FreshInputs::sample_seed(2024, 0), FreshInputs::sample_seed(2025, 0));
+  }
+}
+
+// Every timed sample's problem is drawn again on the host for its verification, into the same
+// buffers: exactly the recipe's problem for the sample's seed, as if drawn afresh.
+TEST(FreshInputs, ASampleDrawnAgainInPlaceIsTheRecipesProblem) {
+  const auto same_bits = [](const HostBuffer& a, const HostBuffer& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+  };
+  for (const auto& [name, shape] : {std::pair{"vector_add", Shape{1, 4099, 1}}, std::pair{"saxpy", Shape{1, 4099, 1}},
+                                    std::pair{"reduce", Shape{1, 4099, 1}}, std::pair{"matmul", Shape{17, 33, 65}},
+                                    std::pair{"transpose", Shape{31, 40, 1}}}) {
+    const Workload& w = *find_workload(name);
+    HostProblem again = recipe_problem(w, shape, 1);
+    const float* first = again.inputs[0].data();
+    redraw_recipe_problem(w, again, 2);
+    const HostProblem fresh = recipe_problem(w, shape, 2);
+    EXPECT_EQ(again.inputs[0].data(), first) << name << ": the same buffer";
+    EXPECT_EQ(again.seed, 2u) << name;
+    EXPECT_EQ(again.alpha, fresh.alpha) << name;
+    ASSERT_EQ(again.inputs.size(), fresh.inputs.size()) << name;
+    for (std::size_t i = 0; i < fresh.inputs.size(); ++i) EXPECT_TRUE(same_bits(again.inputs[i], fresh.inputs[i])) << name << " " << i;
+    EXPECT_TRUE(same_bits(again.output, fresh.output)) << name << ": the output's start (poison or y)";
+    EXPECT_FALSE(same_bits(again.inputs[0], recipe_problem(w, shape, 1).inputs[0])) << name << ": the new seed's values";
   }
 }
 
@@ -855,7 +877,7 @@ TEST(FreshInputs, EachSampleRefillsTheSameBuffersOnTheGpu) {
     for (std::size_t i = 0; i < one.size(); ++i) {
       EXPECT_LT(most_shared(one[i], two[i], 256), 0.01) << lab << " input " << i;
       // What the host draws for that sample is what the device holds.
-      const HostProblem p = recipe_problem(*spec.workload, shape, FreshInputs::sample_seed(99, *spec.workload, shape, 2));
+      const HostProblem p = recipe_problem(*spec.workload, shape, FreshInputs::sample_seed(99, 2));
       EXPECT_EQ(std::memcmp(p.inputs[i].data(), two[i].data(), two[i].size() * sizeof(float)), 0) << lab;
     }
     // A right kernel passes a verified sample (the last), on the sample's own inputs.

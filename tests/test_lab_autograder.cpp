@@ -287,14 +287,13 @@ TEST(LabAutograder, BadRequestsAreOneLineNamingTheValue) {
 
 class LabAutograderCli : public LabCliTest {
  protected:
-  // A stand-in for `lab run-child` that passes every size and times 2^26 (0.90 of ours).
+  // A stand-in for `lab run-child` that passes every size and times 2^26 (0.90 of ours), on its
+  // events channel (fd 3).
   std::string child() const {
-    std::string script = "#!/bin/sh\n";
-    for (const char* size : {"1", "127", "255", "256", "257", "1000003", "2^24"})
-      script += std::string("echo '{\"size\": \"") + size + "\", \"passed\": true}'\n";
-    script += "echo '{\"event\": \"environment\", \"gpu\": \"Test GPU\", \"ceilings\": {\"copy_gbps\": 3000.0}}'\n"
-              "echo '{\"benchmark\": \"67108864\", \"student\": {\"median_ms\": 0.3, \"gbps\": 2684.4, \"samples\": 40}, "
-              "\"runtime\": {\"median_ms\": 0.27, \"gbps\": 2982.6, \"samples\": 40}}'\n";
+    const std::string script = stand_in_child(
+        lab1_every_size_passed(), test_environment_line(),
+        "{\"benchmark\": \"67108864\", \"student\": {\"median_ms\": 0.3, \"gbps\": 2684.4, \"samples\": 40}, "
+        "\"runtime\": {\"median_ms\": 0.27, \"gbps\": 2982.6, \"samples\": 40}}\n");
     write(dir_ / "child.sh", script);
     fs::permissions(dir_ / "child.sh", fs::perms::owner_all);
     return "LAYERBENCH_LAB_RUNNER=" + (dir_ / "child.sh").string();

@@ -207,6 +207,7 @@ std::vector<BenchmarkResult> benchmark_results(const LabSpec& spec, const ChildR
       if (!t.ours) b.error = "ours failed: " + t.ours_error;
       b.samples_verified = t.samples_verified;
       b.input_reset_ms = t.input_reset_ms;
+      b.sample_verify_ms = t.sample_verify_ms;
     }
     b.limit = spec.runner->rate_limit(spec, b.size, timed.environment);
     benchmarks.push_back(std::move(b));
@@ -251,6 +252,12 @@ Grade grade_reports(const LabSpec& spec, const std::string& file, const ChildRep
       g.feedback.push_back(r.label + ": " + check.by_size.at(r.size).feedback);
       break;  // the first failure; the check's lines above have them all
     }
+  // What the student's code printed is its own output: never a result, said once.
+  if (const std::size_t printed = check.child.out_bytes + check.child.err_bytes + timed.child.out_bytes +
+                                  timed.child.err_bytes;
+      printed > 0)
+    g.feedback.push_back("your code printed " + std::to_string(printed) +
+                         " bytes on its standard output and error (`lab check` shows them); none is read as a result");
   for (const ChildReport* r : {&check, &timed}) {
     if (!r->error.empty()) g.feedback.push_back(r->error);
     else if (!r->protocol_error.empty()) g.feedback.push_back(protocol_error_text(r->protocol_error));

@@ -32,10 +32,11 @@ struct BenchmarkResult {
   // The highest rate a correct kernel can show at this size on this GPU (harness/device_peaks.h),
   // or why there is none; unchecked unless the caller set it.
   RateLimit limit = RateLimit::unchecked(Figure::kBandwidth, "the GPU's peaks are not known");
-  // The student's timed samples (lab/child/fresh_inputs.h): how many were verified, and what one reset
-  // of its inputs and output took on the device (outside the timed region).
+  // The student's timed samples (lab/child/fresh_inputs.h): how many were verified (every one), what
+  // one reset of its inputs and output took, and one sample's verification (both outside the timed region).
   std::size_t samples_verified = 0;
   double input_reset_ms = 0;
+  double sample_verify_ms = 0;
   double speed() const { return student && runtime ? runtime->median_ms / student->median_ms : 0.0; }
 };
 

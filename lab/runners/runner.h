@@ -3,8 +3,10 @@
 // (LabSpec::runner) and asked by everything else, which never names a runner.
 //
 //   nvrtc/      CUDA C++ kernel text compiled alone with NVRTC, launched through the driver API
-//   python/     numba (a Python file of @cuda.jit kernels), pycuda and cuda-core (CUDA C++ kernel
-//               text compiled and launched from Python), through the embedded interpreter
+//   numba/      a Python file of @cuda.jit kernels, imported only in a compile process of its own
+//               (compile_process.h) that hands back PTX, which the child launches through the driver API
+//   python/     pycuda and cuda-core (CUDA C++ kernel text compiled and launched from Python),
+//               through the embedded interpreter
 //   host_trip/  a CUDA C++ file whose host code is the lesson, built with nvcc: it moves the data
 //               itself, and its whole trip from host memory to host memory is what is timed
 //
@@ -77,6 +79,14 @@ class Runner {
   virtual ArrivalClock arrival_clock(ChildMode mode) const;
   // What the parent keeps of this runner's own events (ChildNotes); nullptr: none.
   virtual std::shared_ptr<ChildNotes> child_notes(ChildMode mode) const;
+  // Whether a grade takes the GPU's peaks and ceilings from a child of their own (ChildMode::
+  // kEnvironment), which loads no student code, before the timing child (which then writes no
+  // environment). False: the timing child reports them.
+  virtual bool environment_apart() const { return false; }
+  // Why the grade cannot read a rate against `environment` (no peaks to bound it, no ceiling to
+  // read it against), in a few words; empty when it can. A grade with a reason earns no
+  // performance points: a figure missing is never a check skipped.
+  virtual std::string environment_refusal(const LabSpec& spec, const std::optional<TimingEnvironment>& environment) const;
 
   // --- the child, on the GPU (lab/child/lab_child.cpp): its events to `out`, its exit status.
   virtual int run_child(const LabSpec& spec, const std::filesystem::path& file, const ChildRequest& request,

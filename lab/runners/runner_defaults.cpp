@@ -46,6 +46,15 @@ RateLimit Runner::rate_limit(const LabSpec& spec, const std::string& label,
   return RateLimit::unchecked(figure, "not one of the lab's benchmark sizes");
 }
 
+std::string Runner::environment_refusal(const LabSpec& spec,
+                                        const std::optional<TimingEnvironment>& environment) const {
+  if (!environment) return "no environment line";
+  if (!peaks_from_json(environment->peaks)) return "an environment without the GPU's peaks (no rate could be bounded)";
+  const Ceiling limit = ceiling(spec, environment);
+  if (!(limit.value > 0)) return "an environment without the GPU's " + limit.what;
+  return {};
+}
+
 std::string Runner::what_ours_is(const LabSpec& spec) const {
   return "ours (the " + (spec.baseline ? spec.baseline->name : std::string("baseline")) + " layer)";
 }

@@ -24,6 +24,7 @@ json JsonWriter::submission(const LabSpec& spec, const Grade& g) {
     if (b.student) {
       j["samples_verified"] = b.samples_verified;
       j["input_reset_ms"] = b.input_reset_ms;
+      j["sample_verify_ms"] = b.sample_verify_ms;
     }
     if (b.limit.checked())
       j["limit"] = {{"limit", b.limit.limit}, {"unit", b.limit.unit()}, {"bound", b.limit.bound},
