@@ -30,6 +30,7 @@ from typing import Any, Literal
 from . import native
 from .reports import compare as _compare
 from .reports import results as _results
+from .reports import verdict as _verdict
 
 __all__ = ["Case", "OneTimeCost", "Results", "Comparison", "ComparisonRow", "NotCompared", "UsageError", "RunError",
            "LayerUnavailableWarning", "run", "load", "compare", "compare_markdown", "report"]
@@ -75,8 +76,12 @@ class Case:
     verified: bool
     status: str  # "ok", "failed", "skipped", ...
     message: str  # why the case is not ok ("" when it is)
-    noise: float | None  # the spread of the timed samples, relative (0.02: 2%); None below two samples
+    noise: float | None  # the timed samples' spread, relative (0.02: 2%): robust (MAD) over samples_ms where
+    # the file keeps them, else their relative standard deviation; None below two samples
     samples: int | None  # how many timed samples the median is of
+    samples_ms: tuple[float, ...] | None  # the timed samples the file keeps (all up to 500, else 500 evenly
+    # spaced); None in files written before they were kept
+    busy: tuple[str, ...]  # why the machine was busy while the case ran (another process on the GPU, ...)
     repetitions: int  # --benchmark_repetitions folded into this case
     end_to_end_ms: float | None  # one whole call as a user makes it: copies in and out, allocation
     first_run_ms: float | None  # the case's first (untimed) run: one-time work, a JIT
@@ -104,11 +109,14 @@ def _case(c: _results.Case, loaded: _results.Results) -> Case:
     layer = (loaded.context.get("layers") or {}).get(c.layer)
     layer_costs = _costs(layer.get("one_time_costs") if isinstance(layer, dict) else None, "layer")
     samples = c.entry.get("samples")
+    kept = c.samples_ms
+    noise = _verdict.robust_noise(kept) if kept else c.noise
     return Case(workload=c.workload, layer=c.layer_label, size=tuple(c.size), median_ms=c.median_ms,
                 gbps=_rate(c, "gbps", c.bytes_moved), gflops=_rate(c, "gflops", c.flops),
                 us_per_launch=c.get("us_per_launch"), verified=c.entry.get("verified") is True,
-                status=c.status, message=c.message, noise=c.noise,
+                status=c.status, message=c.message, noise=noise,
                 samples=samples if isinstance(samples, int) and not isinstance(samples, bool) else None,
+                samples_ms=tuple(kept) if kept is not None else None, busy=tuple(c.busy),
                 repetitions=c.repetitions, end_to_end_ms=c.get("end_to_end_ms"), first_run_ms=c.get("first_run_ms"),
                 allocate_ms=c.get("allocate_ms"),
                 one_time_costs=tuple(layer_costs + _costs(c.entry.get("one_time_costs"), "case")))
@@ -342,16 +350,22 @@ def _loaded(what: str, value: Results) -> _results.Results:
 
 @dataclass(frozen=True)
 class ComparisonRow:
-    """One case in both files: NEW's median over BASE's (`ratio`, 1.10 is 10% slower), the two
-    runs' combined noise (relative; None where either was not measured) and the verdict, "faster",
-    "slower", "same" or "unclear", with why."""
+    """One case in both files: NEW's median over BASE's (`ratio`, 1.10 is 10% slower) and the
+    verdict, "faster", "slower", "same" or "unclear", with why (docs/reports.md, "Comparing two
+    runs"), and what it rests on: the runs' combined robust noise, the rank test's p-value, the
+    spread between runs the change was held to, whose clock timed the case, and why either machine
+    was busy."""
 
     base: Case
     new: Case
     ratio: float
-    noise: float | None
+    noise: float | None  # the two runs' combined robust noise (relative); None where either had no samples
     verdict: Literal["faster", "slower", "same", "unclear"]
     why: str
+    p_value: float | None  # the rank test's over the samples, where it ran
+    allowance: float  # the spread between runs the change was held to (a fraction, at least the threshold)
+    timing: str  # whose clock: "device", "cpu" or "host-feeds-gpu"
+    busy: tuple[str, ...]  # why either run's machine was busy ("BASE: ..."): its verdict is then unclear
 
 
 @dataclass(frozen=True)
@@ -366,9 +380,9 @@ class NotCompared:
 @dataclass(frozen=True)
 class Comparison:
     """compare()'s answer: `rows` (the cases both files ran, in BASE's order), `only_base` and
-    `only_new` (cases in one file alone), `not_compared`, the `threshold` (percent) and `k` it was
-    judged with; count(verdict), `regressed` (any "slower") and to_markdown() (`layerbench
-    compare`'s table)."""
+    `only_new` (cases in one file alone), `not_compared`, the `threshold` (percent), `k` and
+    `alpha` it was judged with; count(verdict), `regressed` (any "slower"), `busy` (the rows run on
+    a busy machine) and to_markdown() (`layerbench compare`'s table)."""
 
     rows: tuple[ComparisonRow, ...]
     only_base: tuple[Case, ...]
@@ -376,6 +390,7 @@ class Comparison:
     not_compared: tuple[NotCompared, ...]
     threshold: float
     k: float
+    alpha: float
     _source: _compare.Comparison = field(repr=False, compare=False)
 
     def count(self, verdict: str) -> int:
@@ -386,6 +401,11 @@ class Comparison:
     def regressed(self) -> bool:
         """True when a case got slower (what makes `layerbench compare` exit 1)."""
         return self.count("slower") > 0
+
+    @property
+    def busy(self) -> tuple[ComparisonRow, ...]:
+        """The rows either of whose runs was on a busy machine (their verdicts unclear)."""
+        return tuple(row for row in self.rows if row.busy)
 
     def to_markdown(self) -> str:
         """The comparison as `layerbench compare` prints it: a Markdown table and a summary."""
@@ -398,25 +418,30 @@ def _number(what: str, value: object, low: float, high: float, hint: str) -> flo
     return float(value)
 
 
-def compare(base: Results, new: Results, *, threshold: float = 5.0, k: float = 2.0) -> Comparison:
+def compare(base: Results, new: Results, *, threshold: float = 5.0, k: float = 2.0, alpha: float = 0.01) -> Comparison:
     """Case by case, NEW against BASE: the ratio of medians and a verdict (faster, slower, same,
-    unclear) that accounts for both runs' noise (reports/compare.py says how), as `layerbench
-    compare`. `threshold` is the smallest change that counts, in percent (5: 5%, the command's
-    --threshold 5); `k` how many times the combined noise a change must exceed (--noise-k)."""
+    unclear), as `layerbench compare` (docs/reports.md, "Comparing two runs"). `threshold` is the
+    smallest change that counts, in percent (5: 5%, the command's --threshold 5); `k` how many
+    times the runs' robust noise a change must exceed (--noise-k); `alpha` the rank test's level."""
     percent = _number("threshold", threshold, 0, 1000, "a percentage from 0 to 1000 (5 is 5%)")
     times = _number("k", k, 0, math.inf, "a number above 0")
     if times == 0:
         raise UsageError(f"compare(): k={k!r}: a number above 0")
-    source = _compare.compare(_loaded("base", base), _loaded("new", new), threshold=percent / 100, k=times)
+    level = _number("alpha", alpha, 0, 1, "a level between 0 and 1 (0.01)")
+    if level == 0:
+        raise UsageError(f"compare(): alpha={alpha!r}: a level between 0 and 1 (0.01)")
+    source = _compare.compare(_loaded("base", base), _loaded("new", new), threshold=percent / 100, k=times,
+                              alpha=level)
     case = {**base._of, **new._of}
     return Comparison(
         rows=tuple(ComparisonRow(base=case[id(r.base)], new=case[id(r.new)], ratio=r.ratio, noise=r.noise,
-                                 verdict=r.verdict, why=r.why)  # type: ignore[arg-type]
+                                 verdict=r.verdict, why=r.why, p_value=r.p_value,  # type: ignore[arg-type]
+                                 allowance=r.allowance, timing=r.timing, busy=tuple(r.busy))
                    for r in source.rows),
         only_base=tuple(case[id(c)] for c in source.only_base),
         only_new=tuple(case[id(c)] for c in source.only_new),
         not_compared=tuple(NotCompared(base=case[id(b)], new=case[id(n)], why=why) for b, n, why in source.not_compared),
-        threshold=percent, k=times, _source=source)
+        threshold=percent, k=times, alpha=level, _source=source)
 
 
 def compare_markdown(comparison: Comparison) -> str:

@@ -105,6 +105,30 @@ def test_a_case_carries_the_files_figures_and_none_where_one_does_not_apply():
     assert any(x.paid == "case" for c in r.cases for x in c.one_time_costs)
 
 
+def test_a_case_carries_its_kept_samples_their_robust_noise_and_a_busy_machine(tmp_path):
+    import statistics
+    data = json.loads(H200_RUN1.read_text())
+    entry = next(e for e in data["benchmarks"] if e.get("run_type") == "iteration" and e["name"].startswith("vector_add/runtime/"))
+    median = entry["median_ms"]
+    kept = [median * (1 + 0.01 * ((i % 7) - 3)) for i in range(100)] + [median * 50]  # one far outlier
+    entry["samples_ms"] = kept
+    entry["busy"] = ["another process on the GPU (pid 9)"]
+    path = tmp_path / "with_samples.json"
+    path.write_text(json.dumps(data))
+    r = layerbench.load(path)
+    case = next(c for c in r.cases if c.workload == "vector_add" and c.layer == "runtime" and c.size == tuple([entry["n"]]))
+    assert case.samples_ms == tuple(kept) and case.busy == ("another process on the GPU (pid 9)",)
+    m = statistics.median(kept)
+    assert case.noise == pytest.approx(1.4826 * statistics.median(abs(v - m) for v in kept) / m)
+    assert case.noise < 0.05  # the outlier does not widen it
+    others = [c for c in r.cases if c is not case]
+    assert all(c.samples_ms is None and c.busy == () for c in others)  # files before them keep none
+    c = layerbench.compare(layerbench.load(H200_RUN1), r)
+    row = next(row for row in c.rows if row.new is case)
+    assert row.verdict == "unclear" and row.busy == ("NEW: another process on the GPU (pid 9)",)
+    assert c.busy == (row,) and row.timing in ("device", "cpu", "host-feeds-gpu") and row.allowance >= 0.05
+
+
 def test_unavailable_names_each_layer_that_could_not_run_with_why():
     r = layerbench.load(NO_DRIVER)
     assert r.unavailable["runtime"] == "no CUDA driver (libcuda.so.1 not found)"
