@@ -55,7 +55,8 @@ int run_lab_cli(const std::vector<std::string>& args) {
   app.add_option("--labs", labs_dir, "Folder of the labs ($LAYERBENCH_LABS, else the source tree's labs/)")
       ->capture_default_str();
 
-  app.add_subcommand("list", "List the labs, in order, with their workload and title");
+  app.add_subcommand("list", "List the labs, in order, with their workload and title, and each lab left out here, with why\n"
+                             "(exit 0 while one is listed, 1 when every lab was left out)");
 
   std::string lab_name, dest, file;
   CLI::App* start = app.add_subcommand("start", "Copy a lab's files (README.md, the file you edit, lab.json) into DIR");
