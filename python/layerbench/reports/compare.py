@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import math
 from dataclasses import dataclass, field
-
 from typing import Mapping
 
 from . import fmt, run_ids, verdict as verdict_mod
