@@ -148,7 +148,7 @@ std::string version_line() {
 }
 
 json context_json(const RunContext& c) {
-  json layerbench = {{"version", package_version()},          {"source_commit", source_commit()},
+  json layerbench = {{"version", package_version()},     {"source_commit", source_commit()},
                      {"schema_version", kSchemaVersion}, {"seed", c.seed},
                      {"command_line", c.command_line},   {"suite_wall_s", c.suite_wall_s}};
   if (c.interrupted)
