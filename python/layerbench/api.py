@@ -418,7 +418,7 @@ def _number(what: str, value: object, low: float, high: float, hint: str) -> flo
     return float(value)
 
 
-def compare(base: Results, new: Results, *, threshold: float = 5.0, k: float = 2.0, alpha: float = 0.01) -> Comparison:
+def compare(base: Results, new: Results, *, threshold: float = 5.0, k: float = 1.0, alpha: float = 0.01) -> Comparison:
     """Case by case, NEW against BASE: the ratio of medians and a verdict (faster, slower, same,
     unclear), as `layerbench compare` (docs/reports.md, "Comparing two runs"). `threshold` is the
     smallest change that counts, in percent (5: 5%, the command's --threshold 5); `k` how many

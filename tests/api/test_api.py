@@ -241,7 +241,7 @@ def test_compare_two_runs_of_one_build():
 def test_the_comparison_is_public_and_its_rows_hold_the_loaded_cases():
     base, new = layerbench.load(H200_RUN1), layerbench.load(H200_RUN2)
     c = layerbench.compare(base, new)
-    assert isinstance(c, layerbench.Comparison) and c.threshold == 5.0 and c.k == 2.0
+    assert isinstance(c, layerbench.Comparison) and c.threshold == 5.0 and c.k == 1.0
     assert all(isinstance(row, layerbench.ComparisonRow) for row in c.rows)
     assert all(any(row.base is case for case in base.cases) and any(row.new is case for case in new.cases)
                for row in c.rows)
