@@ -19,7 +19,7 @@ PYTHON_DIR = Path(__file__).resolve().parents[2] / "python"
 PUBLIC = ["layerbench", "layerbench.api", "layerbench.native"]
 # mypy 2.4.1's errors in reports/, db/ and lab/ when this check came (P24; none in the public API): the
 # debt it keeps from growing.
-BEHIND_THE_API = 142
+BEHIND_THE_API = 136
 
 
 def mypy(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
