@@ -21,7 +21,7 @@
 #include "harness/host_info.h"
 #include "harness/layer_sessions.h"
 #include "harness/plan.h"
-#include "harness/results_json.h"  // source_commit
+#include "harness/results_json.h"  // version_line
 #include "harness/sizes.h"
 #include "variants/python/python_layer.h"
 #include "variants/python/workload_folder.h"
@@ -230,7 +230,7 @@ int run_cli(int argc, char** argv) {
                "timed with CUDA events, verified against a double-precision CPU reference, and written to\n"
                "JSON in Google Benchmark's layout.",
                "layerbench"};
-  app.set_version_flag("--version", std::string("layerbench ") + LB_VERSION + " (commit " + source_commit() + ")");
+  app.set_version_flag("--version", version_line());
   app.require_subcommand(1);
   // Listed for `layerbench --help`; `help [COMMAND]` is rewritten to `[COMMAND] --help` before parsing.
   app.add_subcommand("help", "Print the help of layerbench or of COMMAND: layerbench help [COMMAND]");

@@ -21,15 +21,26 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// Every lab that can be read here, then each one left out, with why, one line each. Exit 0 when a lab
+// is listed (or the folder holds none); 1 when every lab was left out: nothing here can be started.
 int list_labs(const fs::path& labs_dir) {
-  const std::vector<LabSpec> labs = all_labs(labs_dir);
-  if (labs.empty()) {
+  const LabsRead read = read_labs(labs_dir);
+  if (read.labs.empty() && read.left_out.empty()) {
     std::printf("No labs in %s\n", labs_dir.c_str());
     return 0;
   }
-  std::printf("Labs in %s:\n", labs_dir.c_str());
-  for (const LabSpec& lab : labs)
-    std::printf("  %-20s %-11s %s\n", lab.name.c_str(), lab.workload->name().c_str(), lab.title.c_str());
+  if (!read.labs.empty()) {
+    std::printf("Labs in %s:\n", labs_dir.c_str());
+    for (const LabSpec& lab : read.labs)
+      std::printf("  %-20s %-11s %s\n", lab.name.c_str(), lab.workload->name().c_str(), lab.title.c_str());
+  }
+  if (!read.left_out.empty()) {
+    std::printf("%sLeft out here (%zu of %zu labs):\n", read.labs.empty() ? "" : "\n", read.left_out.size(),
+                read.labs.size() + read.left_out.size());
+    for (const LeftOutLab& lab : read.left_out)
+      std::printf("  %-20s %s\n", lab.name.c_str(), one_line(lab.why).c_str());
+  }
+  if (read.labs.empty()) return 1;
   std::printf("\nStart one with `layerbench lab start LAB`, check your kernel with `layerbench lab check LAB FILE`.\n");
   return 0;
 }
@@ -45,7 +56,8 @@ int run_lab_cli(const std::vector<std::string>& args) {
   app.add_option("--labs", labs_dir, "Folder of the labs ($LAYERBENCH_LABS, else the source tree's labs/)")
       ->capture_default_str();
 
-  app.add_subcommand("list", "List the labs, in order, with their workload and title");
+  app.add_subcommand("list", "List the labs, in order, with their workload and title, and each lab left out here, with why\n"
+                             "(exit 0 while one is listed, 1 when every lab was left out)");
 
   std::string lab_name, dest, file;
   CLI::App* start = app.add_subcommand("start", "Copy a lab's files (README.md, the file you edit, lab.json) into DIR");

@@ -149,9 +149,25 @@ int main() {
   set(${out} ${type} PARENT_SCOPE)
 endfunction()
 
+# pip's build (pyproject.toml) turns this on: a `pip install <checkout>` from a fresh clone has no
+# .deps/ yet (scripts/build.sh fills it before CMake runs), so CMake runs scripts/fetch-deps.sh, the
+# project's own step (apt, no host named), once, where the pinned tarball is missing; where that
+# fails (no apt, no registry), what follows says which library is used.
+option(LAYERBENCH_FETCH_DEPS "Run scripts/fetch-deps.sh where Google Benchmark's pinned source is missing from LAYERBENCH_DEPS_DIR" OFF)
+
 # The path of the pinned tarball in LAYERBENCH_DEPS_DIR with the right hash, or "".
 function(lb_benchmark_tarball out)
   set(${out} "" PARENT_SCOPE)
+  if(LAYERBENCH_FETCH_DEPS AND NOT EXISTS ${LAYERBENCH_DEPS_DIR}/${lb_benchmark_tarball_name}
+     AND NOT LB_FETCH_DEPS_TRIED)
+    set(LB_FETCH_DEPS_TRIED ON CACHE INTERNAL "scripts/fetch-deps.sh ran once for this build folder")
+    message(STATUS "layerbench: no ${lb_benchmark_tarball_name} in ${LAYERBENCH_DEPS_DIR}: running scripts/fetch-deps.sh")
+    execute_process(COMMAND ${CMAKE_COMMAND} -E env LAYERBENCH_DEPS_DIR=${LAYERBENCH_DEPS_DIR}
+                            ${CMAKE_SOURCE_DIR}/scripts/fetch-deps.sh RESULT_VARIABLE lb_fetch_failed)
+    if(lb_fetch_failed)
+      message(STATUS "layerbench: scripts/fetch-deps.sh failed (exit ${lb_fetch_failed}); its lines above say why")
+    endif()
+  endif()
   set(candidate ${LAYERBENCH_DEPS_DIR}/${lb_benchmark_tarball_name})
   if(EXISTS ${candidate})
     file(SHA256 ${candidate} hash)

@@ -140,9 +140,15 @@ json host_json(const HostInfo& h) {
 }
 
 const char* source_commit() { return LB_SOURCE_COMMIT; }
+const char* package_version() { return LB_PACKAGE_VERSION; }
+std::string version_line() {
+  const std::string note = LB_VERSION_NOTE;
+  return std::string("layerbench ") + package_version() + " (commit " + source_commit() +
+         (note.empty() ? "" : ": " + note) + ")";
+}
 
 json context_json(const RunContext& c) {
-  json layerbench = {{"version", LB_VERSION},          {"source_commit", source_commit()},
+  json layerbench = {{"version", package_version()},     {"source_commit", source_commit()},
                      {"schema_version", kSchemaVersion}, {"seed", c.seed},
                      {"command_line", c.command_line},   {"suite_wall_s", c.suite_wall_s}};
   if (c.interrupted)

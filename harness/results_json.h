@@ -11,9 +11,16 @@ namespace lb {
 
 inline constexpr int kSchemaVersion = 2;
 
-// The commit this build's sources were at (cmake/source_commit.cmake: `git rev-parse HEAD`, with
+// The commit this build's sources were at (cmake/version.cmake: `git rev-parse HEAD`, with
 // "-dirty", or "unknown"), as context.layerbench.source_commit and `layerbench --version` give it.
 const char* source_commit();
+// The build's version by the project's one rule (cmake/version.cmake: a release tag, else
+// 0.1.0+g<commit>), as context.layerbench.version, `layerbench --version` and the Python package's
+// layerbench.__version__ give it.
+const char* package_version();
+// `layerbench --version`'s line: "layerbench VERSION (commit COMMIT)", and where the commit is
+// unknown, why ("commit unknown: no .git in ...").
+std::string version_line();
 
 nlohmann::json results_json(const RunRecord& run);
 

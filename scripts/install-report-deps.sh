@@ -68,6 +68,15 @@ elif ! python3 -c 'import jsonschema' 2>/dev/null; then
     say "could not install Debian's python3-jsonschema; the lab autograder schema tests will skip"
 fi
 
+# 1c. mypy (python/requirements-check.txt), for the package's type check only (tests/api/test_typing.py:
+#     without it that test skips, saying so): into .venv where there is one.
+if [ -x .venv/bin/python3 ]; then
+  pin=$(grep -E '^mypy==' python/requirements-check.txt)
+  [ "$(.venv/bin/python3 -m mypy --version 2>/dev/null | cut -d' ' -f2)" = "${pin#mypy==}" ] ||
+    .venv/bin/python3 -m pip install -q --disable-pip-version-check "$pin" ||
+    say "pip could not install $pin into .venv; the package's type check will skip"
+fi
+
 # 2. chromium (with --chromium: only the headless-browser test uses it; LAYERBENCH_SKIP_CHROMIUM=1 skips it)
 have_chromium() { command -v chromium >/dev/null || command -v chromium-browser >/dev/null; }
 if [ "$with_chromium" = 0 ]; then

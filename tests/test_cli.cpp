@@ -109,17 +109,33 @@ TEST_F(Cli, AnUnknownCommandIsOneLineAndExit2) {
   EXPECT_NE(run("bogus").err.find("'bogus'"), std::string::npos);
 }
 
-// --version: the version and the commit the build's sources were at (cmake/source_commit.cmake):
-// 40 hex digits, "-dirty" after them when the tree had changes, or "unknown" outside git.
+// --version: the version and the commit the build's sources were at, by cmake/version.cmake's rule:
+// "layerbench 0.1.0+g<12 hex>[.dirty] (commit <40 hex>[-dirty])" (a release tag's version on a
+// clean tagged commit), or "layerbench 0.1.0+unknown (commit unknown: <why>)" outside git; the same
+// version as the results' context.layerbench.version.
 TEST_F(Cli, VersionNamesTheCommit) {
   const Outcome o = run("--version");
   EXPECT_EQ(o.code, 0) << o.err;
-  const std::string prefix = std::string("layerbench ") + LB_VERSION + " (commit ";
+  const std::string prefix = "layerbench ";
   ASSERT_EQ(o.out.rfind(prefix, 0), 0u) << o.out;
-  const std::string commit = o.out.substr(prefix.size(), o.out.find(')') - prefix.size());
+  const std::string version = o.out.substr(prefix.size(), o.out.find(' ', prefix.size()) - prefix.size());
+  // Before the first release tag: project(VERSION) with the commit as a local label.
+  const bool tagged = version.find('+') == std::string::npos;
+  EXPECT_TRUE(tagged || version.rfind(std::string(LB_PROJECT_VERSION) + "+", 0) == 0) << o.out;
+  const std::string open = " (commit ";
+  ASSERT_EQ(o.out.find(open, prefix.size()), prefix.size() + version.size()) << o.out;
+  const std::size_t start = prefix.size() + version.size() + open.size();
+  const std::string commit = o.out.substr(start, o.out.find_first_of(":)", start) - start);
   const std::size_t digits = std::min(commit.find_first_not_of("0123456789abcdef"), commit.size());
-  const bool hex = digits == 40 && (commit.size() == 40 || commit.substr(40) == "-dirty");
-  EXPECT_TRUE(hex || commit == "unknown") << o.out;
+  const bool dirty = commit.size() > 40 && commit.substr(40) == "-dirty";
+  if (digits == 40 && (commit.size() == 40 || dirty)) {
+    const std::string label = "+g" + commit.substr(0, 12) + (dirty ? ".dirty" : "");
+    EXPECT_TRUE(tagged || version.substr(version.find('+')) == label) << o.out;
+  } else {
+    EXPECT_EQ(commit, "unknown") << o.out;
+    EXPECT_NE(version.find("+unknown"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("(commit unknown: no .git in "), std::string::npos) << o.out;
+  }
   EXPECT_EQ(o.out.substr(o.out.find(')')), ")\n") << o.out;
 }
 

@@ -196,6 +196,40 @@ TEST_F(FolderLab, BadSpecsGiveOneLineNamingFileAndField) {
 
 // --- the commands, without a GPU -----------------------------------------------------------------
 
+// A partial install (NumPy, no cuda-bindings: the embedded interpreter cannot read lab 9's workload
+// folder) and a lab.json that does not parse: `lab list` lists the labs it can read and names each
+// one it leaves out, with why, one line each; exit 0 while one is listed, 1 when none is.
+TEST_F(FolderLab, ListNamesEachLabItLeavesOutWithWhy) {
+  const fs::path labs = dir_ / "labs";
+  fs::create_directories(labs);
+  fs::copy(kLabs / "01-vector-add", labs / "01-vector-add", fs::copy_options::recursive);
+  write(labs / kLab / "lab.json", lab_json().dump(2));
+  write(labs / "99-broken" / "lab.json", "{ \"title\": ");
+  // cuda.bindings made unimportable, as where it is not installed.
+  write(dir_ / "hidden" / "cuda" / "__init__.py", "raise ImportError('cuda-bindings is not installed')\n");
+  const std::string partial = "PYTHONPATH=" + (dir_ / "hidden").string();
+  const Outcome list = run("lab --labs labs list", partial);
+  EXPECT_EQ(list.code, 0) << list.out << list.err;
+  EXPECT_TRUE(has(list.out, "01-vector-add")) << list.out;
+  EXPECT_TRUE(has(list.out, "Left out here (2 of 3 labs):")) << list.out;
+  const auto line_of = [&](const std::string& name) {
+    const std::size_t at = list.out.find("  " + name + " ");
+    return at == std::string::npos ? std::string() : list.out.substr(at, list.out.find('\n', at) - at);
+  };
+  EXPECT_TRUE(has(line_of(kLab), "cuda")) << list.out;
+  EXPECT_TRUE(has(line_of("99-broken"), "lab.json")) << list.out;
+  // Without the partial install, lab 9 is listed again.
+  const Outcome whole = run("lab --labs labs list");
+  EXPECT_EQ(whole.code, 0) << whole.err;
+  EXPECT_TRUE(has(whole.out, "Left out here (1 of 3 labs):")) << whole.out;
+  // Nothing that can be started: exit 1, each lab named.
+  fs::remove_all(labs / "01-vector-add");
+  fs::remove_all(labs / kLab);
+  const Outcome none = run("lab --labs labs list");
+  EXPECT_EQ(none.code, 1) << none.out << none.err;
+  EXPECT_TRUE(has(none.out, "Left out here (1 of 1 labs):")) << none.out;
+}
+
 TEST_F(FolderLab, ListStartAndTheCompileCheckWithoutAGpu) {
   const Outcome list = run("lab list");
   EXPECT_EQ(list.code, 0) << list.err;

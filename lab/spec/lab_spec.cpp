@@ -337,18 +337,53 @@ bool needs_the_missing_interpreter(const fs::path& lab_json) {
 
 }  // namespace
 
-std::vector<LabSpec> all_labs(const fs::path& labs_dir) {
-  std::vector<LabSpec> labs;
+namespace {
+
+// The lab.json of each lab folder under labs_dir, in no order; UsageError when the folder cannot be read.
+std::vector<fs::path> lab_files(const fs::path& labs_dir) {
+  std::vector<fs::path> files;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(labs_dir, ec))
-    if (entry.is_directory() && fs::exists(entry.path() / "lab.json") &&
-        !needs_the_missing_interpreter(entry.path() / "lab.json"))
-      labs.push_back(parse_lab_spec(entry.path() / "lab.json"));
+    if (entry.is_directory() && fs::exists(entry.path() / "lab.json")) files.push_back(entry.path() / "lab.json");
   if (ec) throw UsageError("cannot read the labs folder " + labs_dir.string() + ": " + ec.message());
+  return files;
+}
+
+void sort_labs(std::vector<LabSpec>& labs) {
   std::sort(labs.begin(), labs.end(), [](const LabSpec& a, const LabSpec& b) {
     return a.order != b.order ? a.order < b.order : a.name < b.name;
   });
+}
+
+}  // namespace
+
+std::vector<LabSpec> all_labs(const fs::path& labs_dir) {
+  std::vector<LabSpec> labs;
+  for (const fs::path& lab_json : lab_files(labs_dir))
+    if (!needs_the_missing_interpreter(lab_json)) labs.push_back(parse_lab_spec(lab_json));
+  sort_labs(labs);
   return labs;
+}
+
+LabsRead read_labs(const fs::path& labs_dir) {
+  LabsRead read;
+  const std::string no_interpreter = workload_folders_unavailable_reason();
+  for (const fs::path& lab_json : lab_files(labs_dir)) {
+    const std::string name = lab_json.parent_path().filename().string();
+    if (needs_the_missing_interpreter(lab_json)) {
+      read.left_out.push_back({name, "its workload folder needs the embedded Python: " + no_interpreter});
+      continue;
+    }
+    try {
+      read.labs.push_back(parse_lab_spec(lab_json));
+    } catch (const std::exception& e) {  // LabSpecError, or its workload folder's reader (UsageError)
+      read.left_out.push_back({name, e.what()});
+    }
+  }
+  sort_labs(read.labs);
+  std::sort(read.left_out.begin(), read.left_out.end(),
+            [](const LeftOutLab& a, const LeftOutLab& b) { return a.name < b.name; });
+  return read;
 }
 
 LabSpec find_lab(const fs::path& labs_dir, const std::string& which) {

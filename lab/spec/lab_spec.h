@@ -96,6 +96,18 @@ std::filesystem::path default_labs_dir();
 // cannot be read (no embedded interpreter, no NumPy in it), less the labs on one (which find_lab
 // refuses, saying why).
 std::vector<LabSpec> all_labs(const std::filesystem::path& labs_dir);
+// What `lab list` shows: every lab under `labs_dir` that can be read here, in `order`, and each one
+// that cannot, by folder name, with why (a workload folder whose Python packages are missing, a
+// lab.json that does not parse), instead of one bad lab stopping the list.
+struct LeftOutLab {
+  std::string name;  // the lab's folder name
+  std::string why;   // one line
+};
+struct LabsRead {
+  std::vector<LabSpec> labs;
+  std::vector<LeftOutLab> left_out;  // by folder name
+};
+LabsRead read_labs(const std::filesystem::path& labs_dir);
 // A lab by its folder name ("01-vector-add") or number ("1", "01"); UsageError when unknown.
 LabSpec find_lab(const std::filesystem::path& labs_dir, const std::string& which);
 

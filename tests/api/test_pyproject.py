@@ -42,10 +42,34 @@ def test_the_build_requirements_are_pinned_once_and_collected_for_offline_builds
         assert re.search(rf"(^|\s){re.escape(r)}(\s|$)", collect, re.M), f"collect-wheels.sh does not collect {r}"
 
 
-def test_the_version_is_cmakes():
+def test_the_version_is_the_projects_one_rule():
+    """pip's version comes from cmake/version.cmake (python/build_support), as the binary's does,
+    and the wheel carries it as layerbench/_version.py (layerbench.__version__)."""
+    import sys
+    entries = PYPROJECT["tool"]["dynamic-metadata"]
+    assert entries == [{"provider": {"path": "python/build_support", "module": "layerbench_version"}}]
+    assert PYPROJECT["project"]["dynamic"] == ["version"] and "metadata" not in PYPROJECT["tool"]["scikit-build"]
+    sys.path.insert(0, str(REPO / "python" / "build_support"))
+    try:
+        import layerbench_version
+    finally:
+        sys.path.pop(0)
+    import shutil
+    if shutil.which("cmake") is None:
+        pytest.skip("no cmake on PATH")
+    version = layerbench_version.dynamic_metadata({}, {})["version"]
+    assert re.fullmatch(r"\d+\.\d+\.\d+(\+(g[0-9a-f]{12}(\.dirty)?|unknown))?", version), version
+    generated = PYPROJECT["tool"]["scikit-build"]["generate"]
+    assert generated[0]["path"] == "layerbench/_version.py" and '__version__ = "${version}"' in generated[0]["template"]
+
+
+def test_pip_builds_the_harness_where_cuda_is_and_keeps_its_build_folder():
     settings = PYPROJECT["tool"]["scikit-build"]
-    found = re.search(settings["metadata"]["version"]["regex"], (REPO / "CMakeLists.txt").read_text())
-    assert found and re.fullmatch(r"\d+\.\d+\.\d+", found.group("value"))
+    assert settings["cmake"]["define"]["LAYERBENCH_NATIVE"] == "AUTO"
+    assert settings["cmake"]["define"]["LAYERBENCH_FETCH_DEPS"] == "ON"
+    assert settings["build-dir"] == "build-pip/{wheel_tag}"
+    ignored = (REPO / ".gitignore").read_text().splitlines()
+    assert "/build-*/" in ignored  # build-pip/ is never committed
 
 
 def test_the_console_script_and_the_packaged_prefix_agree():

@@ -26,9 +26,18 @@ assert [(c.layer, c.status, c.verified) for c in again.cases] == [(layer, "ok", 
 rows = again.to_rows()
 assert len(rows) == len(layers) and rows[0]["workload"] == "vector_add", rows
 
-# Two runs compared, case by case.
-comparison = layerbench.compare(written, again)
+assert again.path is None  # its temporary file is gone: no path to it
+
+# Two runs compared, case by case, with the threshold in percent.
+comparison = layerbench.compare(written, again, threshold=5)
+assert isinstance(comparison, layerbench.Comparison) and comparison.threshold == 5.0
 assert len(comparison.rows) == len(layers), comparison
+
+# The one version: the binary's, the package's and the results file's.
+import subprocess
+said = subprocess.run([sys.executable, "-m", "layerbench", "--version"], capture_output=True, text=True).stdout
+assert said.startswith(f"layerbench {layerbench.__version__} "), (said, layerbench.__version__)
+assert written.context["layerbench"]["version"] == layerbench.__version__, written.context["layerbench"]
 
 # A bad name: one exception, naming it.
 try:

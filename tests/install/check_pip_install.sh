@@ -122,3 +122,6 @@ else
   "$venv/bin/python" "$root/tests/install/api_script.py" r.json runtime,cupy || fail "the API script"
   say "ok: the installed wheel ran vector_add on runtime and cupy, verified"
 fi
+# A release build of Google Benchmark (cmake/Dependencies.cmake; pip's build fetches its source where
+# .deps/ lacks it): no "Library was built as DEBUG" warning before the run's table.
+! grep -q "built as DEBUG" run.txt || fail "the run printed Google Benchmark's DEBUG warning: $(grep -m1 DEBUG run.txt)"
