@@ -104,6 +104,7 @@ json measurement_json(const MeasurementSettings& m) {
   if (m.check_only) return {{"mode", "check"}};
   json j = {{"mode", "timed"},
             {"gpu_cache_mode", m.gpu_cold ? "cold" : "hot"},
+            {"gpu_timing", m.gpu_host_clock ? "host" : "events"},
             {"cpu_cache_mode", "hot"},
             {"noise_target", m.rule.target_rel_noise},
             {"min_samples", m.rule.min_samples},

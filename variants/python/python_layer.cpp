@@ -262,7 +262,16 @@ class PythonSession final : public LayerSession {
     return (data_root() / layer_.dir / (workload + ".py")).string();
   }
   const py::object& session() const { return session_; }
-  nlohmann::json describe() const override { return {{"modules", layer_.modules}}; }
+  // The modules, and what the Python session says of itself where it has a describe() (a dict):
+  // the settings it chose on purpose (a framework's allocator and compile caches, say).
+  nlohmann::json describe() const override {
+    nlohmann::json described = {{"modules", layer_.modules}};
+    if (py::hasattr(session_, "describe")) {
+      const py::object said = checked(layer_.name + " session describe()", [&] { return session_.attr("describe")(); });
+      described.update(nlohmann::json::parse(py::module_::import("json").attr("dumps")(said).cast<std::string>()));
+    }
+    return described;
+  }
 
  private:
   PythonLayer layer_;
@@ -379,6 +388,7 @@ bool register_python_layer(PythonLayer layer) {
       .name = layer.name,
       .summary = layer.summary,
       .on_gpu = layer.on_gpu,
+      .timing = layer.timing,
       .rank = layer.rank,
       .unavailable_reason = [layer] { return unavailable_reason(layer); },
       .describe =
