@@ -26,6 +26,7 @@ import os
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
 import atexit
+import contextlib
 import shutil
 import tempfile
 import time
@@ -90,8 +91,16 @@ class Session(lb_variant.Session):
 
     def put(self, host: np.ndarray):
         """Host -> the device, done when it returns (on JAX's stream)."""
-        array = jax.device_put(host, self.device)
-        array.block_until_ready()
+        with out_of_memory_as_memory_error():
+            array = jax.device_put(host, self.device)
+            array.block_until_ready()
+        return array
+
+    def zeros(self, shape: tuple):
+        """An fp32 device array of zeros (JAX's own fill), done when it returns."""
+        with out_of_memory_as_memory_error():
+            array = jnp.zeros(shape, dtype=jnp.float32, device=self.device)
+            array.block_until_ready()
         return array
 
     def first_call(self, name: str, fn, args: tuple, cost, shape: str):
@@ -120,6 +129,17 @@ class Session(lb_variant.Session):
         return jitted
 
 
+@contextlib.contextmanager
+def out_of_memory_as_memory_error():
+    """XLA's out-of-memory error (RESOURCE_EXHAUSTED) as MemoryError, which the harness skips."""
+    try:
+        yield
+    except Exception as e:
+        if "RESOURCE_EXHAUSTED" in str(e) or "Out of memory" in str(e):
+            raise MemoryError(str(e).splitlines()[0]) from e
+        raise
+
+
 def _fresh_code(fn):
     """A copy of `fn` that jax.jit's in-memory caches do not know (they key on the function)."""
     import types
@@ -145,11 +165,16 @@ class Call:
         self.name, self.fn, self.shapes, self.has_alpha = name, fn, shapes, has_alpha
 
     def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
-        self.session = setup.session
-        self.session.settle(setup.cost)
-        self.cost = setup.cost
+        """The inputs' device arrays (zeros, JAX's fill), and the function compiled for them: its
+        first call, with these shapes (saxpy's alpha is an argument, traced, not a constant)."""
+        session = self.session = setup.session
+        session.settle(setup.cost)
         self.size = size
-        self.jitted = None  # compiled at the first upload, with the case's inputs
+        self.args = tuple(session.zeros(shape) for shape in self.shapes(size))
+        if self.has_alpha:
+            self.args += (session.zeros(()),)
+        shape = "x".join(str(d) for d in (size.m, size.n, size.k))
+        self.jitted = session.first_call(self.name, self.fn, self.args, setup.cost, shape)
         self.result = None
 
     def upload(self, problem, stream_handle):
@@ -162,9 +187,6 @@ class Call:
             # alpha a device scalar, put once: a Python float would be copied to the device at every call
             self.args += (self.session.put(np.float32(problem.alpha)),)
         self.result = None
-        if self.jitted is None:
-            shape = "x".join(str(d) for d in (self.size.m, self.size.n, self.size.k))
-            self.jitted = self.session.first_call(self.name, self.fn, self.args, self.cost, shape)
 
     def run(self, stream_handle):
         result = self.jitted(*self.args)
@@ -193,7 +215,7 @@ class Launch:
         setup.session.settle(setup.cost)
         self.n = size.n
         self.session = setup.session
-        self.zero = self.session.put(np.zeros(1, dtype=np.float32))
+        self.zero = self.session.zeros((1,))
         self.increment = self.session.first_call("increment", _increment, (self.zero,), setup.cost, "1 element")
         self.result = None
 
