@@ -56,7 +56,7 @@ struct Environment {
   // Whether a GPU layer's samples are timed by the host clock (Layer::timing, --host-clock) instead
   // of device events on the harness's stream.
   bool host_timed(const Layer& layer) const {
-    return layer.on_gpu && (layer.timing == Timing::kHostClock || options.host_clock);
+    return layer.on_gpu && (layer.timing == LayerClock::kHostClock || options.host_clock);
   }
 };
 

@@ -146,10 +146,10 @@ TEST(SampleSeries, MeanAndRelativeStddev) {
 // Which layers' samples the host clock times: a GPU layer registered so (the jax layer), every GPU
 // layer under --host-clock, never a layer timed by device events otherwise; a CPU layer is on the
 // host clock anyway and is not "host-timed" GPU work.
-TEST(Timing, HostClockForLayersThatAskAndUnderHostClock) {
+TEST(LayerClock, HostClockForLayersThatAskAndUnderHostClock) {
   Environment env;
   Layer events{.name = "events", .on_gpu = true};
-  Layer own_streams{.name = "own-streams", .on_gpu = true, .timing = Timing::kHostClock};
+  Layer own_streams{.name = "own-streams", .on_gpu = true, .timing = LayerClock::kHostClock};
   Layer cpu{.name = "cpu", .on_gpu = false};
   EXPECT_FALSE(env.host_timed(events));
   EXPECT_TRUE(env.host_timed(own_streams));

@@ -86,13 +86,13 @@ class Variant {
 // XLA picks its streams): then the host clock, from after the harness's stream has drained to the
 // return of a run() that waits for its work (run_waits()), recorded as `timing: host` in each case.
 // `run --host-clock` times every GPU layer that way, so that such a layer has a reference beside it.
-enum class Timing { kDeviceEvents, kHostClock };
+enum class LayerClock { kDeviceEvents, kHostClock };
 
 struct Layer {
   std::string name;
   std::string summary;
   bool on_gpu = false;  // device events time it, on the harness's stream; else the host clock
-  Timing timing = Timing::kDeviceEvents;  // a GPU layer's clock (CPU layers: always the host clock)
+  LayerClock timing = LayerClock::kDeviceEvents;  // a GPU layer's clock (CPU layers: always the host clock)
   int rank = 0;         // orders listings
   std::function<std::string()> unavailable_reason;  // empty string when usable here
   // What the results record about the layer whatever it ran: versions, compiler, threads.

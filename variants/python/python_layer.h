@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "variants/variant.h"     // Timing
+#include "variants/variant.h"     // LayerClock
 #include "workloads/workload.h"  // LB_CONCAT
 
 namespace lb {
@@ -29,7 +29,7 @@ struct PythonLayer {
   // Workloads the library has no natural way to express, each with why (`list` shows them).
   std::map<std::string, std::string> not_provided;
   std::string changes_context;  // as Layer::changes_context
-  Timing timing = Timing::kDeviceEvents;  // as Layer::timing
+  LayerClock timing = LayerClock::kDeviceEvents;  // as Layer::timing
 };
 
 // Registers the layer and one variant per <workload>.py in its folder. Unavailable, with the

@@ -58,6 +58,6 @@ LB_REGISTER_PYTHON_LAYER(PythonLayer{.name = "triton", .summary = "Triton: our k
 // XLA enqueues on streams of its own and takes none of ours: timed by the host clock (Layer::timing).
 LB_REGISTER_PYTHON_LAYER(PythonLayer{.name = "jax", .summary = "JAX: jax.jit functions of jax.numpy, Precision.HIGHEST for matmul; timed by the host clock",
                                      .on_gpu = true, .rank = 52, .dir = "variants/jax", .modules = {"jax"},
-                                     .libraries_from = "_jax_layer", .timing = Timing::kHostClock});
+                                     .libraries_from = "_jax_layer", .timing = LayerClock::kHostClock});
 }  // namespace
 }  // namespace lb
