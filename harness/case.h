@@ -52,7 +52,7 @@ struct CaseResult {
   Verdict verdict;      // verdict.passed: the result matched the reference
   SampleStats stats;
   bool l2_flushed = false;            // cold: the L2 was flushed before each sample
-  bool host_timed = false;            // a GPU layer's samples timed by the host clock (Layer::timing)
+  bool host_clock = false;            // a GPU layer's samples timed by the host clock (Layer::timing)
   bool stream_held = false;           // the stream was held while each sample was enqueued
   Stop stop_reason = Stop::kContinue;
   double prepare_wall_s = 0;          // inputs, allocation, warm-up, verified run and its check

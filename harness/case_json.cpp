@@ -77,7 +77,7 @@ json case_fields(const CaseResult& r, const RunContext& context) {
     j["stream_held"] = r.stream_held;
     // "events": device events on the harness's stream; "host": the host clock (CPU layers, and GPU
     // layers that cannot be timed on the harness's stream or were asked to be: Layer::timing).
-    j["timing"] = r.spec.layer->on_gpu && !r.host_timed ? "events" : "host";
+    j["timing"] = r.spec.layer->on_gpu && !r.host_clock ? "events" : "host";
     j["noise_target_reached"] = r.noise_target_reached();
     j["stop_reason"] = to_string(r.stop_reason);
     j["measurement_wall_s"] = r.measurement_wall_s;

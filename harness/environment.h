@@ -55,7 +55,7 @@ struct Environment {
   cudaStream_t stream_for(const Layer& layer) const { return layer.on_gpu ? gpu_stream() : nullptr; }
   // Whether a GPU layer's samples are timed by the host clock (Layer::timing, --host-clock) instead
   // of device events on the harness's stream.
-  bool host_timed(const Layer& layer) const {
+  bool on_host_clock(const Layer& layer) const {
     return layer.on_gpu && (layer.timing == LayerClock::kHostClock || options.host_clock);
   }
 };

@@ -12,15 +12,15 @@ namespace lb {
 SampleSeries take_samples(CaseResult& r, Variant& variant, const Environment& env, Progress& progress,
                           SampleHooks* hooks) {
   const bool gpu = r.spec.layer->on_gpu;
-  const bool host_timed = env.host_timed(*r.spec.layer);
+  const bool host_clock = env.on_host_clock(*r.spec.layer);
   const cudaStream_t stream = env.stream_for(*r.spec.layer);
   L2Flusher* flusher = gpu && env.options.cold ? env.flusher.get() : nullptr;
   // Launch-overhead cases measure how fast the host feeds the GPU: holding the stream would
   // measure the GPU draining a queue instead. A host-timed sample drains the stream before it stops.
   StreamGate* gate =
-      gpu && !host_timed && !variant.run_waits() && r.spec.workload->figure() != Figure::kLaunchTime ? env.gate.get() : nullptr;
+      gpu && !host_clock && !variant.run_waits() && r.spec.workload->figure() != Figure::kLaunchTime ? env.gate.get() : nullptr;
   SmClock* sm_clock = gpu ? env.sm_clock.get() : nullptr;
-  const auto clock = make_sample_clock(gpu, stream, host_timed);
+  const auto clock = make_sample_clock(gpu, stream, host_clock);
   SampleSeries series;
   double clock_sum = 0;
   r.throttled_samples = 0;
@@ -62,7 +62,7 @@ SampleSeries take_samples(CaseResult& r, Variant& variant, const Environment& en
   }
   r.l2_flushed = flusher != nullptr;
   r.stream_held = gate != nullptr;
-  r.host_timed = host_timed;
+  r.host_clock = host_clock;
   r.measurement_wall_s = ms_since(t0) / 1e3;
   r.stop_reason = stop;
   r.mean_sm_clock_mhz = series.count() > 0 && sm_clock ? clock_sum / series.count() : 0.0;

@@ -151,13 +151,13 @@ TEST(LayerClock, HostClockForLayersThatAskAndUnderHostClock) {
   Layer events{.name = "events", .on_gpu = true};
   Layer own_streams{.name = "own-streams", .on_gpu = true, .timing = LayerClock::kHostClock};
   Layer cpu{.name = "cpu", .on_gpu = false};
-  EXPECT_FALSE(env.host_timed(events));
-  EXPECT_TRUE(env.host_timed(own_streams));
-  EXPECT_FALSE(env.host_timed(cpu));
+  EXPECT_FALSE(env.on_host_clock(events));
+  EXPECT_TRUE(env.on_host_clock(own_streams));
+  EXPECT_FALSE(env.on_host_clock(cpu));
   env.options.host_clock = true;
-  EXPECT_TRUE(env.host_timed(events));
-  EXPECT_TRUE(env.host_timed(own_streams));
-  EXPECT_FALSE(env.host_timed(cpu));
+  EXPECT_TRUE(env.on_host_clock(events));
+  EXPECT_TRUE(env.on_host_clock(own_streams));
+  EXPECT_FALSE(env.on_host_clock(cpu));
 }
 
 TEST(L2Flush, FollowsTheDevicesL2) {
