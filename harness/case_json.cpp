@@ -75,9 +75,10 @@ json case_fields(const CaseResult& r, const RunContext& context) {
     j["fraction_of_theoretical_fp32"] = number(f.of_theoretical_fp32);
     j["cache_mode"] = r.l2_flushed ? "cold" : "hot";
     j["stream_held"] = r.stream_held;
-    // "events": device events on the harness's stream; "host": the host clock (CPU layers, and GPU
-    // layers that cannot be timed on the harness's stream or were asked to be: Layer::timing).
-    j["timing"] = r.spec.layer->on_gpu && !r.host_clock ? "events" : "host";
+    // Whose clock the time is, as p24-compare's results name it: "device" when the work was enqueued
+    // behind the held stream and the device events time it alone; "host" otherwise (a CPU layer, a
+    // launch-overhead workload, a run() that waits, and a GPU layer on the host clock: Layer::timing).
+    j["timed_by"] = r.stream_held ? "device" : "host";
     j["noise_target_reached"] = r.noise_target_reached();
     j["stop_reason"] = to_string(r.stop_reason);
     j["measurement_wall_s"] = r.measurement_wall_s;

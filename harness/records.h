@@ -115,6 +115,7 @@ struct CpuInfo {
 // What the results record about a layer that could run (context.layers.<name>).
 struct LayerRecord {
   bool on_gpu = false;
+  bool host_clock = false;  // a GPU layer timed by the host clock (Layer::timing): JAX's
   // Layer::describe() with its session's LayerSession::describe() over it: each layer's free-form
   // record, written as it is.
   nlohmann::json described = nlohmann::json::object();

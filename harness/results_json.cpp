@@ -38,6 +38,9 @@ json descriptor_json(const WorkloadDescriptor& d) {
 json layer_json(const LayerRecord& layer) {
   json j = layer.described;
   j["on_gpu"] = layer.on_gpu;
+  // A GPU layer's clock: "host" for one that enqueues on streams of its own (Layer::timing; every
+  // GPU layer under --host-clock, which context.measurement.gpu_timing says), else device events.
+  if (layer.on_gpu) j["clock"] = layer.host_clock ? "host" : "device events";
   if (!layer.one_time_costs.entries().empty()) j["one_time_costs"] = layer.one_time_costs.to_json();
   return j;
 }

@@ -84,7 +84,8 @@ class Variant {
 // How the harness times a GPU layer's run(). Device events on the harness's stream, unless the
 // layer's library enqueues its work on streams of its own that no event of ours can bracket (JAX:
 // XLA picks its streams): then the host clock, from after the harness's stream has drained to the
-// return of a run() that waits for its work (run_waits()), recorded as `timing: host` in each case.
+// return of a run() that waits for its work (run_waits()): context.layers.<layer>.clock "host", and
+// each case's timed_by "host".
 // `run --host-clock` times every GPU layer that way, so that such a layer has a reference beside it.
 enum class LayerClock { kDeviceEvents, kHostClock };
 

@@ -5,7 +5,8 @@ every later call with the same shapes dispatches the compiled executable.
 
 Timing: JAX cannot run on the harness's stream. XLA's GPU client enqueues on streams it makes
 itself, and no JAX API takes a stream: the harness's events would bracket nothing. So the layer is
-timed by the host clock (Layer::timing, "timing": "host" in every case): from after the harness's
+timed by the host clock (Layer::timing; the results' context.layers.jax.clock "host", each case's
+timed_by "host"): from after the harness's
 stream has drained to the return of run(), which calls the function and waits for its result
 (block_until_ready). That includes JAX's dispatch and the wait's wake-up, which device events leave
 out; `layerbench run --host-clock` times every layer that way, the reference to compare JAX with.

@@ -21,6 +21,7 @@ import lb_variant
 import torch
 import triton
 import triton.language as tl
+from triton.runtime.jit import JITFunction
 
 BLOCK = 1024  # elements per program of the elementwise kernels: the tutorial's BLOCK_SIZE
 REDUCE_BLOCK = 4096  # elements per program and pass of reduce's first kernel
@@ -152,7 +153,7 @@ class Session(lb_torch.Session):
             return
         self.compiled.add(name)
         cost(f"triton.jit {name} first launch at {shape}: compile, cold cache", ms)
-        fresh = triton.JITFunction(kernel.fn)
+        fresh = JITFunction(kernel.fn)
         ms = lb_torch.synchronized_ms(lambda: launch(fresh))
         cost(f"triton.jit {name} first launch at {shape}: compile, warm cache (a new JITFunction, disk cache hit)", ms)
 
