@@ -238,29 +238,46 @@ class Session(lb_variant.Session):
         self.unpaid.clear()
 
 
-_FRESH_CACHES: dict[str, str] = {}
+# $LAYERBENCH_FRAMEWORK_CACHE: a folder to keep the frameworks' compile caches in, instead of a
+# fresh one per process (the tests set it, so that their many processes compile each kernel once).
+CACHE_VARIABLE = "LAYERBENCH_FRAMEWORK_CACHE"
+_CACHES: dict[str, str] = {}
 
 
-def fresh_caches() -> dict[str, str]:
-    """The compile caches of the PyTorch and Triton layers, once per process: new empty folders
-    under one temporary folder, so that a run's first compile is cold (nothing a previous run left),
-    and a second compile of the same code in the run is warm (read back from here). Set through the
-    variables Inductor and Triton read at each compile: TORCHINDUCTOR_CACHE_DIR (Inductor's FX graph
-    cache and its generated code) and TRITON_CACHE_DIR (compiled Triton kernels, Inductor's and
-    ours). Removed when the process exits."""
-    if not _FRESH_CACHES:
+def compile_caches() -> dict[str, str]:
+    """The compile caches of the PyTorch and Triton layers, chosen once per process: new empty
+    folders under one temporary folder (removed when the process exits), so that a run's first
+    compile is cold (nothing a previous run left) and a second compile of the same code in the run
+    is warm (read back from there); or, where $LAYERBENCH_FRAMEWORK_CACHE names a folder, its
+    inductor/ and triton/, kept. Set through the variables Inductor and Triton read at each compile:
+    TORCHINDUCTOR_CACHE_DIR (Inductor's FX graph cache and its generated code) and TRITON_CACHE_DIR
+    (compiled Triton kernels, Inductor's and ours). "cold" says whether they started empty."""
+    if not _CACHES:
         import atexit
         import shutil
         import tempfile
 
-        root = tempfile.mkdtemp(prefix="layerbench-frameworks-")
-        atexit.register(shutil.rmtree, root, ignore_errors=True)
+        given = os.environ.get(CACHE_VARIABLE, "")
+        if given:
+            root = os.path.abspath(given)
+        else:
+            root = tempfile.mkdtemp(prefix="layerbench-frameworks-")
+            atexit.register(shutil.rmtree, root, ignore_errors=True)
+        empty = True
         for variable, folder in (("TORCHINDUCTOR_CACHE_DIR", "inductor"), ("TRITON_CACHE_DIR", "triton")):
             path = os.path.join(root, folder)
-            os.makedirs(path)
+            os.makedirs(path, exist_ok=True)
+            empty = empty and not os.listdir(path)
             os.environ[variable] = path
-            _FRESH_CACHES[variable] = path
-    return dict(_FRESH_CACHES)
+            _CACHES[variable] = path
+        _CACHES["from"] = f"${CACHE_VARIABLE}" if given else "a fresh folder for this process"
+        _CACHES["cold"] = "yes" if empty else "no"
+    return dict(_CACHES)
+
+
+def cache_state(caches: dict[str, str]) -> str:
+    """How a compile's label names the caches it started from."""
+    return "cold caches" if caches.get("cold") == "yes" else f"caches kept in {caches.get('from')}"
 
 
 def settle(setup: lb_variant.Setup) -> None:

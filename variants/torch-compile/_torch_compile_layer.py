@@ -9,7 +9,8 @@ measured here. fullgraph=True: a graph break raises instead of running part of t
 eagerly unseen.
 
 The caches: TORCHINDUCTOR_CACHE_DIR and TRITON_CACHE_DIR are fresh empty folders for the run
-(lb_torch.fresh_caches), so the first compile of each function is cold; right after it the same
+(lb_torch.compile_caches; $LAYERBENCH_FRAMEWORK_CACHE keeps them instead), so the first compile of
+each function is cold; right after it the same
 function is compiled again from a copy of its code (a code object Dynamo has not seen: its trace
 runs again, Inductor's FX graph cache and Triton's cache answer) and reported as the warm compile."""
 import types
@@ -22,7 +23,7 @@ import torch
 class Session(lb_torch.Session):
     def __init__(self, config: lb_variant.LayerConfig):
         super().__init__(config)
-        self.caches = lb_torch.fresh_caches()
+        self.caches = lb_torch.compile_caches()
         self.settings = compile_settings()
         self.unpaid += lb_torch.torch_cuda_start()
         self.compiled = {}  # workload -> torch.compile(fn)
@@ -43,7 +44,7 @@ class Session(lb_torch.Session):
         seen = (workload, shape) in self.shapes
         self.shapes.add((workload, shape))
         ms = lb_torch.synchronized_ms(lambda: compiled(*args))
-        what = ("first call, cold caches (Dynamo trace, Inductor, Triton compile)" if first else
+        what = (f"first call, {lb_torch.cache_state(self.caches)} (Dynamo trace, Inductor, Triton compile)" if first else
                 "first call of this case (compiled for these shapes before in this run: Dynamo's guards)" if seen else
                 "recompile for a new shape (Dynamo trace, Inductor, Triton compile)")
         cost(f"torch.compile {workload} ({shape}): {what}", ms)

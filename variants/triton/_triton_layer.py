@@ -7,7 +7,7 @@ What a first launch costs: Triton specializes a kernel on its arguments (dtypes,
 are 1 or divisible by 16, pointer alignment), compiles that specialization (Python AST -> Triton
 IR -> LLVM -> PTX -> ptxas -> CUBIN) at the first launch that needs it, and keeps it in memory (on
 the JITFunction) and on disk (TRITON_CACHE_DIR). Here the compile is made in allocate() and
-reported, cold (the run's fresh empty cache, lb_torch.fresh_caches) for the first shape of each
+reported, cold (the run's fresh empty cache, lb_torch.compile_caches) for the first shape of each
 kernel, then warm: the same kernel as a new JITFunction (nothing in memory) reading the disk cache.
 matmul is autotuned (@triton.autotune: each configuration compiled and timed on the case's shapes,
 the fastest kept per (M, N, K)); that too is a one-time cost of each new shape, made in allocate().
@@ -74,7 +74,19 @@ MATMUL_CONFIGS = [
 ]
 
 
-@triton.autotune(configs=MATMUL_CONFIGS, key=["M", "N", "K"])
+def prune_matmul_configs(configs, named_args, **kwargs):
+    """The configurations worth timing for this (M, N, K): none whose block is more than twice the
+    matrix along a side (a 64-row block of a 17-row C is 47 rows of masked work), as Triton users
+    prune with prune_configs_by; the smallest when every one is. Every default size keeps all."""
+    def fits(c):
+        return all(c.kwargs[block] <= max(16, 2 * named_args[dim])
+                   for block, dim in (("BLOCK_M", "M"), ("BLOCK_N", "N"), ("BLOCK_K", "K")))
+    kept = [c for c in configs if fits(c)]
+    return kept or [min(configs, key=lambda c: c.kwargs["BLOCK_M"] * c.kwargs["BLOCK_N"] * c.kwargs["BLOCK_K"])]
+
+
+@triton.autotune(configs=MATMUL_CONFIGS, key=["M", "N", "K"],
+                 prune_configs_by={"early_config_prune": prune_matmul_configs})
 @triton.jit
 def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
@@ -131,7 +143,7 @@ class Session(lb_torch.Session):
 
     def __init__(self, config: lb_variant.LayerConfig):
         super().__init__(config)
-        self.caches = lb_torch.fresh_caches()
+        self.caches = lb_torch.compile_caches()
         self.unpaid += lb_torch.torch_cuda_start()
         matmul_kernel.cache.clear()
         self.compiled: set = set()
@@ -152,7 +164,7 @@ class Session(lb_torch.Session):
             cost(f"triton.jit {name} first launch at {shape} (a new specialization compiles, else none)", ms)
             return
         self.compiled.add(name)
-        cost(f"triton.jit {name} first launch at {shape}: compile, cold cache", ms)
+        cost(f"triton.jit {name} first launch at {shape}: compile, {lb_torch.cache_state(self.caches)}", ms)
         fresh = JITFunction(kernel.fn)
         ms = lb_torch.synchronized_ms(lambda: launch(fresh))
         cost(f"triton.jit {name} first launch at {shape}: compile, warm cache (a new JITFunction, disk cache hit)", ms)
@@ -179,8 +191,9 @@ class Kernel:
             if isinstance(globals()[self.kernel], triton.runtime.Autotuner):
                 ms = lb_torch.synchronized_ms(lambda: self.launch(globals()[self.kernel], self))
                 best = matmul_kernel.best_config
-                setup.cost(f"triton autotune {self.kernel} at {shape}: {len(MATMUL_CONFIGS)} configurations "
-                           f"compiled (cold cache at the first shape) and timed; best {best}", ms)
+                tried = len(prune_matmul_configs(MATMUL_CONFIGS, {"M": size.m, "N": size.n, "K": size.k}))
+                setup.cost(f"triton autotune {self.kernel} at {shape}: {tried} configurations compiled "
+                           f"({lb_torch.cache_state(setup.session.caches)} at the first shape) and timed; best {best}", ms)
             else:
                 setup.session.first_launch(self.kernel, lambda k: self.launch(k, self), setup.cost, shape)
         self.function = globals()[self.kernel]
@@ -286,7 +299,11 @@ def libraries() -> dict:
     try:
         from triton.backends.nvidia import compiler
 
-        ptxas = compiler.get_ptxas()
+        try:
+            ptxas = compiler.get_ptxas()
+        except TypeError:  # Triton 3.6: the target's compute capability (sm_100 and later take another ptxas)
+            major, minor = torch.cuda.get_device_capability()
+            ptxas = compiler.get_ptxas(major * 10 + minor)
         found["ptxas"] = {"version": str(getattr(ptxas, "version", "")), "path": str(getattr(ptxas, "path", ptxas)),
                           "found_via": "$TRITON_PTXAS_PATH" if __import__("os").environ.get("TRITON_PTXAS_PATH")
                           else "the triton wheel (triton/backends/nvidia/bin)"}
