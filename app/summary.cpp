@@ -22,9 +22,11 @@ int layer_column_width(const std::vector<CaseResult>& results) {
   return width;
 }
 
-// "ok", or the status and why ("failed: verification failed: ...").
+// "ok", or the status and why ("failed: verification failed: ..."); "ok, busy" for a case that
+// ran while another process used what it is timed on (print_busy says what).
 std::string status_text(const CaseResult& r) {
-  return r.status == CaseStatus::kOk ? "ok" : std::string(to_string(r.status)) + ": " + r.message;
+  if (r.status == CaseStatus::kOk) return r.busy.empty() ? "ok" : "ok, busy";
+  return std::string(to_string(r.status)) + ": " + r.message;
 }
 
 void print_cases(const std::vector<CaseResult>& results, const RunContext& context) {
@@ -187,6 +189,24 @@ void print_context_probe(const RunContext& context) {
   }
 }
 
+// The cases that ran on a busy machine (machine_load.h), with why, as Google Benchmark warns of CPU
+// scaling: their times are not this machine's alone, and `compare` calls their verdicts unclear.
+void print_busy(const std::vector<CaseResult>& results) {
+  constexpr std::size_t kShown = 20;
+  std::vector<const CaseResult*> busy;
+  for (const CaseResult& r : results)
+    if (!r.busy.empty()) busy.push_back(&r);
+  if (busy.empty()) return;
+  std::printf("\nWARNING: %zu case(s) ran on a busy machine (\"busy\" in the JSON; compare calls them unclear):\n",
+              busy.size());
+  for (std::size_t i = 0; i < busy.size() && i < kShown; ++i) {
+    std::string why;
+    for (const std::string& reason : busy[i]->busy) why += (why.empty() ? "" : "; ") + reason;
+    std::printf("  %-40s %s\n", busy[i]->spec.name().c_str(), why.c_str());
+  }
+  if (busy.size() > kShown) std::printf("  ... and %zu more\n", busy.size() - kShown);
+}
+
 // Cases, not repetitions: a case that repeats is one case (it stops repeating once one fails).
 void print_totals(const std::vector<CaseResult>& results, const RunContext& context, const std::string& out_path) {
   const auto cases = std::count_if(results.begin(), results.end(), first_repetition);
@@ -206,6 +226,7 @@ void print_summary(const std::vector<CaseResult>& results, const RunContext& con
   if (verbose) print_each_one_time_cost(results, context);
   else print_one_time_costs_per_layer(results, context);
   print_context_probe(context);
+  print_busy(results);
   print_totals(results, context, out_path);
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "harness/device_peaks.h"
+#include "harness/machine_load.h"
 #include "harness/sampling.h"
 #include "variants/variant.h"
 #include "workloads/ladder.h"
@@ -52,7 +53,6 @@ struct CaseResult {
   Verdict verdict;      // verdict.passed: the result matched the reference
   SampleStats stats;
   bool l2_flushed = false;            // cold: the L2 was flushed before each sample
-  bool host_clock = false;            // a GPU layer's samples timed by the host clock (Layer::timing)
   bool stream_held = false;           // the stream was held while each sample was enqueued
   Stop stop_reason = Stop::kContinue;
   double prepare_wall_s = 0;          // inputs, allocation, warm-up, verified run and its check
@@ -76,12 +76,29 @@ struct CaseResult {
   int repetition_index = 0;
   int repetitions = 1;
   double cpu_ms = 0;          // this thread's CPU time while sampling (flushes and clock reads included)
+  // Whose clock the time is: the device's (a GPU case whose work was enqueued behind the held
+  // stream: the device events time the work alone) or, when false, the host's too (a CPU layer; a
+  // launch-overhead workload, which times how fast the host feeds the GPU; a GPU case whose run()
+  // waits, so the events include the host's work between launches). Host-timed cases differ more
+  // between runs than within one: `compare` allows for it.
+  bool host_timed = false;
+  // The kept samples, as the results keep them (kept_samples_for_results): in the order taken.
+  std::vector<double> samples_ms;
+  MachineLoad load;                   // what else used the machine while it was sampled
+  std::vector<std::string> busy;      // busy_reasons(load, ...): empty when the machine was not busy
 
   bool noise_target_reached() const { return stop_reason == Stop::kNoiseReached; }
 };
 
-// The kept samples' statistics on `r`, and the rates of its median (GB/s, GFLOP/s). `series` must
-// hold at least one sample.
+// The kept samples' statistics on `r`, the samples the results keep, and the rates of its median
+// (GB/s, GFLOP/s). `series` must hold at least one sample.
 void record_samples(CaseResult& r, const SampleSeries& series);
+
+// The samples a results file keeps, enough for a rank test afterwards and compact: all of them up
+// to kKeptSamples, else kKeptSamples of them evenly spaced in the order taken (the i-th kept is
+// sample floor(i * count / kKeptSamples)), each rounded to 4 significant digits.
+inline constexpr std::size_t kKeptSamples = 500;
+std::vector<double> kept_samples_for_results(const std::vector<double>& samples);
+double round_significant(double v, int digits);
 
 }  // namespace lb

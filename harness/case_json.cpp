@@ -40,6 +40,17 @@ json plausibility_json(const RateLimit& p, const CaseResult& r) {
           {"derivation", p.derivation}};
 }
 
+json machine_load_json(const MachineLoad& load) {
+  json j = {{"load_avg_1m", number(load.load_avg_1m)},
+            {"other_cpus", number(load.other_cpus)},
+            {"cpu_window_s", load.cpu_window_s},
+            {"cpus", load.cpus}};
+  if (!load.other_cpus_unavailable.empty()) j["other_cpus_unavailable"] = load.other_cpus_unavailable;
+  j["other_gpu_pids"] = load.other_gpu_pids ? json(*load.other_gpu_pids) : json(nullptr);
+  if (!load.other_gpu_pids) j["gpu_processes_unavailable"] = load.gpu_processes_unavailable;
+  return j;
+}
+
 json case_fields(const CaseResult& r, const RunContext& context) {
   const Case& c = r.spec;
   json j = identity_fields(r);
@@ -75,16 +86,16 @@ json case_fields(const CaseResult& r, const RunContext& context) {
     j["fraction_of_theoretical_fp32"] = number(f.of_theoretical_fp32);
     j["cache_mode"] = r.l2_flushed ? "cold" : "hot";
     j["stream_held"] = r.stream_held;
-    // Whose clock the time is, as p24-compare's results name it: "device" when the work was enqueued
-    // behind the held stream and the device events time it alone; "host" otherwise (a CPU layer, a
-    // launch-overhead workload, a run() that waits, and a GPU layer on the host clock: Layer::timing).
-    j["timed_by"] = r.stream_held ? "device" : "host";
     j["noise_target_reached"] = r.noise_target_reached();
     j["stop_reason"] = to_string(r.stop_reason);
     j["measurement_wall_s"] = r.measurement_wall_s;
     j["throttled_samples"] = r.throttled_samples;
     j["mean_sm_clock_mhz"] = r.mean_sm_clock_mhz > 0 ? json(r.mean_sm_clock_mhz) : json(nullptr);
     j["first_run_ms"] = r.first_run_ms;
+    j["timed_by"] = r.host_timed ? "host" : "device";
+    j["samples_ms"] = r.samples_ms;
+    if (r.load.read) j["machine_load"] = machine_load_json(r.load);
+    j["busy"] = r.busy;
   }
   if (r.plausibility) j["plausibility"] = plausibility_json(*r.plausibility, r);  // what the rate was held to
   if (!r.one_time_costs.entries().empty()) j["one_time_costs"] = r.one_time_costs.to_json();

@@ -52,6 +52,8 @@ std::unique_ptr<Environment> open_environment(bool with_gpu, const MeasureOption
   } else if (clock.unavailable.empty()) {
     clock.unavailable = "NVML did not say why";
   }
+  env->gpu_processes_unavailable.clear();
+  env->gpu_processes = GpuProcesses::open(env->device->pci_bus_id, &env->gpu_processes_unavailable);
   return env;
 }
 

@@ -13,6 +13,7 @@
 #include "harness/context_probe.h"
 #include "harness/device_peaks.h"
 #include "harness/l2_flush.h"
+#include "harness/machine_load.h"
 #include "harness/records.h"
 #include "harness/sampling.h"
 #include "harness/sm_clock.h"
@@ -44,6 +45,10 @@ struct Environment {
   std::unique_ptr<ContextProbe> context_probe;
   std::unique_ptr<SmClock> sm_clock;  // when NVML can read the SM clock
   double throttle_mhz = 0;            // samples under this SM clock are discarded
+  // The other processes on the GPU, read around each case's sampling (timed GPU runs, where NVML
+  // can list them); else why not.
+  std::unique_ptr<GpuProcesses> gpu_processes;
+  std::string gpu_processes_unavailable = "no GPU in this run";
   std::optional<DeviceInfo> device;   // query_device_info(); nullopt without a GPU
   std::optional<DevicePeaks> peaks;   // the theoretical peaks a timed rate is checked against (GPU runs)
   Ceilings ceilings;                  // timed GPU runs

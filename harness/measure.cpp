@@ -1,5 +1,6 @@
 #include "harness/measure.h"
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 
@@ -21,9 +22,22 @@ SampleSeries take_samples(CaseResult& r, Variant& variant, const Environment& en
       gpu && !host_clock && !variant.run_waits() && r.spec.workload->figure() != Figure::kLaunchTime ? env.gate.get() : nullptr;
   SmClock* sm_clock = gpu ? env.sm_clock.get() : nullptr;
   const auto clock = make_sample_clock(gpu, stream, host_clock);
+  r.host_timed = !gate;  // CPU layers, launch-overhead workloads, GPU cases whose run() waits or on the host clock
   SampleSeries series;
   double clock_sum = 0;
   r.throttled_samples = 0;
+  // Who else used the machine: the GPU's other processes before and after, the CPUs throughout.
+  std::vector<unsigned> other_gpu_pids;
+  std::string gpu_why_not = gpu ? env.gpu_processes_unavailable : "a CPU layer";
+  bool gpu_known = gpu && env.gpu_processes;
+  const auto read_gpu_processes = [&] {
+    if (!gpu_known) return;
+    if (auto pids = env.gpu_processes->others(&gpu_why_not)) other_gpu_pids.insert(other_gpu_pids.end(), pids->begin(), pids->end());
+    else gpu_known = false;
+  };
+  read_gpu_processes();
+  CpuMeter cpu_meter;
+  cpu_meter.start();
   const auto t0 = std::chrono::steady_clock::now();
   Stop stop = Stop::kContinue;
   for (std::size_t index = 0; stop == Stop::kContinue; ++index) {
@@ -60,9 +74,18 @@ SampleSeries take_samples(CaseResult& r, Variant& variant, const Environment& en
     if (hooks) hooks->after_sample(index, stop != Stop::kContinue, stream);
     progress.tick();
   }
+  r.load = MachineLoad{};
+  cpu_meter.stop(r.load);
+  read_gpu_processes();
+  if (gpu_known) {  // each once, sorted
+    std::sort(other_gpu_pids.begin(), other_gpu_pids.end());
+    other_gpu_pids.erase(std::unique(other_gpu_pids.begin(), other_gpu_pids.end()), other_gpu_pids.end());
+    r.load.other_gpu_pids = std::move(other_gpu_pids);
+  }
+  else r.load.gpu_processes_unavailable = gpu_why_not;
+  r.busy = busy_reasons(r.load, gpu, r.host_timed);
   r.l2_flushed = flusher != nullptr;
   r.stream_held = gate != nullptr;
-  r.host_clock = host_clock;
   r.measurement_wall_s = ms_since(t0) / 1e3;
   r.stop_reason = stop;
   r.mean_sm_clock_mhz = series.count() > 0 && sm_clock ? clock_sum / series.count() : 0.0;

@@ -1,4 +1,4 @@
-// The SM clock through NVML, read after each GPU sample to discard throttled ones.
+// The SM clock through NVML (nvml.h), read after each GPU sample to discard throttled ones.
 #pragma once
 #include <memory>
 #include <string>

@@ -6,8 +6,16 @@
 #include <random>
 #include <string>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "harness/case.h"
 #include "harness/environment.h"
 #include "harness/l2_flush.h"
+#include "harness/machine_load.h"
 #include "harness/progress.h"
 #include "harness/sampling.h"
 
@@ -195,6 +203,81 @@ TEST(Progress, OneLiveLineOnATerminal) {
   EXPECT_NE(text.find("\r\x1b[K[2/3] saxpy/runtime/1000"), std::string::npos) << text;
   EXPECT_NE(text.find("1 left"), std::string::npos) << text;
   EXPECT_EQ(text.find('\n'), std::string::npos) << text;
+}
+
+TEST(KeptSamples, AllUpToTheCapRoundedToFourSignificantDigits) {
+  EXPECT_EQ(round_significant(0.229149, 4), 0.2291);
+  EXPECT_EQ(round_significant(32.04567, 4), 32.05);
+  EXPECT_EQ(round_significant(12345.6, 4), 12350.0);
+  EXPECT_EQ(round_significant(0.0, 4), 0.0);
+  const std::vector<double> few = {1.23456, 2.0, 0.000123456};
+  EXPECT_EQ(kept_samples_for_results(few), (std::vector<double>{1.235, 2.0, 0.0001235}));
+}
+
+TEST(KeptSamples, BeyondTheCapEvenlySpacedInTheOrderTaken) {
+  std::vector<double> many;
+  for (std::size_t i = 0; i < 3 * kKeptSamples; ++i) many.push_back(1.0 + static_cast<double>(i));
+  const std::vector<double> kept = kept_samples_for_results(many);
+  ASSERT_EQ(kept.size(), kKeptSamples);
+  EXPECT_EQ(kept.front(), 1.0);
+  EXPECT_EQ(kept[1], 4.0);  // every third
+  EXPECT_EQ(kept.back(), round_significant(1.0 + 3.0 * (kKeptSamples - 1), 4));
+}
+
+TEST(MachineLoad, OtherPidsLeaveOursOutAndTakeOneAsOursWhenNvmlListsHostPids) {
+  EXPECT_EQ(other_pids({12, 7, 12, 40}, 7), (std::vector<unsigned>{12, 40}));
+  EXPECT_EQ(other_pids({7}, 7), std::vector<unsigned>{});
+  // In a PID namespace our process is listed under the host's PID, which we cannot tell: one is ours.
+  EXPECT_EQ(other_pids({900}, 7), std::vector<unsigned>{});
+  EXPECT_EQ(other_pids({950, 900}, 7), std::vector<unsigned>{950});
+  EXPECT_EQ(other_pids({}, 7), std::vector<unsigned>{});
+}
+
+TEST(MachineLoad, BusyReasonsNameTheGpusOtherProcessesAndTheHostsLoadForHostTimedCases) {
+  MachineLoad load;
+  load.read = true;
+  load.cpus = 16;
+  load.cpu_window_s = 0.5;
+  load.other_cpus = 3.14;
+  load.load_avg_1m = 40.2;
+  load.other_gpu_pids = std::vector<unsigned>{4242, 4343};
+  EXPECT_EQ(busy_reasons(load, true, false), std::vector<std::string>{"2 other processes on the GPU (pids 4242, 4343)"});
+  EXPECT_EQ(busy_reasons(load, false, true),
+            (std::vector<std::string>{"other processes kept 3.1 of 16 CPUs busy", "load average 40.2 on 16 CPUs"}));
+  load.cpu_window_s = kMinCpuWindowS / 2;  // too short to read by 10 ms ticks
+  load.load_avg_1m = 20.0;                 // under 2 per CPU: our own threads may account for it
+  load.other_gpu_pids = std::vector<unsigned>{};
+  EXPECT_TRUE(busy_reasons(load, true, true).empty());
+  load.read = false;
+  load.cpu_window_s = 1.0;
+  EXPECT_TRUE(busy_reasons(load, true, true).empty());  // never read: never busy
+}
+
+// Another process spinning on our CPUs is read as other processes' CPU time; our own is not.
+TEST(MachineLoad, CpuMeterCountsAnotherProcessesCpuTimeNotOurs) {
+  const auto spin = [](double seconds) {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    volatile unsigned x = 0;
+    while (std::chrono::steady_clock::now() < end) x = x + 1;
+  };
+  CpuMeter meter;
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    spin(0.6);
+    _exit(0);
+  }
+  meter.start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  MachineLoad load;
+  meter.stop(load);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(load.other_cpus) << load.other_cpus_unavailable;
+  EXPECT_GE(load.cpu_window_s, 0.5);
+  EXPECT_GE(load.cpus, 1);
+  EXPECT_GE(*load.other_cpus, 0.6) << "a child spinning throughout is most of a CPU";  // ticks: +-0.1
+  EXPECT_TRUE(load.load_avg_1m);
 }
 
 }  // namespace

@@ -252,6 +252,44 @@ TEST(Record, ATimedCaseIsAManualTimeBenchmarkWhoseIterationsAreItsSamples) {
   EXPECT_FALSE(not_timed_ok(run));
 }
 
+TEST(Record, ATimedCaseKeepsItsSamplesWhoseClockItIsAndWhatElseRan) {
+  RunContext context = full_context();
+  CaseResult r = timed_case("runtime", 0.25);
+  r.samples_ms = {0.2501, 0.25, 0.31};
+  r.host_timed = false;
+  r.load.read = true;
+  r.load.load_avg_1m = 3.5;
+  r.load.other_cpus = 0.25;
+  r.load.cpu_window_s = 0.4;
+  r.load.cpus = 16;
+  r.load.other_gpu_pids = std::vector<unsigned>{4242};
+  r.busy = busy_reasons(r.load, true, r.host_timed);
+  const json e = benchmarks_json(context, {r})[0];
+  EXPECT_EQ(e.at("samples_ms"), json({0.2501, 0.25, 0.31}));
+  EXPECT_EQ(e.at("timed_by"), "device");
+  EXPECT_EQ(e.at("machine_load").at("load_avg_1m"), 3.5);
+  EXPECT_EQ(e.at("machine_load").at("other_cpus"), 0.25);
+  EXPECT_EQ(e.at("machine_load").at("other_gpu_pids"), json({4242}));
+  EXPECT_FALSE(e.at("machine_load").contains("gpu_processes_unavailable"));
+  EXPECT_EQ(e.at("busy"), json({"another process on the GPU (pid 4242)"}));
+
+  // A CPU layer: host-timed, no GPU processes (and why), not busy while others used under a CPU.
+  CaseResult cpu = timed_case("cpu", 0.25);
+  cpu.host_timed = true;
+  cpu.load.read = true;
+  cpu.load.other_cpus = 0.5;
+  cpu.load.cpu_window_s = 1.0;
+  cpu.load.cpus = 16;
+  cpu.load.gpu_processes_unavailable = "a CPU layer";
+  cpu.busy = busy_reasons(cpu.load, false, cpu.host_timed);
+  const json c = benchmarks_json(context, {cpu})[0];
+  EXPECT_EQ(c.at("timed_by"), "host");
+  EXPECT_TRUE(c.at("machine_load").at("other_gpu_pids").is_null());
+  EXPECT_EQ(c.at("machine_load").at("gpu_processes_unavailable"), "a CPU layer");
+  EXPECT_TRUE(c.at("machine_load").at("load_avg_1m").is_null());  // not read: null, never 0
+  EXPECT_EQ(c.at("busy"), json::array());
+}
+
 TEST(Record, CasesThatDidNotTimeCarryGoogleBenchmarksSkipOrErrorFields) {
   const RunContext context;
   CaseResult skipped;  // skipped before it was prepared: never a benchmark

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Prints two results files side by side for the rate workloads (GB/s, GFLOP/s) at their largest
 size and for launch overhead: median, noise, whether the noise target was reached, and the
-difference. What each workload is (its figure, its size form) comes from the results' descriptors
+difference, and `layerbench compare`'s verdict on it (python/layerbench/reports/verdict.py). What each workload is (its figure, its size form) comes from the results' descriptors
 (python/layerbench/reports/results.py). Used by scripts/device-check.sh to check that back-to-back runs agree.
 
   tools/compare-runs RUN1.json RUN2.json
@@ -9,6 +9,7 @@ difference. What each workload is (its figure, its size form) comes from the res
 import sys
 from collections import Counter
 
+from layerbench.reports import compare as compare_mod
 from layerbench.reports import results as results_mod  # no matplotlib: the reader needs none
 
 
@@ -36,7 +37,9 @@ def main():
         print(f'{name}: copy {c.get("copy_gbps", 0):.1f} GB/s, cuBLAS SGEMM {c.get("sgemm_gflops", 0):.0f} GFLOP/s, '
               f'wall {(r.ctx("layerbench", "suite_wall_s") or 0):.1f} s')
     largest = {w: "x".join(map(str, r1.sizes(w)[-1])) for w in r1.workloads if r1.sizes(w)}
-    print(f'{"case":38} {"run 1":>22} {"run 2":>22} {"diff":>7}')
+    verdicts = {(row.base.workload, row.base.layer_label, "x".join(map(str, row.base.size))): row.verdict
+                for row in compare_mod.compare(r1, r2).rows}
+    print(f'{"case":38} {"run 1":>22} {"run 2":>22} {"diff":>7}  verdict')
     worst = 0.0
     for key in sorted(a):
         w, layer, size = key
@@ -49,7 +52,7 @@ def main():
         rate = lambda e: (f'{e["us_per_launch"]:.2f}us' if d.is_launch else
                           f'{e["gflops"]:.0f}GF' if d.figure == "gflops" else f'{e["gbps"]:.0f}GB/s')
         cell = lambda e: f'{rate(e)} {100 * e["rel_stddev"]:.2f}%{"" if e.get("noise_target_reached") else "*"}'
-        print(f'{"/".join(key):38} {cell(x):>22} {cell(y):>22} {diff:+6.2f}%')
+        print(f'{"/".join(key):38} {cell(x):>22} {cell(y):>22} {diff:+6.2f}%  {verdicts.get(key, "-")}')
         if d.figure == "gbps" and r1.on_gpu(layer):
             worst = max(worst, abs(diff))
     print(f"largest difference, GPU GB/s cases at each workload's largest size: {worst:.2f}% "

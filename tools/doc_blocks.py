@@ -6,7 +6,8 @@ written between two lines of their own, both HTML comments that do not render:
     <!-- /block -->
 
 The first word names the source as tools/doc-figures' markers do (a file under docs/results/, or a
-folder there for its results.json), the second the kind of block (BLOCKS). tools/doc-figures
+folder there for its results.json; a same-build block names pairs, BASE+NEW;BASE+NEW), the second
+the kind of block (BLOCKS). tools/doc-figures
 rewrites every block with its figures, and `--check` (ctest docs.figures_current) fails while one
 differs from what its source gives. The tables come from the reports' own code, so a doc shows what
 `layerbench report` and `merge --side-by-side` print for the same file.
@@ -16,7 +17,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from layerbench.reports import document, fleet, results
+import gzip
+import json
+
+from layerbench.reports import compare, document, fleet, results
 
 OPEN = re.compile(r"^<!--\s*block\s+(?P<source>\S+)\s+(?P<kind>\S+)\s*-->[ \t]*$", re.M)
 CLOSE = re.compile(r"^<!-- /block -->[ \t]*$", re.M)
@@ -55,15 +59,58 @@ def side_by_side(path: Path) -> str:
             + _markdown([cases]) + "\n</details>\n")
 
 
-BLOCKS = {"side-by-side": side_by_side}
+def _load_any(path: Path) -> results.Results:
+    """A results file, or a gzipped one (the same-build fixtures), through the reports' reader."""
+    try:
+        if path.suffix == ".gz":
+            data = json.loads(gzip.decompress(path.read_bytes()))
+            return results.from_data(path, data)
+        return results.load(path)
+    except (results.ResultsError, OSError, ValueError) as e:
+        raise BlockError(f"{path}: {e}") from None
 
 
-def generate(source: Path, kind: str) -> str:
+def same_build(pairs: list[tuple[Path, Path]]) -> str:
+    """False alarms over pairs of runs of one build (BASE+NEW): per pair, its cases compared and how
+    many `layerbench compare` called faster or slower, all and device-timed (reports/verdict.py)."""
+    rows = []
+    for base, new in pairs:
+        c = compare.compare(_load_any(base), _load_any(new))
+        alarms = [r for r in c.rows if r.verdict in (compare.FASTER, compare.SLOWER)]
+        device = sum(1 for r in alarms if r.timing == "device")
+        samples = "samples" if all(r.base.samples_ms for r in c.rows) else "no samples: ranges"
+        rows.append([f"`{base.name}` and `{new.name}` ({_devices(c)}, {samples})", str(len(c.rows)),
+                     str(c.count(compare.FASTER)), str(c.count(compare.SLOWER)), str(device),
+                     f"{100 * len(alarms) / len(c.rows):.1f}%" if c.rows else "–"])
+    table = document.Table(["pair", "cases", "faster", "slower", "device-timed faster or slower", "false alarms"],
+                           rows, "lrrrrr")
+    return _markdown([table])
+
+
+def _devices(c: compare.Comparison) -> str:
+    return c.base.device_name if c.base.device_name == c.new.device_name else f"{c.base.device_name}, {c.new.device_name}"
+
+
+# kind -> (what its source names, the function): "file" a results file; "pairs" BASE+NEW[;BASE+NEW...]
+BLOCKS = {"side-by-side": ("file", side_by_side), "same-build": ("pairs", same_build)}
+
+
+def generate(source: str, kind: str, source_path) -> str:
+    """The block `kind` of `source` (as the marker names it); source_path: a name -> its file."""
     if kind not in BLOCKS:
         raise BlockError(f"unknown block '{kind}' (blocks: {', '.join(BLOCKS)})")
-    if not source.is_file():
-        raise BlockError(f"source {source} is not committed")
-    return BLOCKS[kind](source)
+    form, make = BLOCKS[kind]
+    if form == "file":
+        paths = [source_path(source)]
+    else:
+        pairs = [pair.split("+") for pair in source.split(";")]
+        if any(len(pair) != 2 for pair in pairs):
+            raise BlockError(f"'{source}': pairs are BASE+NEW, separated by ';'")
+        paths = [source_path(name) for pair in pairs for name in pair]
+    for path in paths:
+        if not path.is_file():
+            raise BlockError(f"source {path} is not committed")
+    return make(paths[0]) if form == "file" else make(list(zip(paths[::2], paths[1::2])))
 
 
 def process(text: str, source_path) -> tuple[str, list[tuple[int, str, str | None, str | None]]]:
@@ -81,7 +128,7 @@ def process(text: str, source_path) -> tuple[str, list[tuple[int, str, str | Non
             continue
         old = text[m.end() + 1:close.start()]
         try:
-            new = generate(source_path(m.group("source")), m.group("kind"))
+            new = generate(m.group("source"), m.group("kind"), source_path)
         except BlockError as e:
             found.append((line, m.group(0), str(e), None))
             continue

@@ -121,7 +121,7 @@ _loaded: dict[Path, dict] = {}
 
 
 def source_path(name: str) -> Path:
-    if name.startswith("labs/"):  # a lab's grades from a real GPU, in its own folder (labs/NN-name/expected/)
+    if name.startswith(("labs/", "tests/")):  # a lab's grades (labs/NN-name/expected/); a test fixture of real runs
         return REPO / name
     path = RESULTS / name
     if "/" not in name.strip("/"):

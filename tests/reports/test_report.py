@@ -151,6 +151,22 @@ def test_failed_and_skipped_cases_are_listed_with_reasons(tmp_path: Path, h200: 
         assert f"{CASES - 2} ok, 1 failed, 1 skipped" in text
 
 
+def test_busy_cases_are_flagged_with_why(tmp_path: Path, h200: dict):
+    data = copy.deepcopy(h200)
+    busy = next(b for b in data["benchmarks"] if b["name"].startswith("vector_add/runtime/1048576/"))
+    busy["busy"] = ["another process on the GPU (pid 4242)"]
+    path = results_file(tmp_path / "busy.json", data["benchmarks"], base=data)
+    out = tmp_path / "report"
+    assert run_cli("report", path, "--out", out).returncode == 0
+    text = (out / "report.md").read_text()
+    assert "**Busy machine: 1 case(s) ran while another process used what they are timed on**" in text
+    rows = [line for line in text.splitlines() if "`vector_add/runtime/1048576`" in line and "|" in line]
+    assert any(row.rstrip(" |").endswith("another process on the GPU (pid 4242)") for row in rows)
+    quiet = tmp_path / "quiet"
+    assert run_cli("report", H200_RUN1, "--out", quiet).returncode == 0
+    assert "Busy machine" not in (quiet / "report.md").read_text()
+
+
 @pytest.fixture(scope="module")
 def cpu_only_report(tmp_path_factory) -> Path:
     """The report of the CPU-only fixture, made once for the tests that read it."""

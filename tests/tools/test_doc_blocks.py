@@ -92,3 +92,30 @@ def test_doc_figures_check_fails_on_a_stale_block_and_passes_once_rewritten(flee
     assert "STALE: docs/fleet.md:5: <!-- block two/fleet.json side-by-side -->" in capsys.readouterr().out
     assert figures.main([str(doc)]) == 0
     assert figures.main(["--check", str(doc)]) == 0 and "**50.0%** ≠" in doc.read_text()
+
+
+def test_same_build_block_counts_compares_alarms(tmp_path):
+    """The same-build block: per pair, the cases and the faster and slower verdicts compare gives;
+    a pair with a planted 2x slow-down shows it."""
+    import gzip
+    from pathlib import Path
+
+    from layerbench.reports import compare, results
+
+    root = Path(__file__).resolve().parents[2] / "docs" / "results" / "h100"
+    pair = (root / "results.json", root / "warm-caches.json")
+    c = compare.compare(*(results.load(p) for p in pair))
+    text = blocks.same_build([pair])
+    assert f"| {len(c.rows)} | {c.count('faster')} | {c.count('slower')} |" in text
+    data = json.loads(pair[1].read_text())
+    for entry in data["benchmarks"]:
+        if entry.get("workload") == "matmul" and entry.get("layer") == "vendor":
+            for field in ("median_ms", "min_ms", "max_ms"):
+                entry[field] *= 2
+    slow = tmp_path / "slow.json.gz"
+    slow.write_bytes(gzip.compress(json.dumps(data).encode()))
+    planted = blocks.same_build([(pair[0], slow)])
+    slower = compare.compare(results.load(pair[0]), blocks._load_any(slow)).count("slower")
+    assert slower > 0 and f"| {c.count('faster')} | {slower} | {slower} |" in planted
+    with pytest.raises(blocks.BlockError, match="pairs are BASE\\+NEW"):
+        blocks.generate("h100/results.json", "same-build", lambda name: root.parent / name)

@@ -197,6 +197,10 @@ def run_compare(args) -> int:
         db.close()
     sys.stdout.write(compare_markdown(found, label, args.baseline, args.new, args.threshold, args.noise_k))
     slower = sum(d.comparison.count(compare_mod.SLOWER) for d in found if d.comparison)
+    busy = sum(len(d.comparison.busy) for d in found if d.comparison)
+    if busy:
+        print(f"{PROG} compare: {busy} case(s) ran on a busy machine: their verdicts are unclear "
+              f"(the table says why)", file=sys.stderr)
     if slower:
         devices_slower = sum(1 for d in found if d.comparison and d.comparison.regressed)
         print(f"{PROG} compare: {slower} case(s) slower beyond {args.threshold * 100:g}% with confidence on "

@@ -1,10 +1,13 @@
-"""`db compare`: per device, one stored run against another, through the reports' compare."""
+"""`db compare`: per device, one stored run against another, through the reports' compare, with each
+case's spread between the device's earlier runs (case_history) in place of its timing kind's
+allowance where the database holds MIN_HISTORY runs or more with the case."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from ..reports import compare as compare_mod
 from ..reports import fmt, results
+from ..reports.verdict import MIN_HISTORY
 from .store import Database
 from .queries import StoredRun, devices, load_run, parse_selector, select
 
@@ -16,6 +19,24 @@ class DeviceComparison:
     new: StoredRun | None
     comparison: compare_mod.Comparison | None
     note: str = ""
+
+
+def case_history(db: Database, runs: list[StoredRun], new: StoredRun) -> compare_mod.History:
+    """How far the device's runs before `new` (BASE among them) differed on each case: Case.key ->
+    (largest / smallest median - 1, the number of runs), for the cases MIN_HISTORY runs or more
+    measured ok."""
+    earlier = [r.id for r in runs if (r.date, r.id) < (new.date, new.id)]
+    if len(earlier) < MIN_HISTORY:
+        return {}
+    marks = ", ".join("?" for _ in earlier)
+    medians: dict[tuple, list[float]] = {}
+    for workload, layer, rung, size, median in db.rows(
+            f"SELECT workload, layer, rung, size, median_ms FROM cases WHERE run_id IN ({marks}) "
+            "AND status = 'ok' AND median_ms > 0", earlier):
+        label = f"{layer}:{rung.split('/', 1)[-1]}" if rung else layer
+        medians.setdefault((workload, label, tuple(int(v) for v in size.split("x"))), []).append(float(median))
+    return {key: (max(values) / min(values) - 1, len(values))
+            for key, values in medians.items() if len(values) >= MIN_HISTORY}
 
 
 def compare_db(db: Database, baseline: str, new: str = "latest", threshold: float = 0.05, k: float = 2.0,
@@ -44,7 +65,8 @@ def compare_db(db: Database, baseline: str, new: str = "latest", threshold: floa
         if b.id == n.id:
             out.append(DeviceComparison(label, b, n, None, f"{baseline} and {new} are the same run (run {b.id})"))
             continue
-        c = compare_mod.compare(load_run(db, b.id), load_run(db, n.id), threshold=threshold, k=k)
+        c = compare_mod.compare(load_run(db, b.id), load_run(db, n.id), threshold=threshold, k=k,
+                                history=case_history(db, runs, n))
         out.append(DeviceComparison(label, b, n, c))
     return out
 
@@ -53,7 +75,8 @@ def compare_markdown(found: list[DeviceComparison], db_label: str, baseline: str
                      threshold: float, k: float) -> str:
     out = ["# layerbench db compare", "",
            f"Database `{db_label}`; per device, `{new}` (NEW) against `{baseline}` (BASE); threshold "
-           f"{fmt.pct(threshold, 1)}, noise k = {k:g} (verdicts as in `layerbench compare`, docs/reports.md).", ""]
+           f"{fmt.pct(threshold, 1)}, noise k = {k:g} (verdicts as in `layerbench compare`, docs/reports.md; a "
+           f"case's spread between runs from the device's earlier runs where at least {MIN_HISTORY} hold it).", ""]
     for d in found:
         if d.comparison is None:
             out += [f"## {d.device}", "", f"Not compared: {d.note}.", ""]

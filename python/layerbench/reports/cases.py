@@ -119,6 +119,23 @@ class Case:
         return rel
 
     @property
+    def samples_ms(self) -> list[float] | None:
+        """The kept samples the file holds (samples_ms: all up to 500, else 500 evenly spaced;
+        the repetitions' together for a folded case), or None in a file written before them."""
+        values = self.entry.get("samples_ms")
+        if not isinstance(values, list):
+            return None
+        numbers = [_num(v) for v in values]
+        return [v for v in numbers if v is not None]
+
+    @property
+    def busy(self) -> list[str]:
+        """Why the machine was busy while the case ran (the results' busy: another process on the
+        GPU, or on a host-timed case's CPUs); [] when it was not, or the file does not say."""
+        reasons = self.entry.get("busy")
+        return [r for r in reasons if isinstance(r, str)] if isinstance(reasons, list) else []
+
+    @property
     def noise_target_missed(self) -> bool:
         """True when sampling stopped with the noise above the target (cap, settled or out of reach)."""
         return self.entry.get("noise_target_reached") is False
@@ -236,6 +253,19 @@ class Results:
         if isinstance(recorded, bool):
             return recorded
         return layer not in _V1_CPU_LAYERS
+
+    def timing(self, case: Case) -> str:
+        """Whose clock the case's time is, as compare's TIMING_KINDS name it: "cpu" (a CPU layer),
+        "host-feeds-gpu" (a launch-overhead workload, or a GPU case timed by the host: its
+        timed_by, or for older files a stream not held) or "device"."""
+        if not self.on_gpu(case.layer):
+            return "cpu"
+        timed_by = case.entry.get("timed_by")
+        if timed_by == "host" or self.is_launch(case.workload):
+            return "host-feeds-gpu"
+        if timed_by is None and case.entry.get("stream_held") is False:
+            return "host-feeds-gpu"
+        return "device"
 
     def descriptor(self, workload: str) -> Descriptor:
         """What the workload is (context.workloads.<workload>, or the fallback for older files):

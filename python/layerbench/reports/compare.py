@@ -1,21 +1,11 @@
-"""Two results files, case by case: the ratio of medians and a verdict that accounts for noise.
+"""Two results files, case by case: the ratio of medians and a verdict that holds.
 
-For a case present and `ok` in both files, with medians b (BASE) and n (NEW):
-
-    ratio  r = n / b                  (> 1: NEW takes longer)
-    noise  s = sqrt(sb² + sn²)        (each file's relative standard deviation of the samples)
-
-    same     |r − 1| ≤ threshold                          the medians differ by less than the threshold
-    slower   r > 1 + threshold  and  ln r > k·s            beyond the threshold and beyond the noise
-    faster   r < 1/(1 + threshold)  and  −ln r > k·s       likewise
-    unclear  beyond the threshold but within k·s, or the noise was not measured (fewer than two
-             samples in either file)
-
-(The threshold test is symmetric in log terms: a case is outside it when r > 1 + t or r < 1/(1 + t).)
-The noise used is the spread of single samples, not the standard error of the median: two runs of
-the same build differ by more than the standard error suggests (clocks, memory placement, other
-processes), and the spread of samples is the conservative measure the files record. Defaults: a
-threshold of 5% and k = 2.
+For a case present and `ok` in both files, verdict.decide gives `faster`, `slower`, `same` or
+`unclear`, and why: the threshold on the ratio of medians, the spread between runs (from the
+results database's history of the device, or the case's timing kind's allowance), a rank test
+over the samples with robust noise, and whether either machine was busy (verdict.py says how).
+The same rule serves `layerbench compare`, `layerbench db compare` (db/compare.py, with the
+history) and the API's `layerbench.compare`.
 
 Merged files (`layerbench merge`, python/layerbench/reports/merge.py) hold several runs. When both files are merged,
 a case is matched by its run's host and device (the RUN_ID without its run id, task or date: the same GPU
@@ -29,9 +19,11 @@ from __future__ import annotations
 import argparse
 import math
 from dataclasses import dataclass, field
+from typing import Mapping
 
-from . import fmt, run_ids
+from . import fmt, run_ids, verdict as verdict_mod
 from .results import Case, Results, size_order
+from .verdict import FASTER, SLOWER, SAME, UNCLEAR, Decision, Policy, Sample, TIMING_KINDS
 
 
 # --- the verdict's options: `compare` and `db compare` ----------------------------------------
@@ -61,19 +53,32 @@ def add_verdict_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--threshold", "-t", metavar="PCT", type=_percent, default=0.05,
                         help="smallest change that counts, in percent (default: 5)")
     parser.add_argument("--noise-k", metavar="K", type=_positive, default=2.0,
-                        help="how many times the combined noise a change must exceed (default: 2)")
+                        help="how many times the runs' combined robust noise (MAD-based) a change must "
+                             "exceed (default: 2)")
 
-FASTER, SLOWER, SAME, UNCLEAR = "faster", "slower", "same", "unclear"
+# How far earlier runs of one device differed on a case: (largest / smallest median − 1, the
+# number of runs), by Case.key; db/compare.py reads it from the database.
+History = Mapping[tuple, tuple[float, int]]
 
 
 @dataclass
 class Row:
+    """One case of both files, and the verdict on it (verdict.decide)."""
+
     base: Case
     new: Case
-    ratio: float
-    noise: float | None
-    verdict: str
-    why: str
+    ratio: float  # NEW / BASE medians: above 1, NEW took longer
+    noise: float | None  # the two runs' combined robust noise (a fraction), where both had samples
+    verdict: str  # faster, slower, same or unclear
+    why: str  # the rule's reason, in words
+    p_value: float | None = None  # the rank test's, where it ran
+    allowance: float = 0.0  # the runs' spread the change was held to (a fraction, at least the threshold)
+    timing: str = "device"  # whose clock: "device", "cpu" or "host-feeds-gpu" (verdict.TIMING_KINDS)
+
+    @property
+    def busy(self) -> list[str]:
+        """Why either run's machine was busy on this case ("BASE: ..."); [] when neither was."""
+        return [f"{label}: {why}" for label, c in (("BASE", self.base), ("NEW", self.new)) for why in c.busy]
 
 
 @dataclass
@@ -82,6 +87,7 @@ class Comparison:
     new: Results
     threshold: float
     k: float
+    alpha: float = 0.01
     rows: list[Row] = field(default_factory=list)
     only_base: list[Case] = field(default_factory=list)
     only_new: list[Case] = field(default_factory=list)
@@ -95,17 +101,22 @@ class Comparison:
     def regressed(self) -> bool:
         return self.count(SLOWER) > 0
 
+    @property
+    def busy(self) -> list[Row]:
+        """The rows either of whose runs was on a busy machine (their verdicts unclear)."""
+        return [row for row in self.rows if row.busy]
 
-def verdict(ratio: float, noise: float | None, threshold: float, k: float) -> tuple[str, str]:
-    change = math.log(ratio)
-    if abs(change) <= math.log1p(threshold):
-        return SAME, f"within the {fmt.pct(threshold, 0)} threshold"
-    direction = SLOWER if change > 0 else FASTER
-    if noise is None:
-        return UNCLEAR, "noise not measured (fewer than two samples)"
-    if abs(change) > k * noise:
-        return direction, f"beyond the threshold and {k:g}× the noise"
-    return UNCLEAR, f"beyond the threshold but within {k:g}× the noise ({fmt.noise(noise)})"
+
+def _sample(c: Case) -> Sample:
+    return Sample(median_ms=c.median_ms or 0.0, samples_ms=c.samples_ms, min_ms=c.get("min_ms"),
+                  max_ms=c.get("max_ms"), busy=c.busy, count=c.samples)
+
+
+def decide(base: Case, new: Case, timing: str, policy: Policy, history: History | None = None) -> Decision:
+    """verdict.decide on two cases of the same (workload, layer, size); `history` gives the spread
+    between earlier runs of the device, where known."""
+    spread, runs = (history or {}).get(base.key, (None, 0))
+    return verdict_mod.decide(_sample(base), _sample(new), TIMING_KINDS[timing], policy, spread, runs)
 
 
 def _identities(r: Results) -> dict[str, str]:
@@ -116,8 +127,13 @@ def _identities(r: Results) -> dict[str, str]:
     return {run: (run if m in shared else m) for run, m in machine.items()}
 
 
-def compare(base: Results, new: Results, threshold: float = 0.05, k: float = 2.0) -> Comparison:
-    result = Comparison(base, new, threshold, k)
+def compare(base: Results, new: Results, threshold: float = 0.05, k: float = 2.0, alpha: float = 0.01,
+            history: History | None = None) -> Comparison:
+    """NEW against BASE, case by case. `threshold`: the smallest change that counts, a fraction
+    (0.05: 5%); `k`: how many times the runs' robust noise a change must exceed; `alpha`: the rank
+    test's level; `history`: how far earlier runs of the device differed on each case (db compare)."""
+    result = Comparison(base, new, threshold, k, alpha)
+    policy = Policy(threshold=threshold, k=k, alpha=alpha)
     on_base, on_new = _identities(base), _identities(new)
     result.where = {**on_new, **on_base}
     both = bool(base.runs and new.runs)  # two merged files: the same GPU's case; else by name
@@ -149,9 +165,9 @@ def compare(base: Results, new: Results, threshold: float = 0.05, k: float = 2.0
         if not 0 < ratio < math.inf:  # too far apart for a float (5e-324 against 1e12): no ratio to judge
             result.not_compared.append((b, n, "the median times have no ratio (too far apart)"))
             continue
-        noise = math.hypot(b.noise, n.noise) if b.noise is not None and n.noise is not None else None
-        v, why = verdict(ratio, noise, threshold, k)
-        result.rows.append(Row(b, n, ratio, noise, v, why))
+        timing = base.for_run(b.run).timing(b) if b.run else base.timing(b)
+        d = decide(b, n, timing, policy, history)
+        result.rows.append(Row(b, n, d.ratio, d.noise, d.verdict, d.why, d.p_value, d.allowance, timing))
     result.only_new = [c for c in sorted(new.cases, key=lambda c: c.order) if key(c, on_new) not in base_keys]
     return result
 
@@ -200,19 +216,27 @@ def to_markdown(c: Comparison) -> str:
                 "each case is matched by name with that case in every run of the merged file.", ""]
     out += [f"Verdicts: {c.count(FASTER)} faster, {c.count(SLOWER)} slower, {c.count(SAME)} same, "
             f"{c.count(UNCLEAR)} unclear; {len(c.only_base)} only in BASE, {len(c.only_new)} only in NEW, "
-            f"{len(c.not_compared)} not compared. A case is slower or faster when its median time moved by "
-            f"more than the threshold ({fmt.pct(c.threshold, 1)}) and by more than {c.k:g}× the two runs' "
-            f"combined noise; same when it moved by less than the threshold; unclear otherwise.", ""]
+            f"{len(c.not_compared)} not compared. A case is same when its median time moved by less than the "
+            f"threshold ({fmt.pct(c.threshold, 1)}); slower or faster when it moved by more than the threshold "
+            f"and the spread between runs of its kind, by more than {c.k:g}× the runs' robust noise, and the "
+            f"rank test over the samples tells the runs apart (p < {c.alpha:g}); unclear otherwise, or when "
+            f"either machine was busy (docs/reports.md, \"Comparing two runs\").", ""]
+    busy = c.busy
+    if busy:
+        out += [f"**{len(busy)} case(s) ran on a busy machine** (their verdicts are unclear): "
+                + "; ".join(f"{_case(c, row.base, row.new)}: {', '.join(row.busy)}" for row in busy[:10])
+                + (f"; and {len(busy) - 10} more" if len(busy) > 10 else "") + ".", ""]
     if c.rows:
-        out += ["| case | size | BASE median ms | noise | NEW median ms | noise | NEW / BASE | change | verdict |",
-                "|---|---|---:|---:|---:|---:|---:|---:|---|"]
+        out += ["| case | size | timed by | BASE median ms | noise | NEW median ms | noise | NEW / BASE | change | p | verdict |",
+                "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
         rank = {w: i for i, w in enumerate(c.base.workloads)}  # a workload with rung cases only is not in it
         for row in sorted(c.rows, key=lambda r: (rank.get(r.base.workload, len(rank)), r.base.workload,
                                                  size_order(r.base), r.base.order)):
             b, n = row.base, row.new
-            out.append(f"| {_case(c, b, n)} | {fmt.size_label(b.size)} | {fmt.ms(b.median_ms)} | "
+            p = "-" if row.p_value is None else f"{row.p_value:.2g}"
+            out.append(f"| {_case(c, b, n)} | {fmt.size_label(b.size)} | {row.timing} | {fmt.ms(b.median_ms)} | "
                        f"{fmt.noise(b.noise, b.samples)} | {fmt.ms(n.median_ms)} | {fmt.noise(n.noise, n.samples)} | "
-                       f"{row.ratio:.3f} | {_change(row.ratio)} | {_MARK[row.verdict]}: {row.why} |")
+                       f"{row.ratio:.3f} | {_change(row.ratio)} | {p} | {_MARK[row.verdict]}: {row.why.replace('|', '/')} |")
         out.append("")
     if c.not_compared:
         out += ["## Not compared (not ok in one of the files)", "", "| case | why |", "|---|---|"]

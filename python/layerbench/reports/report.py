@@ -475,6 +475,8 @@ def _columns(r: Results, workload: str) -> list[tuple[str, str, object]]:
              ("first run ms", "r", lambda c: fmt.ms(c.get("first_run_ms")))]
     if any(c.get("throttled_samples") for c in r.of(workload)):
         cols.append(("throttled", "r", lambda c: str(int(c.get("throttled_samples") or 0))))
+    if any(c.busy for c in r.of(workload)):
+        cols.append(("busy machine", "l", lambda c: "; ".join(c.busy).replace("|", "/") or "–"))
     return cols
 
 
@@ -490,6 +492,11 @@ def _all_cases(doc: Document, r: Results) -> None:
              "host clock; first run: the first run, host clock, lazy loading included.")
     if any(c.get("throttled_samples") for c in r.cases):
         text += " Throttled: samples discarded because the SM clock was under the throttle limit."
+    busy = [c for c in r.cases if c.busy]
+    if busy:
+        text += (f" **Busy machine: {len(busy)} case(s) ran while another process used what they are timed on** "
+                 "(another process on the GPU, or on a host-timed case's CPUs: the column says which); their "
+                 "times are not the code's alone, and `layerbench compare` calls their verdicts unclear.")
     doc.p(text)
     for workload in r.workloads:
         doc.h(2, workload)

@@ -322,6 +322,9 @@ def _fold(entries: list[dict[str, Any]]) -> dict[str, Any]:
             folded["gbps"] = _num(folded["bytes_moved"]) / (median * 1e6)
         if _num(folded.get("flops")) is not None:
             folded["gflops"] = _num(folded["flops"]) / (median * 1e6)
+    pooled = [v for e in ok if isinstance(e.get("samples_ms"), list) for v in e["samples_ms"]]
+    if pooled:  # the rank test reads every repetition's samples
+        folded["samples_ms"] = pooled
     folded["repetitions_folded"] = len(entries)
     failed = [e for e in entries if _status(e) != "ok"]
     if failed:  # a repetition that failed makes the case failed: never hide it

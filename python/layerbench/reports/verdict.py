@@ -1,0 +1,208 @@
+"""One case of two runs: faster, slower, same or unclear, and why. `decide` is the one rule that
+`layerbench compare`, `layerbench db compare` and the API's `compare()` give (compare.py applies
+it case by case); docs/reports.md ("Comparing two runs") explains it with its figures.
+
+For medians b (BASE) and n (NEW), r = n / b, change c = |ln r|, threshold t:
+
+1. **busy** — either run says its machine was busy while the case ran (the results' `busy`:
+   another process on the GPU, or on a host-timed case's CPUs): `unclear`, saying why.
+2. **same** — c ≤ ln(1 + t): the medians moved by less than the threshold.
+3. **within the runs' spread** — c ≤ ln(1 + a), where a is how much runs of this case differ
+   from one another with nothing changed: from earlier runs of the same device (`spread`, which
+   `db compare` takes from the database when it holds at least MIN_HISTORY runs with the case),
+   else the allowance of the case's timing kind (TIMING_KINDS: the host's clock differs far more
+   between runs than within one). `unclear`: "host-timed (a CPU layer): runs differ by ±300%".
+4. **the evidence** — beyond both, the change must stand out of the samples:
+   - with at least MIN_SAMPLES samples on each side (`samples_ms`): a two-sided Mann-Whitney U
+     test (as Google Benchmark's tools/compare.py) at `alpha`, and c above k times the two
+     runs' robust noise (1.4826 × MAD / median of each, combined as √(s_b² + s_n²)); then
+     `slower` / `faster`, else `unclear` with the p-value or the noise;
+   - with fewer samples than MIN_SAMPLES: `unclear`, "too few samples for the rank test",
+     unless the runs' ranges (min_ms, max_ms) do not overlap and the change is over GROSS times
+     the runs' spread, (1 + a) × GROSS;
+   - a file written before `samples_ms` (its `samples` enough): `slower` / `faster` when the
+     runs' ranges do not overlap (every NEW sample beyond every BASE sample) or the change is over
+     GROSS times the runs' spread (a median of many samples is not moved by a few outliers, as
+     the range is), else `unclear`.
+
+The rank test is computed here (mann_whitney_u: scipy's method="asymptotic", tie- and
+continuity-corrected; tests/reports/test_verdict.py checks it against scipy where scipy is
+installed), so that reading and comparing results needs no scientific stack.
+"""
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass
+from typing import Sequence
+
+FASTER, SLOWER, SAME, UNCLEAR = "faster", "slower", "same", "unclear"
+VERDICTS = (FASTER, SLOWER, SAME, UNCLEAR)
+
+MIN_SAMPLES = 5  # per side; with 5 and 5 the rank test's smallest two-sided p-value is about 0.009
+MIN_HISTORY = 3  # earlier runs of the device holding the case before their spread replaces the allowance
+MAD_TO_SIGMA = 1.4826  # the MAD of normal samples is 0.6745 sigma
+# With too few samples for the rank test, a change decides only when the ranges do not overlap and
+# it is over GROSS times the runs' spread (a 140x slow-down is no noise; 1.5x from 3 samples may be).
+GROSS = 10.0
+
+
+@dataclass(frozen=True)
+class TimingKind:
+    """Whose clock a case's time is, and how much two runs of it may differ with nothing changed."""
+
+    name: str
+    what: str  # in words, for the verdict's reason
+    allowance: float  # the runs' spread without history: a fraction (3.0: up to 4x apart)
+
+
+# The documented allowances (docs/reports.md): from same-build pairs of the default suite on one
+# GPU, the largest ratio of medians each kind showed (tests/reports/fixtures/same-build/, and the
+# H100's results.json against warm-caches.json) with room above it.
+TIMING_KINDS = {
+    "device": TimingKind("device", "device-timed", 0.0),
+    "cpu": TimingKind("cpu", "host-timed (a CPU layer)", 3.0),
+    "host-feeds-gpu": TimingKind("host-feeds-gpu", "host-timed (the host feeding the GPU)", 0.5),
+}
+
+
+@dataclass(frozen=True)
+class Sample:
+    """What the rule reads of one side's case."""
+
+    median_ms: float
+    samples_ms: Sequence[float] | None = None  # the kept samples (results' samples_ms), or None
+    min_ms: float | None = None
+    max_ms: float | None = None
+    busy: Sequence[str] = ()  # why its machine was busy (results' busy); empty when it was not
+    count: int = 0  # how many samples the case took (results' samples), kept or not
+
+    def __post_init__(self) -> None:
+        if not self.count and self.samples_ms:
+            object.__setattr__(self, "count", len(self.samples_ms))
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The rule's parameters: `threshold` and `k` are `compare --threshold` (as a fraction) and
+    `--noise-k`; `alpha` the rank test's level."""
+
+    threshold: float = 0.05
+    k: float = 2.0
+    alpha: float = 0.01
+
+
+@dataclass(frozen=True)
+class Decision:
+    verdict: str  # one of VERDICTS
+    why: str
+    ratio: float  # NEW / BASE medians
+    noise: float | None  # the combined robust noise (relative), where both sides had samples
+    p_value: float | None  # the rank test's, where it ran
+    allowance: float  # the runs' spread the change was held to (a fraction)
+
+
+def mann_whitney_u(x: Sequence[float], y: Sequence[float]) -> float:
+    """The two-sided p-value of the Mann-Whitney U test of x against y, by the normal
+    approximation with the tie correction and the continuity correction (scipy.stats.mannwhitneyu's
+    method="asymptotic", use_continuity=True). 1.0 when every value is equal."""
+    n1, n2 = len(x), len(y)
+    if n1 == 0 or n2 == 0:
+        raise ValueError("the rank test needs samples on both sides")
+    values = sorted([(v, 0) for v in x] + [(v, 1) for v in y])
+    n = n1 + n2
+    rank_sum_x = 0.0
+    tie_term = 0.0
+    i = 0
+    while i < n:  # average ranks over ties
+        j = i
+        while j + 1 < n and values[j + 1][0] == values[i][0]:
+            j += 1
+        rank = (i + j) / 2 + 1
+        rank_sum_x += rank * sum(1 for m in range(i, j + 1) if values[m][1] == 0)
+        t = j - i + 1
+        tie_term += t ** 3 - t
+        i = j + 1
+    u1 = rank_sum_x - n1 * (n1 + 1) / 2
+    u = max(u1, n1 * n2 - u1)
+    mu = n1 * n2 / 2
+    sigma = math.sqrt(n1 * n2 / 12 * ((n + 1) - tie_term / (n * (n - 1))))
+    if sigma == 0:
+        return 1.0
+    z = (u - mu - 0.5) / sigma
+    return min(1.0, math.erfc(z / math.sqrt(2)))  # 2 × the normal survival function
+
+
+def robust_noise(samples: Sequence[float]) -> float | None:
+    """1.4826 × the median absolute deviation over the median: the samples' spread as a fraction,
+    as a standard deviation would be for normal samples, untouched by a few outliers."""
+    if len(samples) < 2:
+        return None
+    median = statistics.median(samples)
+    if median <= 0:
+        return None
+    return MAD_TO_SIGMA * statistics.median(abs(v - median) for v in samples) / median
+
+
+def _pct(fraction: float) -> str:
+    return f"{fraction * 100:.3g}%"
+
+
+def _busy(side: str, s: Sample) -> str:
+    return f"{side} ran on a busy machine ({'; '.join(s.busy)})"
+
+
+def decide(base: Sample, new: Sample, kind: TimingKind, policy: Policy = Policy(),
+           spread: float | None = None, spread_runs: int = 0) -> Decision:
+    """The verdict on one case (the module's docstring says how). `spread` is how much earlier
+    runs of this device differed on the case (largest / smallest median − 1) over `spread_runs`
+    runs, or None to use the kind's allowance."""
+    ratio = new.median_ms / base.median_ms
+    change = abs(math.log(ratio))
+    if spread is not None:
+        allowance, spread_from = spread, f"{spread_runs} earlier runs of this device"
+    else:
+        allowance, spread_from = kind.allowance, f"the allowance for {kind.what} cases"
+    allowance = max(allowance, policy.threshold)
+    noise = None
+    if base.samples_ms and new.samples_ms:
+        sb, sn = robust_noise(base.samples_ms), robust_noise(new.samples_ms)
+        noise = math.hypot(sb, sn) if sb is not None and sn is not None else None
+
+    def decision(verdict: str, why: str, p: float | None = None) -> Decision:
+        return Decision(verdict, why, ratio, noise, p, allowance)
+
+    busy = [_busy(side, s) for side, s in (("BASE", base), ("NEW", new)) if s.busy]
+    if busy:
+        return decision(UNCLEAR, "; ".join(busy))
+    if change <= math.log1p(policy.threshold):
+        return decision(SAME, f"within the {_pct(policy.threshold)} threshold")
+    direction = SLOWER if ratio > 1 else FASTER
+    if change <= math.log1p(allowance):
+        return decision(UNCLEAR, f"{kind.what}: runs differ by ±{_pct(allowance)} ({spread_from})")
+    beyond = "beyond the threshold" + (f" and the runs' spread (±{_pct(allowance)})" if allowance > policy.threshold else "")
+    recorded = [len(s.samples_ms) if s.samples_ms else 0 for s in (base, new)]
+    if min(recorded) >= MIN_SAMPLES:
+        p = mann_whitney_u(base.samples_ms or (), new.samples_ms or ())
+        if p >= policy.alpha:
+            return decision(UNCLEAR, f"{beyond}, but the rank test does not tell the runs apart "
+                                     f"(p = {p:.2g} ≥ {policy.alpha:g})", p)
+        if noise is not None and change <= policy.k * noise:
+            return decision(UNCLEAR, f"{beyond}, but within {policy.k:g}× the noise (±{_pct(noise)})", p)
+        return decision(direction, f"{beyond}, {policy.k:g}× the noise and the rank test (p = {p:.2g})", p)
+    low, high = (base, new) if ratio > 1 else (new, base)
+    apart = low.max_ms is not None and high.min_ms is not None and high.min_ms > low.max_ms
+    if min(base.count, new.count) < MIN_SAMPLES:
+        few = f"too few samples for the rank test ({base.count} and {new.count}; {MIN_SAMPLES} needed)"
+        if apart and change > math.log((1 + allowance) * GROSS):
+            return decision(direction, f"{few}, but the ranges do not overlap and the change is over "
+                                       f"{GROSS:g}× the runs' spread")
+        return decision(UNCLEAR, f"{beyond}, but {few}")
+    # A file written before samples_ms: its recorded range, or a gross change of its median (a
+    # median of many samples stands above a few outliers, which a range does not), stands in.
+    old = "no samples recorded (a file before samples_ms)"
+    if apart:
+        return decision(direction, f"{beyond}; {old}, but the runs' ranges do not overlap")
+    if change > math.log((1 + allowance) * GROSS):
+        return decision(direction, f"{beyond}; {old}, but the change is over {GROSS:g}× the runs' spread")
+    return decision(UNCLEAR, f"{beyond}, but {old} and the runs' ranges overlap")
