@@ -140,8 +140,9 @@ int run_lab_cli(const std::vector<std::string>& args) {
   CLI::App* run_child_command = app.add_subcommand("run-child", "")->group("");
   run_child_command->add_option("LAB_JSON", lab_json)->required();
   run_child_command->add_option("FILE", file)->required();
-  run_child_command->add_option("--seed", seed)->required();
-  run_child_command->add_option("--mode", mode)->check(CLI::IsMember({"check", "time", "profile"}));
+  int events_fd = -1;
+  run_child_command->add_option("--mode", mode)->check(CLI::IsMember({"check", "time", "profile", "environment"}));
+  run_child_command->add_option("--events-fd", events_fd)->required();
   run_child_command->add_flag("--line-info", line_info);
   run_child_command->add_flag("--exact-buffers", exact_buffers);
 
@@ -215,9 +216,11 @@ int run_lab_cli(const std::vector<std::string>& args) {
       return 0;
     }
     if (app.got_subcommand(run_child_command)) {
-      const ChildMode child_mode =
-          mode == "time" ? ChildMode::kTime : mode == "profile" ? ChildMode::kProfile : ChildMode::kCheck;
-      return run_child(parse_lab_spec(lab_json), file, {child_mode, seed, line_info, exact_buffers}, stdout);
+      ChildMode child_mode = ChildMode::kCheck;
+      for (ChildMode m : {ChildMode::kCheck, ChildMode::kTime, ChildMode::kProfile, ChildMode::kEnvironment})
+        if (mode == to_string(m)) child_mode = m;
+      return run_child_with_channel(parse_lab_spec(lab_json), file,
+                                    {child_mode, read_grade_keys(stdin), line_info, exact_buffers}, events_fd);
     }
     return list_labs(labs_dir);
   } catch (const UsageError& e) {

@@ -8,6 +8,9 @@ include(FetchContent)
 
 find_package(CUDAToolkit 12.0 REQUIRED)
 find_package(OpenMP REQUIRED COMPONENTS CXX)
+# The labs' keyed hash (HMAC-SHA256, lab/child/grade_keys.h): the distribution's OpenSSL 3
+# (Debian 12: libssl-dev 3.0), which scripts/install-deps.sh installs where it is missing.
+find_package(OpenSSL 3.0 REQUIRED COMPONENTS Crypto)
 
 set(LAYERBENCH_DEPS_DIR "${CMAKE_SOURCE_DIR}/.deps" CACHE PATH
     "Folder of dependency files for machines without a package registry (scripts/fetch-deps.sh fills it)")

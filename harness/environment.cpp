@@ -32,10 +32,12 @@ std::unique_ptr<Environment> open_environment(bool with_gpu, const MeasureOption
   env->peaks = query_device_peaks();
   env->stream.emplace();
   const cudaStream_t stream = env->gpu_stream();
-  std::fprintf(stderr, "layerbench: measuring the ceilings of %s (copy bandwidth, cuBLAS SGEMM)\n",
-               env->device->name.c_str());
-  env->ceilings.copy = measure_copy_ceiling(stream);
-  env->ceilings.sgemm = measure_sgemm_ceiling(stream);
+  if (options.measure_ceilings) {
+    std::fprintf(stderr, "layerbench: measuring the ceilings of %s (copy bandwidth, cuBLAS SGEMM)\n",
+                 env->device->name.c_str());
+    env->ceilings.copy = measure_copy_ceiling(stream);
+    env->ceilings.sgemm = measure_sgemm_ceiling(stream);
+  }
 
   env->flusher = std::make_unique<L2Flusher>(static_cast<std::size_t>(env->device->l2_cache_bytes), stream);
   env->measurement.l2_flush_bytes = env->flusher->bytes();

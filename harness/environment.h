@@ -33,6 +33,10 @@ struct MeasureOptions {
   // --host-clock: every GPU layer timed by the host clock (Layer::timing), as a layer that cannot be
   // timed on the harness's stream always is, so that its figures have references timed alike.
   bool host_clock = false;
+  // Measure the ceilings (copy bandwidth, SGEMM) on a timed GPU run. Off: a process that takes
+  // them from elsewhere (a lab's timing child: its parent has them from a child that loads no
+  // student code, lab/child/child_process.h) and saves the second or two.
+  bool measure_ceilings = true;
 };
 
 struct Environment {
@@ -71,7 +75,8 @@ struct Environment {
 bool under_compute_sanitizer();
 
 // Measures the ceilings when `with_gpu` (saying so on stderr: it takes a second or two), unless
-// options.check_only: then a GPU run gets the device and the stream, and nothing else.
+// options.check_only (then a GPU run gets the device and the stream, and nothing else) or not
+// options.measure_ceilings.
 std::unique_ptr<Environment> open_environment(bool with_gpu, const MeasureOptions& options);
 
 }  // namespace lb

@@ -23,6 +23,7 @@ command -v make >/dev/null || missing+=(make)
 # Ninja: scripts/build.sh's generator where present (make otherwise).
 command -v ninja >/dev/null || missing+=(ninja-build)
 have_header nlohmann/json.hpp || carried 'nlohmann-json3-dev_*.deb' || missing+=(nlohmann-json3-dev)
+have_header openssl/hmac.h || missing+=(libssl-dev)  # the labs' keyed hash (OpenSSL 3's HMAC)
 have_header CLI/CLI.hpp || carried 'libcli11-dev_*.deb' || missing+=(libcli11-dev)
 have_header benchmark/benchmark.h || carried 'benchmark_*.orig.tar.gz' || missing+=(libbenchmark-dev)
 have_header gtest/gtest.h || [ -f /usr/src/googletest/CMakeLists.txt ] || carried 'googletest_*.deb' ||

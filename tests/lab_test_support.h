@@ -106,6 +106,31 @@ inline void write(const fs::path& p, const std::string& text) {
 }
 inline bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+// A stand-in for `lab run-child` (LAYERBENCH_LAB_RUNNER, or CheckOptions::runner): a shell script
+// that writes on its events channel (fd 3) `check` for --mode check (and profile), `environment`
+// for --mode environment and `timed` for --mode time, each JSON lines, one event a line.
+inline std::string stand_in_child(const std::string& check, const std::string& environment = "",
+                                  const std::string& timed = "") {
+  return "#!/bin/sh\nexec 1>&3\ncase \"$*\" in\n  *'--mode environment'*) cat <<'EOF'\n" + environment +
+         "EOF\n;;\n  *'--mode time'*) cat <<'EOF'\n" + timed + "EOF\n;;\n  *) cat <<'EOF'\n" + check +
+         "EOF\n;;\nesac\n";
+}
+// Every check size of lab 1 passed, one line each.
+inline std::string lab1_every_size_passed() {
+  std::string lines;
+  for (const char* size : {"1", "127", "255", "256", "257", "1000003", "2^24"})
+    lines += std::string("{\"size\": \"") + size + "\", \"passed\": true}\n";
+  return lines;
+}
+// An environment line as the environment child writes it: a GPU with the H100's DRAM peak and L2
+// (a correct lab 1 may show up to 3585.8 GB/s at 2^26, cold) and the copy ceiling `copy_gbps`.
+inline std::string test_environment_line(double copy_gbps = 3000.0) {
+  return "{\"event\": \"environment\", \"gpu\": \"Test GPU\", \"ceilings\": {\"copy_gbps\": " +
+         std::to_string(copy_gbps) +
+         "}, \"peaks\": {\"dram_gbps\": 3352.32, \"l2_bytes\": 52428800, \"compute_capability\": \"9.0\"}, "
+         "\"cache_mode\": \"cold\"}\n";
+}
+
 class LabCliTest : public ::testing::Test {
  protected:
   void SetUp() override {

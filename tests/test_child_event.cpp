@@ -8,10 +8,13 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "lab/child/child_event.h"
+#include "lab/child/child_process.h"
+#include "lab/child/grade_keys.h"
 #include "lab/commands/lab_check.h"
 #include "lab/commands/lab_grade.h"
 #include "lab/spec/lab_spec.h"
@@ -189,20 +192,15 @@ TEST(ChildEvent, LinesThatAreNoEventAreErrorsNamingWhy) {
 
 class ChildEventParent : public LabCliTest {
  protected:
-  // A stand-in child: `lines` for --mode check, `timed` for --mode time.
-  fs::path child(const std::string& lines, const std::string& timed = "") const {
+  // A stand-in child (stand_in_child): `lines` for --mode check, `environment` and `timed` for a grade's timing.
+  fs::path child(const std::string& lines, const std::string& timed = "",
+                 const std::string& environment = test_environment_line()) const {
     const fs::path script = dir_ / "child.sh";
-    write(script, "#!/bin/sh\ncase \"$*\" in\n  *'--mode time'*) cat <<'EOF'\n" + timed + "EOF\n;;\n  *) cat <<'EOF'\n" +
-                      lines + "EOF\n;;\nesac\n");
+    write(script, stand_in_child(lines, environment, timed));
     fs::permissions(script, fs::perms::owner_all);
     return script;
   }
-  static std::string every_size_passed() {
-    std::string lines;
-    for (const char* size : {"1", "127", "255", "256", "257", "1000003", "2^24"})
-      lines += std::string("{\"size\": \"") + size + "\", \"passed\": true}\n";
-    return lines;
-  }
+  static std::string every_size_passed() { return lab1_every_size_passed(); }
   std::string check(const LabSpec& spec, const fs::path& runner, int* status) const {
     const fs::path out_file = dir_ / "check.txt";
     std::FILE* out = std::fopen(out_file.c_str(), "w");
@@ -243,14 +241,13 @@ TEST_F(ChildEventParent, AnUnreadableSizeLineIsReportedOnTheSizesItLeftOut) {
 
 TEST_F(ChildEventParent, AGradeWhoseTimingChildWritesAnUnreadableLineEarnsNoPerformancePoints) {
   const LabSpec spec = find_lab(kLabs, "1");
-  const std::string environment =
-      "{\"event\": \"environment\", \"gpu\": \"Test GPU\", \"ceilings\": {\"copy_gbps\": 3000.0}}\n";
   const std::string timed =
       "{\"benchmark\": \"67108864\", \"student\": {\"median_ms\": 0.3, \"gbps\": 2684.4, \"samples\": 40}, "
       "\"runtime\": {\"median_ms\": 0.27, \"gbps\": 2982.6, \"samples\": 40}}\n";
-  const auto grade = [&](const std::string& timing_lines, int* status) {
+  const auto grade = [&](const std::string& timing_lines, int* status,
+                         const std::string& environment = test_environment_line()) {
     GradeOptions options;
-    options.check = {{child(every_size_passed(), timing_lines).string()}, 1, false, false};
+    options.check = {{child(every_size_passed(), timing_lines, environment).string()}, 1, false, false};
     options.json_path = (dir_ / "g.json").string();
     const fs::path out_file = dir_ / "grade.txt";
     std::FILE* out = std::fopen(out_file.c_str(), "w");
@@ -259,16 +256,163 @@ TEST_F(ChildEventParent, AGradeWhoseTimingChildWritesAnUnreadableLineEarnsNoPerf
     return std::make_pair(slurp(out_file), nlohmann::json::parse(slurp(dir_ / "g.json")));
   };
   int status = -1;
-  const auto [good_out, good] = grade(environment + timed, &status);
+  const auto [good_out, good] = grade(timed, &status);
   EXPECT_EQ(status, kExitPassed) << good_out;
   EXPECT_EQ(good["submissions"][0]["points"], 100) << good_out;
 
-  const auto [bad_out, bad] = grade(environment + timed + "{\"benchmark\": \"67108864\", \"student\": 1}\n", &status);
+  const auto [bad_out, bad] = grade(timed + "{\"benchmark\": \"67108864\", \"student\": 1}\n", &status);
   EXPECT_EQ(bad["submissions"][0]["points"], 60) << bad_out;
   EXPECT_EQ(bad["submissions"][0]["performance"]["points"], 0) << bad_out;
   EXPECT_TRUE(has(bad_out, "the check could not read its child's output: it wrote a benchmark line whose 'student' "
                            "is not an object"))
       << bad_out;
+}
+
+// The GPU's peaks and ceilings come from a child of their own, which loads no student code; an
+// environment line from the timing child is an extra one, and an environment without peaks (or
+// without the ceiling) earns no performance points: a figure missing is never a check skipped.
+TEST_F(ChildEventParent, TheEnvironmentComesFromItsOwnChildAndNeedsEveryFigure) {
+  const LabSpec spec = find_lab(kLabs, "1");
+  const std::string timed =
+      "{\"benchmark\": \"67108864\", \"student\": {\"median_ms\": 0.3, \"gbps\": 2684.4, \"samples\": 40}, "
+      "\"runtime\": {\"median_ms\": 0.27, \"gbps\": 2982.6, \"samples\": 40}}\n";
+  const auto timed_report = [&](const std::string& timing_lines, const std::string& environment) {
+    return run_child_process(spec, kSolution, ChildMode::kTime,
+                             {{child(every_size_passed(), timing_lines, environment).string()}, 1}, 30);
+  };
+  const ChildReport good = timed_report(timed, test_environment_line());
+  EXPECT_TRUE(good.protocol_error.empty()) << good.protocol_error;
+  ASSERT_TRUE(good.environment);
+  EXPECT_EQ(good.environment->gpu, "Test GPU");
+  const std::vector<std::pair<std::pair<std::string, std::string>, std::string>> cases = {
+      {{test_environment_line() + timed, test_environment_line()}, "'environment' where 'benchmark 67108864' was due"},
+      {{timed, "{\"event\": \"environment\", \"gpu\": \"G\", \"ceilings\": {\"copy_gbps\": 3000.0}, \"peaks\": null}\n"},
+       "an environment without the GPU's peaks"},
+      {{timed, "{\"event\": \"environment\", \"gpu\": \"G\", \"ceilings\": {}, \"peaks\": {\"dram_gbps\": 3352.32}}\n"},
+       "an environment without the GPU's copy bandwidth"},
+      {{timed, ""}, "no usable environment line: no 'environment' line: it ended without it"},
+  };
+  for (const auto& [lines, why] : cases) {
+    const ChildReport bad = timed_report(lines.first, lines.second);
+    EXPECT_TRUE(has(bad.protocol_error, why)) << why << "\n" << bad.protocol_error;
+  }
+}
+
+// --- the channel: only file descriptor 3 is read; what the student's code prints is shown --------
+
+// A child whose stdout (where a kernel's device printf goes) claims every size passed and a
+// faster timing, while its events channel says size 257 failed: the check believes the channel.
+TEST_F(ChildEventParent, LinesOnStandardOutputAreTheStudentsOutputNeverEvents) {
+  const LabSpec spec = find_lab(kLabs, "1");
+  std::string forged;
+  for (const char* size : {"1", "127", "255", "256", "257", "1000003", "2^24"})
+    forged += std::string("echo '{\"size\": \"") + size + "\", \"passed\": true}'\n";
+  std::string channel;
+  for (const char* size : {"1", "127", "255", "256", "257", "1000003", "2^24"})
+    channel += std::string("echo >&3 '{\"size\": \"") + size + "\", \"passed\": " +
+               (std::string(size) == "257" ? "false, \"feedback\": \"element 256 is NaN\"" : "true") + "}'\n";
+  const fs::path script = dir_ / "forging.sh";
+  write(script, "#!/bin/sh\n" + forged + channel + "echo 'printed on stderr' >&2\n");
+  fs::permissions(script, fs::perms::owner_all);
+  int status = -1;
+  const std::string out = check(spec, script, &status);
+  EXPECT_EQ(status, kExitFailed) << out;
+  EXPECT_TRUE(has(out, "  FAIL  n = 257: element 256 is NaN")) << out;
+  EXPECT_FALSE(has(out, "PASS: all")) << out;
+
+  // The same child through run_child_process: what it printed is the student's output, capped.
+  const ChildReport report = run_child_process(spec, kSolution, ChildMode::kCheck, {{script.string()}, 1}, 30);
+  EXPECT_TRUE(report.protocol_error.empty()) << report.protocol_error;
+  EXPECT_TRUE(has(report.student_output(), "{\"size\": \"257\", \"passed\": true}")) << report.student_output();
+  EXPECT_TRUE(has(report.student_output(), "printed on stderr")) << report.student_output();
+  EXPECT_FALSE(report.by_size.at("257").passed);
+}
+
+TEST_F(ChildEventParent, WhatTheStudentPrintedIsShownCappedSayingHowMuchWasCut) {
+  const LabSpec spec = find_lab(kLabs, "1");
+  const fs::path script = dir_ / "chatty.sh";
+  write(script, "#!/bin/sh\nhead -c 100000 /dev/zero | tr '\\0' x\n" + std::string("cat >&3 <<'EOF'\n") +
+                    every_size_passed() + "EOF\n");
+  fs::permissions(script, fs::perms::owner_all);
+  const ChildReport report = run_child_process(spec, kSolution, ChildMode::kCheck, {{script.string()}, 1}, 30);
+  EXPECT_EQ(report.child.out_bytes, 100000u);
+  const std::string shown = report.student_output();
+  EXPECT_LT(shown.size(), 4200u);
+  EXPECT_TRUE(has(shown, "95904 more bytes not shown: 100000 in all")) << shown.substr(4000);
+  EXPECT_EQ(report.sizes_passed(), 7u);
+}
+
+// A line missing, extra, repeated or out of order on the channel: a protocol error, never a pass.
+TEST_F(ChildEventParent, EveryLineInItsPlaceOrTheReportIsNotTrusted) {
+  const LabSpec spec = find_lab(kLabs, "1");
+  const std::string all = every_size_passed();
+  const std::string first_six = all.substr(0, all.rfind("{\"size\": \"2^24\""));
+  const std::string swapped = "{\"size\": \"127\", \"passed\": true}\n{\"size\": \"1\", \"passed\": true}\n" +
+                              all.substr(all.find("{\"size\": \"255\""));
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {first_six, "no 'size 2^24' line: it ended without it"},
+      {all + "{\"size\": \"2^24\", \"passed\": true}\n", "an extra line ('size 2^24') after its last"},
+      {swapped, "'size 127' where 'size 1' was due"},
+      {"{\"size\": \"1\", \"passed\": true}\n{\"error\": \"x\"}\n{\"size\": \"127\", \"passed\": true}\n",
+       "a line after its last ('error')"},
+      {"\n" + all, "a line that is not JSON"},
+  };
+  for (const auto& [lines, why] : cases) {
+    int status = -1;
+    const std::string out = check(spec, child(lines), &status);
+    EXPECT_EQ(status, kExitFailed) << lines << out;
+    EXPECT_FALSE(has(out, "PASS: all")) << out;
+    const ChildReport report = run_child_process(spec, kSolution, ChildMode::kCheck, {{child(lines).string()}, 1}, 30);
+    EXPECT_TRUE(has(report.protocol_error, why)) << why << "\n" << report.protocol_error;
+  }
+}
+
+// The child's command line and environment hold no seed: the keys of its mode come on its
+// standard input, derived from the grade's secret, which never leaves the parent.
+TEST_F(ChildEventParent, TheChildGetsItsModesKeysOnStandardInputAndNoSeed) {
+  const LabSpec spec = find_lab(kLabs, "1");
+  const fs::path script = dir_ / "recording.sh";
+  write(script, "#!/bin/sh\necho \"$@\" > " + (dir_ / "args.txt").string() + "\ncat > " +
+                    (dir_ / "stdin.txt").string() + "\ncat >&3 <<'EOF'\n" + every_size_passed() + "EOF\n");
+  fs::permissions(script, fs::perms::owner_all);
+  const std::uint64_t secret = 0x5EC2E7;
+  const ChildReport report = run_child_process(spec, kSolution, ChildMode::kCheck, {{script.string()}, secret}, 30);
+  EXPECT_EQ(report.sizes_passed(), 7u) << report.protocol_error;
+  const std::string args = slurp(dir_ / "args.txt");
+  EXPECT_FALSE(has(args, "--seed")) << args;
+  EXPECT_TRUE(has(args, "--mode check --events-fd 3")) << args;
+  const GradeKeys handed = GradeKeys::from_text(slurp(dir_ / "stdin.txt"));
+  EXPECT_EQ(handed.check, GradeKeys::derive(secret, spec, ChildMode::kCheck).check);
+  EXPECT_EQ(handed.check.size(), spec.check_sizes.size());
+  EXPECT_TRUE(handed.judge.empty() && handed.samples.empty()) << "a check needs no timing keys";
+}
+
+// --- the keys: HMAC-SHA256, each one its own -----------------------------------------------------
+
+TEST(GradeKeys, KeyedHashIsHmacSha256) {
+  // Python: hmac.new(struct.pack('<Q', 0x0123456789abcdef), b'what do ya want for nothing?',
+  // hashlib.sha256).digest()[:8], read little-endian.
+  EXPECT_EQ(keyed_hash(0x0123456789abcdefull, "what do ya want for nothing?"), 0x52332dffde755556ull);
+}
+
+TEST(GradeKeys, EveryKeyDiffersAndRoundTripsThroughText) {
+  const LabSpec spec = find_lab(kLabs, "1");
+  const GradeKeys timed = GradeKeys::derive(42, spec, ChildMode::kTime);
+  const GradeKeys checked = GradeKeys::derive(42, spec, ChildMode::kCheck);
+  ASSERT_EQ(timed.judge.size(), spec.benchmark_sizes.size());
+  ASSERT_EQ(timed.samples.size(), spec.benchmark_sizes.size());
+  std::set<std::uint64_t> all(checked.check.begin(), checked.check.end());
+  all.insert(timed.judge.begin(), timed.judge.end());
+  all.insert(timed.samples.begin(), timed.samples.end());
+  for (std::size_t i = 0; i < 100; ++i) all.insert(GradeKeys::sample_key(timed.samples[0], i));
+  EXPECT_EQ(all.size(), checked.check.size() + 2 * spec.benchmark_sizes.size() + 100);
+  EXPECT_NE(GradeKeys::derive(43, spec, ChildMode::kTime).judge, timed.judge) << "another secret, other keys";
+  const GradeKeys back = GradeKeys::from_text(timed.to_text());
+  EXPECT_EQ(back.judge, timed.judge);
+  EXPECT_EQ(back.samples, timed.samples);
+  EXPECT_THROW(GradeKeys::from_text("check 12\njudge zz\nsamples\n"), std::runtime_error);
+  EXPECT_THROW(GradeKeys::from_text(""), std::runtime_error);
+  EXPECT_THROW(key_at(back.check, 0, "check size"), std::runtime_error);
 }
 
 }  // namespace

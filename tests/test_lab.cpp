@@ -21,6 +21,7 @@
 #include "common/stream.h"
 #include "lab/grading/feedback.h"
 #include "lab/child/fresh_inputs.h"
+#include "lab/grading/grade_writer.h"
 #include "lab/grading/grading.h"
 #include "lab/runners/kernel_runner.h"
 #include "lab/runners/nvrtc/lab_kernel.h"
@@ -429,7 +430,7 @@ TEST(LabWatchdog, CollectsOutputExitStatusAndSignal) {
 // limit and reported on the size it was running; a crash is reported as one.
 TEST_F(Lab, CheckReportsAHangingAndACrashingChild) {
   const fs::path labs = fixture_labs(/*time_limit_s=*/1);
-  write(dir_ / "hang.sh", "#!/bin/sh\necho '{\"size\": \"1\", \"passed\": true}'\nsleep 30\n");
+  write(dir_ / "hang.sh", "#!/bin/sh\necho '{\"size\": \"1\", \"passed\": true}' >&3\nsleep 30\n");
   write(dir_ / "crash.sh", "#!/bin/sh\nkill -SEGV $$\n");
   fs::permissions(dir_ / "hang.sh", fs::perms::owner_all);
   fs::permissions(dir_ / "crash.sh", fs::perms::owner_all);
@@ -500,14 +501,14 @@ TEST(LabGrading, SpeedIsTheGeometricMeanOfOursOverYours) {
       << all;
   EXPECT_TRUE(has(all, "the next tier, at least 0.85 of ours, is worth 40")) << all;
 
-  const nlohmann::json j = grade_json(spec, g);
+  const nlohmann::json j = JsonWriter::submission(spec, g);
   EXPECT_EQ(j["points"], 85);
   EXPECT_EQ(j["performance"]["tier_at_least"], 0.6);
   EXPECT_EQ(j["performance"]["benchmarks"].size(), 2u);
   EXPECT_EQ(j["check"]["points"], 60);
-  const std::string row = csv_row(spec, g);
+  const std::string row = CsvWriter::row(spec, g);
   EXPECT_TRUE(row.starts_with("a.cu,01-vector-add,graded,85,100,7,7,60,0.7906,0.7071,0.6,25,")) << row;
-  const std::string header = csv_header();
+  const std::string header = CsvWriter::header();
   const std::string before_feedback = row.substr(0, row.find('"'));
   EXPECT_EQ(std::count(header.begin(), header.end(), ','), std::count(before_feedback.begin(), before_feedback.end(), ','))
       << "the feedback, last, is quoted (it has commas): " << row;
@@ -538,14 +539,11 @@ TEST(LabGrading, NoPerformancePointsUnlessEverySizePassedAndWasTimed) {
 // grade it prints, the JSON, CSV and markdown files, several submissions in one call.
 TEST_F(Lab, GradeWritesJsonCsvAndMarkdownForEverySubmission) {
   const fs::path labs = fixture_labs();
-  std::string script = "#!/bin/sh\n";
-  for (const char* size : {"1", "127", "255", "256", "257", "1000003", "2^24"})
-    script += std::string("echo '{\"size\": \"") + size + "\", \"passed\": true}'\n";
-  script +=
-      "echo '{\"event\": \"environment\", \"gpu\": \"Test GPU\", \"ceilings\": {\"copy_gbps\": 3000.0}}'\n"
-      "echo '{\"benchmark\": \"67108864\", \"student\": {\"median_ms\": 0.3, \"gbps\": 2684.4, \"samples\": 40}, "
+  const std::string script = stand_in_child(
+      lab1_every_size_passed(), test_environment_line(),
+      "{\"benchmark\": \"67108864\", \"student\": {\"median_ms\": 0.3, \"gbps\": 2684.4, \"samples\": 40}, "
       "\"runtime\": {\"median_ms\": 0.27, \"gbps\": 2982.6, \"samples\": 40}, \"samples_verified\": 4, "
-      "\"input_reset_ms\": 0.11}'\n";
+      "\"input_reset_ms\": 0.11, \"sample_verify_ms\": 9.5}\n");
   write(dir_ / "child.sh", script);
   fs::permissions(dir_ / "child.sh", fs::perms::owner_all);
   const std::string solution = solution_file("01-vector-add", "vector_add.cu").string();
@@ -558,7 +556,8 @@ TEST_F(Lab, GradeWritesJsonCsvAndMarkdownForEverySubmission) {
   EXPECT_TRUE(has(o.out, "GRADE " + solution + ": 100 / 100  (check 60 / 60, performance 40 / 40)")) << o.out;
   EXPECT_TRUE(has(o.out, "n = 67108864: yours 0.3000 ms, ours 0.2700 ms: 0.90 of ours")) << o.out;
   // What each timed sample's fresh inputs cost, outside the timed region (lab/child/fresh_inputs.h).
-  EXPECT_TRUE(has(o.out, "(fresh inputs: 0.110 ms per sample, outside the timed region)")) << o.out;
+  // and its verification (every sample's).
+  EXPECT_TRUE(has(o.out, "(fresh inputs: 0.110 ms, verification: 9.50 ms per sample, outside the timed region)")) << o.out;
   EXPECT_TRUE(has(o.out, "broken.cu(2): error")) << o.out;
   EXPECT_TRUE(has(o.out, "broken.cu: 0 / 100  (check 0 / 60)")) << o.out;
 
@@ -571,6 +570,7 @@ TEST_F(Lab, GradeWritesJsonCsvAndMarkdownForEverySubmission) {
   const nlohmann::json& timed = j["submissions"][0]["performance"]["benchmarks"][0];
   EXPECT_EQ(timed["samples_verified"], 4) << timed.dump(2);  // the fresh inputs' verified samples
   EXPECT_EQ(timed["input_reset_ms"], 0.11) << timed.dump(2);
+  EXPECT_EQ(timed["sample_verify_ms"], 9.5) << timed.dump(2);
   EXPECT_EQ(j["submissions"][1]["outcome"], "did not compile");
   const std::string csv = slurp(dir_ / "g.csv");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3) << csv;
@@ -774,7 +774,7 @@ TEST(FreshInputs, SuccessiveSamplesInputsAreUnrelated) {
     std::set<std::uint64_t> seeds;
     HostProblem last;
     for (std::size_t i = 0; i < 6; ++i) {
-      const std::uint64_t seed = FreshInputs::sample_seed(2024, w, shape, i);
+      const std::uint64_t seed = FreshInputs::sample_seed(2024, i);
       seeds.insert(seed);
       HostProblem p = recipe_problem(w, shape, seed);
       if (i > 0) {
@@ -787,9 +787,8 @@ TEST(FreshInputs, SuccessiveSamplesInputsAreUnrelated) {
       last = std::move(p);
     }
     EXPECT_EQ(seeds.size(), 6u);
-    // Another grade (another secret seed), or another size, draws other samples.
-    EXPECT_NE(FreshInputs::sample_seed(2024, w, shape, 0), FreshInputs::sample_seed(2025, w, shape, 0));
-    EXPECT_NE(FreshInputs::sample_seed(2024, w, shape, 0), FreshInputs::sample_seed(2024, w, {1, 1 << 15, 1}, 0));
+    // Another samples key (another grade, or another size: GradeKeys) draws other samples.
+    EXPECT_NE(FreshInputs::sample_seed(2024, 0), FreshInputs::sample_seed(2025, 0));
   }
 }
 
@@ -831,7 +830,7 @@ TEST(FreshInputs, EachSampleRefillsTheSameBuffersOnTheGpu) {
     for (std::size_t i = 0; i < one.size(); ++i) {
       EXPECT_LT(most_shared(one[i], two[i], 256), 0.01) << lab << " input " << i;
       // What the host draws for that sample is what the device holds.
-      const HostProblem p = recipe_problem(*spec.workload, shape, FreshInputs::sample_seed(99, *spec.workload, shape, 2));
+      const HostProblem p = recipe_problem(*spec.workload, shape, FreshInputs::sample_seed(99, 2));
       EXPECT_EQ(std::memcmp(p.inputs[i].data(), two[i].data(), two[i].size() * sizeof(float)), 0) << lab;
     }
     // A right kernel passes a verified sample (the last), on the sample's own inputs.

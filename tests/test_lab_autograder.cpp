@@ -13,8 +13,8 @@
 #include "common/gpu.h"
 #include "harness/device_peaks.h"
 #include "lab/grading/autograder_results.h"
+#include "lab/grading/grade_writer.h"
 #include "lab/grading/grading.h"
-#include "lab/commands/lab_check.h"
 #include "lab/spec/lab_spec.h"
 #include "lab_test_support.h"
 
@@ -44,11 +44,8 @@ Grade graded(const LabSpec& spec, const std::vector<std::string>& failing = {}, 
   const double bytes = spec.workload->bytes_moved(spec.benchmark_sizes.front());
   BenchmarkResult b{"67108864", timed(ms, bytes / ms / 1e6), timed(0.27, bytes / 0.27 / 1e6), ""};
   if (limit) b.limit = *limit;
-  Grade g = grade_submission(spec, "a.cu", passed, sizes.size(), passed == sizes.size() ? std::vector{b} : std::vector<BenchmarkResult>{},
-                             kCopy);
-  g.sizes = sizes;
-  g.check_points = check_points(spec, sizes);  // as lab_grade.cpp does once the sizes are known
-  return g;
+  return grade_submission(spec, "a.cu", sizes, passed == sizes.size() ? std::vector{b} : std::vector<BenchmarkResult>{},
+                          kCopy);
 }
 
 AutograderOptions options_for(const char* format) {
@@ -246,11 +243,12 @@ TEST(LabAutograder, VisibilityIsTheDefaultUnlessATestIsNamed) {
 TEST(LabAutograder, EveryFormatIsOneTableEntry) {
   const LabSpec spec = find_lab(kLabs, "1");
   EXPECT_EQ(autograder_format_names(), "gradescope, prairielearn, github-classroom");
-  for (const AutograderFormat& f : autograder_formats()) {
-    EXPECT_EQ(find_autograder_format(f.name), &f);
+  for (const AutograderWriter* f : autograder_formats()) {
+    EXPECT_EQ(find_autograder_format(f->name()), f);
+    EXPECT_EQ(find_grade_writer(f->name()), f) << "one registry";
     AutograderOptions o;
-    o.format = &f;
-    EXPECT_TRUE(autograder_results(spec, graded(spec), kCopy, o).is_object()) << f.name;
+    o.format = f;
+    EXPECT_TRUE(autograder_results(spec, graded(spec), kCopy, o).is_object()) << f->name();
   }
   EXPECT_EQ(find_autograder_format("moodle"), nullptr);
   EXPECT_TRUE(autograder_results(spec, graded(spec), kCopy, {}).is_null()) << "no --format, no file";
@@ -289,14 +287,13 @@ TEST(LabAutograder, BadRequestsAreOneLineNamingTheValue) {
 
 class LabAutograderCli : public LabCliTest {
  protected:
-  // A stand-in for `lab run-child` that passes every size and times 2^26 (0.90 of ours).
+  // A stand-in for `lab run-child` that passes every size and times 2^26 (0.90 of ours), on its
+  // events channel (fd 3).
   std::string child() const {
-    std::string script = "#!/bin/sh\n";
-    for (const char* size : {"1", "127", "255", "256", "257", "1000003", "2^24"})
-      script += std::string("echo '{\"size\": \"") + size + "\", \"passed\": true}'\n";
-    script += "echo '{\"event\": \"environment\", \"gpu\": \"Test GPU\", \"ceilings\": {\"copy_gbps\": 3000.0}}'\n"
-              "echo '{\"benchmark\": \"67108864\", \"student\": {\"median_ms\": 0.3, \"gbps\": 2684.4, \"samples\": 40}, "
-              "\"runtime\": {\"median_ms\": 0.27, \"gbps\": 2982.6, \"samples\": 40}}'\n";
+    const std::string script = stand_in_child(
+        lab1_every_size_passed(), test_environment_line(),
+        "{\"benchmark\": \"67108864\", \"student\": {\"median_ms\": 0.3, \"gbps\": 2684.4, \"samples\": 40}, "
+        "\"runtime\": {\"median_ms\": 0.27, \"gbps\": 2982.6, \"samples\": 40}}\n");
     write(dir_ / "child.sh", script);
     fs::permissions(dir_ / "child.sh", fs::perms::owner_all);
     return "LAYERBENCH_LAB_RUNNER=" + (dir_ / "child.sh").string();
@@ -356,8 +353,8 @@ TEST_F(LabAutograderCli, WritesTheFileAndOnStandardOutputKeepsItThere) {
 TEST_F(LabAutograderCli, TheReferenceSolutionInEveryFormatOnTheGpu) {
   if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "no GPU: " << why;
   const LabSpec spec = find_lab(kLabs, "1");
-  for (const AutograderFormat& f : autograder_formats()) {
-    const std::string name(f.name);
+  for (const AutograderWriter* f : autograder_formats()) {
+    const std::string name(f->name());
     const Outcome o = run("lab grade 1 " + solution + " --format " + name + " --results " + name + ".json");
     ASSERT_EQ(o.code, 0) << name << "\n" << o.out << o.err;
     const json doc = json::parse(slurp(dir_ / (name + ".json")));

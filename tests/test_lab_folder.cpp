@@ -213,8 +213,8 @@ TEST_F(FolderLab, EachSamplesProblemIsDrawnOnTheHostAndUploaded) {
   RecordingVariant variant;
   const std::unique_ptr<InputRefresh> refresh = input_refresh(*spec.workload, shape, variant);
   EXPECT_FALSE(refresh->on_device());
-  const std::uint64_t one = FreshInputs::sample_seed(2024, *spec.workload, shape, 1),
-                      two = FreshInputs::sample_seed(2024, *spec.workload, shape, 2);
+  const std::uint64_t one = FreshInputs::sample_seed(2024, 1),
+                      two = FreshInputs::sample_seed(2024, 2);
   refresh->refresh(one, nullptr);
   refresh->refresh(two, nullptr);
   ASSERT_EQ(variant.uploads.size(), 2u);
@@ -262,9 +262,9 @@ TEST_F(FolderLab, AFolderWhoseDrawIgnoresTheSeedIsRefused) {
   const Shape shape{1, 1 << 12, 1};
   RecordingVariant variant;
   const std::unique_ptr<InputRefresh> refresh = input_refresh(*spec.workload, shape, variant);
-  refresh->refresh(FreshInputs::sample_seed(1, *spec.workload, shape, 0), nullptr);
+  refresh->refresh(FreshInputs::sample_seed(1, 0), nullptr);
   try {
-    refresh->refresh(FreshInputs::sample_seed(1, *spec.workload, shape, 1), nullptr);
+    refresh->refresh(FreshInputs::sample_seed(1, 1), nullptr);
     FAIL() << "a second sample with the first one's inputs was accepted";
   } catch (const std::runtime_error& e) {
     EXPECT_TRUE(has(e.what(), "workload stencil5_fixed: input 1 drew the same values from two different seeds")) << e.what();
@@ -285,9 +285,9 @@ TEST_F(FolderLab, AFolderWhoseDrawIgnoresTheSeedIsRefused) {
   const LabSpec cycling_spec = parse_lab_spec(write_lab(j, "cycling_lab"));
   RecordingVariant other;
   const std::unique_ptr<InputRefresh> cycle = input_refresh(*cycling_spec.workload, shape, other);
-  cycle->refresh(FreshInputs::sample_seed(1, *cycling_spec.workload, shape, 0), nullptr);
-  cycle->refresh(FreshInputs::sample_seed(1, *cycling_spec.workload, shape, 1), nullptr);
-  EXPECT_THROW(cycle->refresh(FreshInputs::sample_seed(1, *cycling_spec.workload, shape, 2), nullptr), std::runtime_error);
+  cycle->refresh(FreshInputs::sample_seed(1, 0), nullptr);
+  cycle->refresh(FreshInputs::sample_seed(1, 1), nullptr);
+  EXPECT_THROW(cycle->refresh(FreshInputs::sample_seed(1, 2), nullptr), std::runtime_error);
 }
 
 // --- on a GPU --------------------------------------------------------------------------------------
@@ -337,7 +337,7 @@ TEST_F(FolderLabOnTheGpu, AKernelThatReusesItsAnswerFailsAFreshSample) {
                                     cudaMemcpyDeviceToHost, stream.get()));
       LB_CUDA_CHECK(cudaStreamSynchronize(stream.get()));
       const HostProblem sample =
-          spec.workload->make_problem(shape, FreshInputs::sample_seed(99, *spec.workload, shape, index));
+          spec.workload->make_problem(shape, FreshInputs::sample_seed(99, index));
       EXPECT_EQ(std::memcmp(x.data(), sample.inputs[0].data(), x.size() * sizeof(float)), 0) << index;
       variant->run(stream.get());
       if (reuses) {

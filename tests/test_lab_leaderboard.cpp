@@ -9,6 +9,7 @@
 
 #include "common/usage_error.h"
 #include "harness/device_peaks.h"
+#include "lab/grading/grade_writer.h"
 #include "lab/grading/grading.h"
 #include "lab/spec/lab_spec.h"
 #include "lab/grading/leaderboard.h"
@@ -24,7 +25,7 @@ using nlohmann::json;
 
 const fs::path kFixtures = kRoot / "tests" / "labs" / "leaderboard";
 
-// A constructed submission, laid out as grading.cpp's grade_json writes one.
+// A constructed submission, laid out as JsonWriter::submission (lab/grading/writers/json_writer.cpp) writes one.
 json submission(const std::string& file, const std::string& outcome, double points, std::optional<double> speed,
                 const std::string& refused = "") {
   return {{"file", file},
@@ -44,7 +45,7 @@ json submission(const std::string& file, const std::string& outcome, double poin
           {"feedback", {outcome + " feedback"}}};
 }
 
-// A grade file as lab_grade.cpp's write_outputs writes it.
+// A grade file as JsonWriter (lab/grading/writers/json_writer.cpp) writes it.
 json grade_file(const std::vector<json>& submissions, const std::string& graded_at = "2026-11-22T10:00:00Z",
                 const std::string& lab = "01-vector-add") {
   return {{"lab", lab},
@@ -142,9 +143,9 @@ TEST(Leaderboard, ReadsWhatGradeJsonWrites) {
   };
   const Ceiling ceiling{"copy bandwidth", "GB/s", 2982.4};
   json submissions = json::array();
-  submissions.push_back(grade_json(spec, grade_submission(spec, "good.cu", 7, 7, at(2700), ceiling)));
-  submissions.push_back(grade_json(spec, grade_submission(spec, "cheat.cu", 7, 7, at(4970), ceiling)));
-  submissions.push_back(grade_json(spec, grade_submission(spec, "wrong.cu", 6, 7, {}, ceiling)));
+  submissions.push_back(JsonWriter::submission(spec, grade_submission(spec, "good.cu", 7, 7, at(2700), ceiling)));
+  submissions.push_back(JsonWriter::submission(spec, grade_submission(spec, "cheat.cu", 7, 7, at(4970), ceiling)));
+  submissions.push_back(JsonWriter::submission(spec, grade_submission(spec, "wrong.cu", 6, 7, {}, ceiling)));
   const Board board = board_of({grade_file({submissions.begin(), submissions.end()})});
   ASSERT_EQ(files_of(board.ranked), std::vector<std::string>{"good.cu"});
   EXPECT_NEAR(*board.ranked[0].speed, 0.9, 1e-9);

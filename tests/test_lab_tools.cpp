@@ -234,6 +234,7 @@ TEST_F(LabTools, SanitizeFindingsFollowTheCheckLinesAndFailTheCheck) {
                "exec \"$@\"\n");
   write_script(dir_ / "child.sh",
                "#!/bin/sh\n"
+               "exec 1>&3\n"
                "echo \"$@\" > " + (dir_ / "child_args.txt").string() + "\n"
                "for s in 1 127 255 256 257 1000003 2^24; do echo \"{\\\"size\\\": \\\"$s\\\", \\\"passed\\\": true}\"; done\n");
   const std::string env = "PATH=" + (dir_ / "bin").string() + ":/usr/bin:/bin LAYERBENCH_LAB_RUNNER=" +
@@ -246,7 +247,7 @@ TEST_F(LabTools, SanitizeFindingsFollowTheCheckLinesAndFailTheCheck) {
                          "/home/student/lab1/no_bounds_check.cu:5\n"))
       << o.out;
   // Under the sanitizer the child compiles without optimisation and allocates exact buffers.
-  EXPECT_TRUE(has(slurp(dir_ / "child_args.txt"), "--mode check --line-info --exact-buffers"))
+  EXPECT_TRUE(has(slurp(dir_ / "child_args.txt"), "--mode check --events-fd 3 --line-info --exact-buffers"))
       << slurp(dir_ / "child_args.txt");
 
   write(dir_ / "sample.log", kClean);
@@ -420,6 +421,7 @@ TEST_F(LabTools, ProfilePrintsTheSummaryFromNcusCsv) {
                "exec \"$@\"\n");
   write_script(dir_ / "child.sh",
                "#!/bin/sh\n"
+               "exec 1>&3\n"
                "echo \"$@\" > " + (dir_ / "child_args.txt").string() + "\n"
                "echo '{\"profiled\": \"67108864\", \"passed\": true}'\n");
   const std::string env = "PATH=" + (dir_ / "bin").string() + ":/usr/bin:/bin LAYERBENCH_LAB_RUNNER=" +
@@ -429,7 +431,7 @@ TEST_F(LabTools, ProfilePrintsTheSummaryFromNcusCsv) {
   EXPECT_TRUE(has(o.out, "  DRAM throughput:   3020.0 GB/s, 91.8% of peak\n")) << o.out;
   EXPECT_TRUE(has(o.out, "  occupancy:         83.4% achieved of 100.0% theoretical\n")) << o.out;
   EXPECT_TRUE(has(o.out, "  verdict: memory-bound: DRAM at 92% of peak")) << o.out;
-  EXPECT_TRUE(has(slurp(dir_ / "child_args.txt"), "--mode profile --line-info")) << slurp(dir_ / "child_args.txt");
+  EXPECT_TRUE(has(slurp(dir_ / "child_args.txt"), "--mode profile --events-fd 3 --line-info")) << slurp(dir_ / "child_args.txt");
 
   write(dir_ / "sample.csv", kNoPermission);
   const Outcome denied = run("lab profile 1 " + kSolution.string(), env);
@@ -437,7 +439,7 @@ TEST_F(LabTools, ProfilePrintsTheSummaryFromNcusCsv) {
   EXPECT_TRUE(has(denied.out, "cannot profile here: ncu has no permission")) << denied.out;
 
   write_script(dir_ / "child.sh",
-               "#!/bin/sh\necho '{\"profiled\": \"67108864\", \"passed\": false, \"feedback\": \"element 3 is 0\"}'\n");
+               "#!/bin/sh\necho >&3 '{\"profiled\": \"67108864\", \"passed\": false, \"feedback\": \"element 3 is 0\"}'\n");
   write(dir_ / "sample.csv", kMemoryBoundRaw);
   const Outcome wrong = run("lab profile 1 " + kSolution.string(), env);
   EXPECT_EQ(wrong.code, 1) << wrong.out << wrong.err;

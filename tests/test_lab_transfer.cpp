@@ -509,13 +509,17 @@ TEST(TripClockTest, MarksReadTogetherLeaveTheSampleUntimed) {
   EXPECT_EQ(clock.untimed(size, TripOf::kOurs), 0u);
 }
 
+// On the events channel (fd 3) only: what the child prints on stdout is not an event, and has no time.
 TEST(TripClockTest, TheWatchdogRecordsWhenEachLineArrived) {
-  const ChildOutcome o = run_with_time_limit({"sh", "-c", "echo a; sleep 0.2; echo b; sleep 0.3; printf 'c\\nd\\n'"}, 10);
-  ASSERT_EQ(o.out, "a\nb\nc\nd\n");
-  ASSERT_EQ(o.out_line_s.size(), 4u);
-  EXPECT_NEAR(o.out_line_s[1] - o.out_line_s[0], 0.2, 0.1);
-  EXPECT_NEAR(o.out_line_s[2] - o.out_line_s[1], 0.3, 0.1);
-  EXPECT_LE(o.out_line_s[3] - o.out_line_s[2], 0.05);  // written together
+  const ChildOutcome o = run_with_time_limit(
+      {"sh", "-c", "echo a >&3; echo printed; sleep 0.2; echo b >&3; sleep 0.3; printf 'c\\nd\\n' >&3"}, 10,
+      ArrivalClock::kSleep, ChildChannel::kEvents);
+  ASSERT_EQ(o.events, "a\nb\nc\nd\n");
+  ASSERT_EQ(o.out, "printed\n");
+  ASSERT_EQ(o.event_line_s.size(), 4u);
+  EXPECT_NEAR(o.event_line_s[1] - o.event_line_s[0], 0.2, 0.1);
+  EXPECT_NEAR(o.event_line_s[2] - o.event_line_s[1], 0.3, 0.1);
+  EXPECT_LE(o.event_line_s[3] - o.event_line_s[2], 0.05);  // written together
 }
 
 // A stand-in timing child for lab 8 (LAYERBENCH_LAB_RUNNER-style): marks with sleeps between them,
@@ -544,7 +548,7 @@ class TransferParent : public LabCliTest {
         "echo '{\"benchmark\": \"67108864\", \"student\": {\"median_ms\": 0.001, \"samples\": 10}, "
         "\"runtime\": {\"median_ms\": 0.001, \"samples\": 10}}'\n" + tail;
     const fs::path script = dir_ / "child.sh";
-    write(script, "#!/bin/sh\ncase \"$*\" in\n  *'--mode time'*)\n" + timed + ";;\n  *) cat <<'EOF'\n" + sizes +
+    write(script, "#!/bin/sh\nexec 1>&3\ncase \"$*\" in\n  *'--mode time'*)\n" + timed + ";;\n  *) cat <<'EOF'\n" + sizes +
                       "EOF\n;;\nesac\n");
     fs::permissions(script, fs::perms::owner_all);
     return script;

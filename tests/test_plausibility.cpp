@@ -17,6 +17,7 @@
 #include "common/format_number.h"
 #include "common/gpu.h"
 #include "harness/device_peaks.h"
+#include "lab/grading/grade_writer.h"
 #include "lab/grading/grading.h"
 #include "lab/spec/lab_spec.h"
 #include "lab/runners/runner.h"
@@ -428,7 +429,7 @@ TEST(LabPlausibility, ARateAboveThePeakIsRefusedInJsonCsvAndMarkdown) {
   ASSERT_TRUE(g.speed);
   EXPECT_NEAR(*g.speed, 4970.0 / 3000.0, 1e-9) << "the figures are kept";
 
-  const nlohmann::json j = grade_json(spec, g);
+  const nlohmann::json j = JsonWriter::submission(spec, g);
   EXPECT_EQ(j["outcome"], "refused");
   EXPECT_EQ(j["points"], 60);
   EXPECT_EQ(j["performance"]["points"], 0);
@@ -436,10 +437,10 @@ TEST(LabPlausibility, ARateAboveThePeakIsRefusedInJsonCsvAndMarkdown) {
   EXPECT_NEAR(j["performance"]["benchmarks"][0]["limit"]["limit"].get<double>(), 3585.8, 0.05);
   EXPECT_EQ(j["performance"]["benchmarks"][0]["limit"]["unit"], "gbps");
   EXPECT_NEAR(j["performance"]["benchmarks"][0]["student"]["gbps"].get<double>(), 4970, 1e-9);
-  const std::string row = csv_row(spec, g);
+  const std::string row = CsvWriter::row(spec, g);
   EXPECT_TRUE(row.starts_with("fast.cu,01-vector-add,refused,60,100,7,7,60,1.6567,")) << row;
   EXPECT_TRUE(has(row, kSkippedWork) && has(row, figures)) << row;
-  const std::string md = grade_markdown(spec, g, {"copy bandwidth", "GB/s", 2991.5});
+  const std::string md = MarkdownWriter::section(spec, g, {"copy bandwidth", "GB/s", 2991.5});
   EXPECT_TRUE(has(md, "(refused)")) << md;
   EXPECT_TRUE(has(md, "| performance | **refused**: " + g.refusal + " | 0 / 40 |")) << md;
   EXPECT_TRUE(has(md, "| most the GPU allows GB/s |")) << md;
@@ -453,7 +454,7 @@ TEST(LabPlausibility, ALegitimateRateIsGraded) {
   EXPECT_TRUE(g.refusal.empty());
   EXPECT_EQ(g.performance_points, 40);  // as fast as ours
   EXPECT_EQ(g.points(), 100);
-  EXPECT_TRUE(grade_json(spec, g)["performance"]["refused"].is_null());
+  EXPECT_TRUE(JsonWriter::submission(spec, g)["performance"]["refused"].is_null());
   // Not checked (no peaks): graded as before, whatever the rate.
   BenchmarkResult unchecked{"67108864", timed(0.16, 4970), timed(0.27, 3000), ""};
   EXPECT_EQ(grade_submission(spec, "a.cu", 7, 7, {unchecked}, {}).outcome, GradeOutcome::kGraded);
@@ -464,13 +465,12 @@ TEST(LabPlausibility, ALegitimateRateIsGraded) {
 class LabGradeCli : public LabCliTest {};
 
 TEST_F(LabGradeCli, RefusalThroughTheChildProtocol) {
-  std::string script = "#!/bin/sh\n";
-  for (const char* size : {"1", "127", "255", "256", "257", "1000003", "2^24"})
-    script += std::string("echo '{\"size\": \"") + size + "\", \"passed\": true}'\n";
-  script += "echo '{\"event\": \"environment\", \"gpu\": \"Test H100\", \"ceilings\": {\"copy_gbps\": 2991.5}, "
-            "\"peaks\": " + peaks_json(h100()).dump() + ", \"cache_mode\": \"cold\"}'\n"
-            "echo '{\"benchmark\": \"67108864\", \"student\": {\"median_ms\": 0.162, \"gbps\": 4970.0, \"samples\": 40}, "
-            "\"runtime\": {\"median_ms\": 0.26, \"gbps\": 3097.3, \"samples\": 40}}'\n";
+  const std::string script = stand_in_child(
+      lab1_every_size_passed(),
+      "{\"event\": \"environment\", \"gpu\": \"Test H100\", \"ceilings\": {\"copy_gbps\": 2991.5}, "
+      "\"peaks\": " + peaks_json(h100()).dump() + ", \"cache_mode\": \"cold\"}\n",
+      "{\"benchmark\": \"67108864\", \"student\": {\"median_ms\": 0.162, \"gbps\": 4970.0, \"samples\": 40}, "
+      "\"runtime\": {\"median_ms\": 0.26, \"gbps\": 3097.3, \"samples\": 40}}\n");
   write(dir_ / "child.sh", script);
   fs::permissions(dir_ / "child.sh", fs::perms::owner_all);
   const std::string solution = solution_file("01-vector-add", "vector_add.cu").string();

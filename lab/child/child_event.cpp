@@ -52,7 +52,8 @@ json line_of(const BenchmarkTimed& e) {
   json j = {{"benchmark", e.size},
             {"student", figures_json(e.student)},
             {"samples_verified", e.samples_verified},
-            {"input_reset_ms", e.input_reset_ms}};
+            {"input_reset_ms", e.input_reset_ms},
+            {"sample_verify_ms", e.sample_verify_ms}};
   if (e.ours) j["runtime"] = figures_json(*e.ours);
   else j["runtime_error"] = e.ours_error;
   return j;
@@ -166,6 +167,7 @@ ChildEvent child_event_from_json(const json& j) {
     else e.ours_error = f.text("runtime_error");  // one of the two: "runtime_error" named when neither is there
     e.samples_verified = f.count_or("samples_verified", 0);
     e.input_reset_ms = f.number_or("input_reset_ms", 0);
+    e.sample_verify_ms = f.number_or("sample_verify_ms", 0);
     return e;
   }
   if (j.contains("profiled")) {

@@ -1,5 +1,6 @@
 // What the child of `lab check|grade|profile` (`layerbench lab run-child`, lab_child.cpp) tells its
-// parent (lab_check.cpp): one JSON object per line on its stdout, each line one ChildEvent. The
+// parent (child_process.cpp): one JSON object per line on its events channel (file descriptor 3,
+// never its stdout, where a kernel's printf goes), each line one ChildEvent. The
 // child writes every line through to_json; the parent reads each with parse_child_event and folds
 // the events into its ChildReport (lab_check.h).
 //
@@ -20,10 +21,11 @@
 //                       sample ("cold": flushed; "hot": not; optional: absent reads as hot, the looser
 //                       bound)
 //   BenchmarkTimed      {"benchmark": "2^26", "student": {figures}, "runtime": {figures},
-//                        "samples_verified": 3, "input_reset_ms": 0.1}   one per benchmark size; in place
-//                       of "runtime" (ours: the lab's baseline layer's kernel), "runtime_error": "..."
-//                       when ours could not be timed; samples_verified and input_reset_ms
-//                       (lab/child/fresh_inputs.h) optional, 0 when absent
+//                        "samples_verified": 3, "input_reset_ms": 0.1, "sample_verify_ms": 9.5}
+//                       one per benchmark size; in place of "runtime" (ours: the lab's baseline
+//                       layer's kernel), "runtime_error": "..." when ours could not be timed;
+//                       samples_verified, input_reset_ms and sample_verify_ms (each sample's fresh
+//                       inputs and its verification: lab/child/fresh_inputs.h) optional, 0 when absent
 //   BenchmarkFailed     {"benchmark": "2^26", "error": "..."}   the student's kernel was wrong or untimed
 //   figures             {"median_ms": ..., "samples": 40, "noise": ..., "gbps": ..., "gflops": ...,
 //                        "stop": "noise reached"}   median_ms and samples required, the others optional
@@ -100,6 +102,7 @@ struct BenchmarkTimed {
   std::string ours_error;       // then why
   std::size_t samples_verified = 0;
   double input_reset_ms = 0;
+  double sample_verify_ms = 0;
   friend bool operator==(const BenchmarkTimed&, const BenchmarkTimed&) = default;
 };
 struct BenchmarkFailed {

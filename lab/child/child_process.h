@@ -3,9 +3,12 @@
 //
 // The parent (run_child_process) never touches the GPU: it has the lab's runner check the file on
 // the host (lab/runners/runner.h, Runner::precheck) to report compile errors, then starts
-// `<command> lab run-child LAB_JSON FILE --seed S --mode M` and reads the child's lines: one
-// ChildEvent each (lab/child/child_event.h, where the messages and their JSON are), folded into a
-// ChildReport.
+// `<command> lab run-child LAB_JSON FILE --mode M --events-fd 3`, hands it the keys of its mode's
+// inputs on its standard input (lab/child/grade_keys.h: the grade's secret stays here), and reads
+// the child's lines on file descriptor 3 (watchdog.h, kEventsFd), which no student code is given:
+// one ChildEvent each (lab/child/child_event.h, where the messages and their JSON are), in the
+// order the mode prescribes, folded into a ChildReport. The child's stdout and stderr are the
+// student's output (a kernel's printf): shown capped, never parsed.
 #pragma once
 #include <cstdint>
 #include <cstdio>
@@ -17,6 +20,7 @@
 #include <vector>
 
 #include "lab/child/child_event.h"
+#include "lab/child/grade_keys.h"
 #include "lab/child/watchdog.h"
 #include "lab/spec/lab_spec.h"
 
@@ -30,7 +34,7 @@ constexpr int kExitCannotRun = 3;   // no usable GPU here
 
 struct CheckOptions {
   std::vector<std::string> runner;  // the command that runs `lab run-child ...`: layerbench itself
-  std::uint64_t seed = 0;           // the inputs' seed (fresh each check, never shown)
+  std::uint64_t seed = 0;           // the grade's secret, every key derives from (fresh each check, never shown)
   bool line_info = false;           // compile the student's file with source lines
   bool sanitize = false;            // run the child under compute-sanitizer memcheck (lab/commands/sanitize.h)
 };
@@ -43,8 +47,12 @@ std::string protocol_error_text(const std::string& protocol_error);
 std::vector<std::string> default_runner();
 
 // check: the check sizes; time: the benchmark sizes only, timed (`lab grade` runs it after a
-// check that passed, each under its own time limit); profile: one run for a profiler.
-enum class ChildMode { kCheck, kTime, kProfile };
+// check that passed, each under its own time limit); profile: one run for a profiler;
+// environment: the GPU's peaks and ceilings only, the student's file never loaded (before the
+// timing child, for a runner whose Runner::environment_apart is true).
+enum class ChildMode { kCheck, kTime, kProfile, kEnvironment };
+// As `lab run-child --mode` spells it: "check", "time", "profile", "environment".
+const char* to_string(ChildMode mode);
 
 struct ChildReport;
 
@@ -72,12 +80,17 @@ struct ChildReport {
   std::optional<StudentBuilt> built;             // the build of the student's file, when the child made one
   // The runner's own reading of its events (Runner::child_notes); nullptr when it has none.
   std::shared_ptr<ChildNotes> notes;
-  // The first line the child wrote that is no ChildEvent (ChildProtocolError's text, naming the
-  // line or the field): the check fails with it, and a grade earns no performance points.
+  // The first line the child wrote on its events channel that is no ChildEvent or is out of its
+  // place (missing, extra, out of order: ChildProtocolError's text, naming the line or the field):
+  // the check fails with it, and a grade earns no performance points.
   std::string protocol_error;
   ChildOutcome child;
   double time_limit_s = 0;  // 0: no child ran
   std::string sanitizer_log;  // options.sanitize: compute-sanitizer's log (lab/commands/sanitize.h parses it)
+  // What the student's code printed, its stdout then its stderr (a device printf, a Python print):
+  // at most 4 KiB of it, then a line saying how many bytes were not shown; empty when it printed
+  // nothing. Shown to the student, never read as an event.
+  std::string student_output() const;
   std::size_t sizes_passed() const;
   // The child was stopped at the time limit, killed by a signal, or exited with a status other
   // than pass or fail; why_stopped() says which, with its last line on stderr.
@@ -96,12 +109,18 @@ ChildReport run_child_process(const LabSpec& spec, const std::filesystem::path& 
 
 struct ChildRequest {
   ChildMode mode = ChildMode::kCheck;
-  std::uint64_t seed = 0;
+  GradeKeys keys;  // what the parent handed over on the child's standard input
   bool line_info = false;  // compile with source lines (for compute-sanitizer and ncu)
   bool exact_buffers = false;  // under compute-sanitizer: StudentBuild::exact_buffers
 };
-// The child: its events (child_event.h), one line each, to `out`. Returns its exit status (the
-// exit statuses above).
+// The child: its events (child_event.h), one line each, to `out` (the events channel, never its
+// stdout). Returns its exit status (the exit statuses above).
 int run_child(const LabSpec& spec, const std::filesystem::path& file, const ChildRequest& request, std::FILE* out);
+// `lab run-child`: the keys its parent wrote on `in` (to its end), and run_child with its events
+// on `events_fd` (made close-on-exec first). UsageError when the keys cannot be read or the
+// descriptor is not open.
+GradeKeys read_grade_keys(std::FILE* in);
+int run_child_with_channel(const LabSpec& spec, const std::filesystem::path& file, const ChildRequest& request,
+                           int events_fd);
 
 }  // namespace lb::lab

@@ -2,9 +2,15 @@
 // Before every timed sample, outside its timed region, the kernel's inputs get new values, drawn
 // into the same buffers from a key that mixes the grade's secret seed with the sample's index; the
 // output gets its starting contents again (NaN poison, zeros, or a fresh saxpy y); the scalar
-// (saxpy's alpha) is drawn again and passed by value. After a random subset of samples and after
-// the last one, the output is downloaded and verified against that sample's own problem, and the
-// guard zone checked.
+// (saxpy's alpha) is drawn again and passed by value. After every sample, outside its timed
+// region, the guard zone is checked and the output downloaded and verified against that sample's
+// own problem, drawn again on the host from the sample's key (the double-precision reference and
+// tolerance of the check sizes): no subset, no cap, so one sample skipped or wrong fails the
+// performance part, naming the sample.
+//
+// Each sample's key is its own (grade_keys.h: HMAC-SHA256 of the sample's index under its size's
+// samples key, which the parent derived from the grade's secret): recovering it from the values a
+// kernel read says nothing about the next sample's.
 //
 // Where a sample's problem is drawn is a type (InputRefresh), chosen once per workload: on the
 // device, when the workload's descriptor has a recipe for every input (the built-in workloads:
@@ -26,6 +32,7 @@
 #include <stdexcept>
 
 #include "harness/measure.h"
+#include "lab/child/grade_keys.h"
 #include "lab/child/student_program.h"
 
 namespace lb::lab {
@@ -57,13 +64,16 @@ class FreshInputs final : public SampleHooks {
  public:
   // For `variant` (allocated for `shape`), whose inputs and output stay where they are: draws one
   // sample's inputs on `stream` and times it (refresh_ms()).
-  FreshInputs(const Workload& workload, const Shape& shape, std::uint64_t seed, StudentVariant& variant,
+  FreshInputs(const Workload& workload, const Shape& shape, std::uint64_t samples_key, StudentVariant& variant,
               cudaStream_t stream);
   void before_sample(std::size_t index, cudaStream_t stream) override;
-  // Throws WrongTimedResult when a verified sample's output is wrong or wrote past its end.
+  // Throws WrongTimedResult when the sample's output is wrong or wrote past its end.
   void after_sample(std::size_t index, bool last, cudaStream_t stream) override;
 
   std::size_t samples_verified() const { return verified_; }
+  // Mean time of one sample's verification (guard zone, download, the problem drawn again on the
+  // host, the check), on the host's clock: what verifying every sample costs beside its kernel.
+  double verify_ms() const { return verified_ == 0 ? 0.0 : verify_ms_total_ / static_cast<double>(verified_); }
   // Time of one sample's fresh inputs, output start and scalar (outside the timed region; on the
   // device, or on the host with its upload when drawn there): what every timed sample costs the
   // grade beside its kernel.
@@ -73,23 +83,19 @@ class FreshInputs final : public SampleHooks {
   // widens the time cap for it).
   bool drawn_on_host() const { return !refresh_->on_device(); }
 
-  static constexpr std::size_t kMaxRandomChecks = 8;  // verified samples besides the last
-
-  // The seed sample `index` draws its problem from: the grade's seed, the workload and the size
-  // (case_seed), and the index, mixed, so that no two samples share values.
-  static std::uint64_t sample_seed(std::uint64_t seed, const Workload& workload, const Shape& shape,
-                                   std::size_t index);
+  // The seed sample `index` draws its problem from: GradeKeys::sample_key of its size's samples key.
+  static std::uint64_t sample_seed(std::uint64_t samples_key, std::size_t index);
 
  private:
-  std::uint64_t seed_of(std::size_t index) const { return sample_seed(seed_, workload_, shape_, index); }
+  std::uint64_t seed_of(std::size_t index) const { return sample_seed(samples_key_, index); }
 
   const Workload& workload_;
   Shape shape_;
-  std::uint64_t seed_;
+  std::uint64_t samples_key_;
   StudentVariant& variant_;
   std::unique_ptr<InputRefresh> refresh_;
-  std::size_t verified_ = 0, random_checks_ = 0;
-  double refresh_ms_ = 0;
+  std::size_t verified_ = 0;
+  double refresh_ms_ = 0, verify_ms_total_ = 0;
 };
 
 }  // namespace lb::lab

@@ -55,6 +55,12 @@ int print_check_report(const LabSpec& spec, const fs::path& file, const ChildRep
       stopped = true;
     }
   }
+  // What the student's code printed (a kernel's printf): shown capped, never read as a result.
+  if (const std::string printed = report.student_output(); !printed.empty()) {
+    std::fprintf(out, "  your code printed (its standard output and error; shown, never read as results):\n");
+    std::istringstream lines(printed);
+    for (std::string line; std::getline(lines, line);) std::fprintf(out, "  | %s\n", line.c_str());
+  }
   const std::string hint = hint_across_sizes(outcomes, spec.workload->size_form() != SizeForm::kCount, spec.launch.block_x,
                                              spec.launch.block_y);
   if (!hint.empty()) std::fprintf(out, "  hint: %s\n", hint.c_str());

@@ -1,6 +1,7 @@
-// `layerbench lab grade`: check each submission, then time it beside the runtime layer at the
-// lab's benchmark sizes, and grade it (grading.h), printing a grade per submission and writing
-// them as JSON, CSV and markdown where asked.
+// `layerbench lab grade`: check each submission, then time it beside the lab's baseline layer at
+// the lab's benchmark sizes, and grade it (lab/grading/grading.h: the grade's every rule),
+// printing a grade per submission and writing the grades in each format asked for, each by its
+// writer (lab/grading/grade_writer.h).
 #pragma once
 #include <cstdio>
 #include <filesystem>

@@ -6,21 +6,12 @@
 
 #include "common/format_number.h"
 #include "common/usage_error.h"
-#include "lab/commands/lab_check.h"  // check_size_label
+#include "lab/grading/grade_writer.h"
 
 namespace lb::lab {
 namespace {
 
 using nlohmann::json;
-
-// Scores in hundredths, so that the emitted numbers read as they add up ("8.57", not 8.5700000001).
-double round2(double x) { return static_cast<double>(std::llround(x * 100.0)) / 100.0; }
-
-std::string join(const std::vector<std::string>& lines, const char* separator = "\n") {
-  std::string text;
-  for (const std::string& line : lines) text += (text.empty() ? "" : separator) + line;
-  return text;
-}
 
 // A compiler can print pages; each system caps its file (PrairieLearn at 1 MB), and the message
 // is repeated in every test. `lab check` prints all of it.
@@ -31,13 +22,6 @@ std::string clipped(const std::string& text) {
   while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
   return text.substr(0, cut) + "\n... (" + std::to_string(text.size() - cut) +
          " more bytes: `layerbench lab check` prints the whole message)";
-}
-
-int max_points(const LabSpec& spec) { return spec.check_points + spec.performance_points; }
-
-std::string summary_line(const LabSpec& spec, const Grade& g) {
-  return spec.name + ": " + format_number("%g", g.points()) + " / " + std::to_string(max_points(spec)) + " (" +
-         to_string(g.outcome) + ")";
 }
 
 // The timed sizes' figures, as `lab grade` prints them.
@@ -64,7 +48,7 @@ AutograderTest performance_test(const LabSpec& spec, const Grade& g) {
   for (const Shape& shape : spec.benchmark_sizes) sizes.push_back(spec.workload->size_label(shape));
   t.description = "your kernel's time against ours (the " + (spec.baseline ? spec.baseline->name : std::string("baseline")) +
                   " layer's kernel) at " + std::string(to_string(spec.workload->size_form())) + " = " +
-                  join(sizes, ", ") + " on the grading GPU; points by the lab's tiers";
+                  joined_lines(sizes, ", ") + " on the grading GPU; points by the lab's tiers";
   t.max_score = spec.performance_points;
   t.score = g.performance_points;
   t.passed = g.outcome == GradeOutcome::kGraded && g.performance_points > 0;
@@ -77,19 +61,19 @@ AutograderTest performance_test(const LabSpec& spec, const Grade& g) {
       break;
     case GradeOutcome::kCouldNotRun:
       t.message = "not timed: the check could not run";
-      t.output = "not timed: " + join(g.feedback);
+      t.output = "not timed: " + joined_lines(g.feedback);
       break;
     case GradeOutcome::kCheckFailed:
       t.message = "not timed: " + std::to_string(g.sizes_total - g.sizes_passed) + " of " +
                   std::to_string(g.sizes_total) + " check sizes failed";
-      t.output = "not timed: " + join(g.feedback);
+      t.output = "not timed: " + joined_lines(g.feedback);
       break;
     case GradeOutcome::kRefused: {
       t.message = "refused: " + g.refusal;
       std::vector<std::string> lines = {t.message};
       lines.insert(lines.end(), figures.begin(), figures.end());
       if (!g.feedback.empty()) lines.insert(lines.end(), g.feedback.begin() + 1, g.feedback.end());  // the first: the refusal
-      t.output = join(lines);
+      t.output = joined_lines(lines);
       break;
     }
     case GradeOutcome::kGraded: {
@@ -103,11 +87,26 @@ AutograderTest performance_test(const LabSpec& spec, const Grade& g) {
                     std::to_string(spec.performance_points) + " points";
       std::vector<std::string> lines = g.feedback;
       lines.insert(lines.end(), figures.begin(), figures.end());
-      t.output = join(lines);
+      t.output = joined_lines(lines);
       break;
     }
   }
   return t;
+}
+
+}  // namespace
+
+double score_hundredths(double x) { return static_cast<double>(std::llround(x * 100.0)) / 100.0; }
+
+std::string joined_lines(const std::vector<std::string>& lines, const char* separator) {
+  std::string text;
+  for (const std::string& line : lines) text += (text.empty() ? "" : separator) + line;
+  return text;
+}
+
+std::string summary_line(const LabSpec& spec, const Grade& g) {
+  return spec.name + ": " + format_number("%g", g.points()) + " / " +
+         std::to_string(spec.check_points + spec.performance_points) + " (" + to_string(g.outcome) + ")";
 }
 
 std::string visibility_of(const AutograderOptions& o, const std::string& key) {
@@ -115,121 +114,27 @@ std::string visibility_of(const AutograderOptions& o, const std::string& key) {
   return found == o.visibility_of.end() ? o.visibility : found->second;
 }
 
-// --- the formats -----------------------------------------------------------------------------
-
-// Gradescope's results.json (gradescope-autograders.readthedocs.io/en/latest/specs/,
-// lab/grading/schemas/gradescope-results.schema.json).
-json gradescope_results(const LabSpec& spec, const Grade& g, const Ceiling& ceiling, const AutograderOptions& o) {
-  json tests = json::array();
-  for (const AutograderTest& t : autograder_tests(spec, g))
-    tests.push_back({{"name", t.name},
-                     {"score", round2(t.score)},
-                     {"max_score", round2(t.max_score)},
-                     {"status", t.passed ? "passed" : "failed"},
-                     {"output", t.output},
-                     {"visibility", visibility_of(o, t.key)}});
-  // "text": the default, simple_format, would read a compiler's "<float>" as HTML.
-  json doc = {{"score", round2(g.points())},
-              {"output", summary_line(spec, g) + "\n" + join(g.feedback)},
-              {"output_format", "text"},
-              {"visibility", o.visibility},
-              {"tests", tests}};
-  if (o.execution_time_s >= 0) doc["execution_time"] = std::llround(o.execution_time_s);
-  // Only a kernel whose speed was graded ranks: a refused one skipped work, the others were not timed.
-  if (g.outcome == GradeOutcome::kGraded && g.speed) {
-    doc["leaderboard"] = json::array({{{"name", "speed vs ours"}, {"value", std::round(*g.speed * 1000.0) / 1000.0},
-                                       {"order", "desc"}}});
-    if (g.ceiling_fraction)
-      doc["leaderboard"].push_back({{"name", "% of the GPU's " + ceiling.what},
-                                    {"value", std::round(*g.ceiling_fraction * 1000.0) / 10.0},
-                                    {"order", "desc"}});
-  }
-  return doc;
-}
-
-// PrairieLearn's external grader results.json (docs/externalGrading.md, "Grading results", in the
-// PrairieLearn repository; lab/grading/schemas/prairielearn-results.schema.json). Always gradable: a file
-// that does not compile earns 0 points here as in every other output of `lab grade`.
-json prairielearn_results(const LabSpec& spec, const Grade& g, const Ceiling&, const AutograderOptions&) {
-  json tests = json::array();
-  for (const AutograderTest& t : autograder_tests(spec, g))
-    tests.push_back({{"name", t.name},
-                     {"description", t.description},
-                     {"points", round2(t.score)},
-                     {"max_points", round2(t.max_score)},
-                     {"message", t.message},
-                     {"output", t.output}});
-  const double score = max_points(spec) > 0 ? g.points() / max_points(spec) : 0.0;
-  return {{"gradable", true},
-          {"score", std::clamp(std::round(score * 1e6) / 1e6, 0.0, 1.0)},
-          {"message", summary_line(spec, g)},
-          {"output", join(g.feedback)},
-          {"tests", tests}};
-}
-
-// The reporter adds the tests' scores in order, in doubles, and posts the sum as "Points X/Y", the
-// grade Classroom records: the last test that scored takes the rounding, so that the sum is the
-// grade's points as they print ("51.43", not a sum with a tail of digits). Its score moves by an ulp or so;
-// the reporter shows no test's score.
-void close_the_sum(json& tests, double points) {
-  std::size_t last = tests.size();
-  for (std::size_t i = 0; i < tests.size(); ++i)
-    if (tests[i]["score"].get<double>() > 0) last = i;
-  if (last == tests.size()) return;
-  double before = 0;
-  for (std::size_t i = 0; i < last; ++i) before += tests[i]["score"].get<double>();
-  double score = points - before;
-  for (int ulp = 0; ulp < 4 && before + score != points; ++ulp)
-    score = std::nextafter(score, before + score < points ? HUGE_VAL : -HUGE_VAL);
-  if (before + score == points) tests[last]["score"] = score;
-}
-
-// A GitHub Classroom grader step's result (classroom-resources' autograding-command-grader and
-// autograding-io-grader write it; autograding-grading-reporter reads it, base64-encoded, from the
-// step's output `result`; lab/grading/schemas/github-classroom-result.schema.json). The reporter's
-// "Points X/Y" (what Classroom records) sums the tests' scores over the runners' max_score.
-json github_classroom_results(const LabSpec& spec, const Grade& g, const Ceiling&, const AutograderOptions&) {
-  json tests = json::array();
-  bool all_passed = true, any_error = false;
-  for (const AutograderTest& t : autograder_tests(spec, g)) {
-    all_passed = all_passed && t.passed;
-    any_error = any_error || t.error;
-    tests.push_back({{"name", t.name},
-                     {"status", t.passed ? "pass" : t.error ? "error" : "fail"},
-                     {"score", round2(t.score)},
-                     {"message", t.output},
-                     {"filename", ""},
-                     {"line_no", 0}});  // the reporter prints "- line N" unless it is 0
-  }
-  close_the_sum(tests, round2(g.points()));
-  return {{"version", 1},
-          {"status", all_passed ? "pass" : any_error ? "error" : "fail"},
-          {"max_score", max_points(spec)},
-          {"tests", tests}};
-}
-
-}  // namespace
-
-const std::vector<AutograderFormat>& autograder_formats() {
-  static const std::vector<AutograderFormat> formats = {
-      {"gradescope", "Gradescope", "/autograder/results/results.json", true, gradescope_results},
-      {"prairielearn", "PrairieLearn", "/grade/results/results.json", false, prairielearn_results},
-      {"github-classroom", "GitHub Classroom", "the grader step's output `result`, base64-encoded", false,
-       github_classroom_results},
-  };
+// The registry's writers that are a grading system's.
+const std::vector<const AutograderWriter*>& autograder_formats() {
+  static const std::vector<const AutograderWriter*> formats = [] {
+    std::vector<const AutograderWriter*> found;
+    for (const GradeWriter* w : grade_writers())
+      if (const auto* a = dynamic_cast<const AutograderWriter*>(w)) found.push_back(a);
+    return found;
+  }();
   return formats;
 }
 
-const AutograderFormat* find_autograder_format(std::string_view name) {
-  for (const AutograderFormat& f : autograder_formats())
-    if (f.name == name) return &f;
+const AutograderWriter* find_autograder_format(std::string_view name) {
+  for (const AutograderWriter* f : autograder_formats())
+    if (f->name() == name) return f;
   return nullptr;
 }
 
 std::string autograder_format_names() {
   std::vector<std::string> names;
-  for (const AutograderFormat& f : autograder_formats()) names.emplace_back(f.name);
-  return join(names, ", ");
+  for (const AutograderWriter* f : autograder_formats()) names.emplace_back(f->name());
+  return joined_lines(names, ", ");
 }
 
 const std::vector<std::string>& autograder_visibilities() {
@@ -250,21 +155,21 @@ AutograderOptions autograder_options(const LabSpec& spec, const AutograderReques
   if (!o.format)
     throw UsageError("--format '" + one_line(request.format) + "': not a grading system's format (" +
                      autograder_format_names() + ")");
-  const std::string flag = "--format " + std::string(o.format->name);
+  const std::string flag = "--format " + std::string(o.format->name());
   if (submissions != 1)
     throw UsageError(flag + ": one submission per run (a grading system grades one at a time); got " +
                      std::to_string(submissions) + " files");
   if (request.results_path.empty())
-    throw UsageError(flag + " needs --results PATH (" + std::string(o.format->system) + " reads " +
-                     std::string(o.format->reads_from) + ")");
-  if (visibility_given && !o.format->has_visibility)
+    throw UsageError(flag + " needs --results PATH (" + std::string(o.format->system()) + " reads " +
+                     std::string(o.format->reads_from()) + ")");
+  if (visibility_given && !o.format->has_visibility())
     throw UsageError("--visibility" + std::string(request.visibility.empty() ? "-of" : "") + ": " +
-                     std::string(o.format->system) + "'s results have no per-test visibility (only gradescope's "
+                     std::string(o.format->system()) + "'s results have no per-test visibility (only gradescope's "
                      "have); drop --visibility and --visibility-of");
   const auto require_visibility = [](const std::string& what, const std::string& value) {
     const auto& known = autograder_visibilities();
     if (std::find(known.begin(), known.end(), value) == known.end())
-      throw UsageError(what + ": '" + one_line(value) + "' is not a visibility (" + join(known, ", ") + ")");
+      throw UsageError(what + ": '" + one_line(value) + "' is not a visibility (" + joined_lines(known, ", ") + ")");
   };
   if (!request.visibility.empty()) {
     require_visibility("--visibility", request.visibility);
@@ -279,7 +184,7 @@ AutograderOptions autograder_options(const LabSpec& spec, const AutograderReques
     const auto& sizes = spec.check_size_texts;
     if (test != "performance" && std::find(sizes.begin(), sizes.end(), test) == sizes.end())
       throw UsageError(what + ": '" + one_line(test) + "' is neither a check size of " + spec.name + " (" +
-                       join(sizes, ", ") + ") nor 'performance'");
+                       joined_lines(sizes, ", ") + ") nor 'performance'");
     require_visibility(what, visibility);
     if (!o.visibility_of.emplace(test, visibility).second)
       throw UsageError(what + ": --visibility-of names '" + one_line(test) + "' twice");
@@ -327,7 +232,7 @@ std::vector<AutograderTest> autograder_tests(const LabSpec& spec, const Grade& g
 nlohmann::json autograder_results(const LabSpec& spec, const Grade& grade, const Ceiling& ceiling,
                                   const AutograderOptions& options) {
   if (!options.format) return nullptr;
-  return options.format->render(spec, grade, ceiling, options);
+  return options.format->document(spec, grade, ceiling, options);
 }
 
 }  // namespace lb::lab

@@ -1,7 +1,9 @@
 // `lab grade --format`: one submission's grade as the results file a grading system reads
 // (Gradescope's results.json, PrairieLearn's external grader results.json, a GitHub Classroom
-// runner's result object). Pure functions from the spec, the grade and the options to JSON, tested
-// without a GPU (tests/test_lab_autograder.cpp); lab/grading/schemas/ holds each format's published schema.
+// runner's result object). What the formats share: the request checked, the tests every format
+// lists; each format's file is its writer's (grade_writer.h, lab/grading/writers/). Pure functions
+// from the spec, the grade and the options, tested without a GPU (tests/test_lab_autograder.cpp);
+// lab/grading/schemas/ holds each format's published schema.
 //
 // Every format gets the same tests: one per check size ("check: n = 257", its share of the
 // check's points) and one for the performance part (the performance points earned).
@@ -24,11 +26,11 @@ struct AutograderRequest {
   std::vector<std::string> visibility_of;  // "TEST=VISIBILITY" each
 };
 
-struct AutograderFormat;
+class AutograderWriter;  // lab/grading/grade_writer.h: one per format
 
 // The request, checked against the lab.
 struct AutograderOptions {
-  const AutograderFormat* format = nullptr;
+  const AutograderWriter* format = nullptr;
   std::string visibility = "visible";                 // every test's, unless named below
   std::map<std::string, std::string> visibility_of;   // a check size as lab.json writes it, or "performance"
   double execution_time_s = -1;                       // the whole grade's wall time; < 0: not known
@@ -46,17 +48,9 @@ struct AutograderTest {
   std::string output;       // everything the student should read, lines
 };
 
-struct AutograderFormat {
-  std::string_view name;        // --format's value
-  std::string_view system;      // "Gradescope"
-  std::string_view reads_from;  // where the system expects the file
-  bool has_visibility;          // per-test visibility (Gradescope only)
-  nlohmann::json (*render)(const LabSpec&, const Grade&, const Ceiling&, const AutograderOptions&);
-};
-
-// Every format, in --help's order: adding a format is one entry in autograder_results.cpp.
-const std::vector<AutograderFormat>& autograder_formats();
-const AutograderFormat* find_autograder_format(std::string_view name);
+// The grading systems' writers (grade_writer.h's registry), in --help's order.
+const std::vector<const AutograderWriter*>& autograder_formats();
+const AutograderWriter* find_autograder_format(std::string_view name);
 std::string autograder_format_names();  // "gradescope, prairielearn, github-classroom"
 
 // The visibilities Gradescope knows, "visible" first.
@@ -74,8 +68,16 @@ AutograderOptions autograder_options(const LabSpec& spec, const AutograderReques
 // and the scores add up to the grade's points exactly.
 std::vector<AutograderTest> autograder_tests(const LabSpec& spec, const Grade& grade);
 
-// The results file's JSON in options.format.
+// The results file's JSON in options.format; null without a format.
 nlohmann::json autograder_results(const LabSpec& spec, const Grade& grade, const Ceiling& ceiling,
                                   const AutograderOptions& options);
+
+// What the formats' writers share (lab/grading/writers/): a score in whole hundredths, so that the
+// numbers read as they add up ("8.57", not 8.5700000001); lines joined; the grade in one line
+// ("01-vector-add: 100 / 100 (graded)"); a test's visibility.
+double score_hundredths(double x);
+std::string joined_lines(const std::vector<std::string>& lines, const char* separator = "\n");
+std::string summary_line(const LabSpec& spec, const Grade& grade);
+std::string visibility_of(const AutograderOptions& options, const std::string& key);
 
 }  // namespace lb::lab

@@ -1,12 +1,12 @@
 #include "lab/grading/grading.h"
 
-#include "lab/runners/runner.h"
-
 #include <algorithm>
 #include <cmath>
 #include <sstream>
 
 #include "common/format_number.h"
+#include "lab/child/child_process.h"
+#include "lab/runners/runner.h"
 
 namespace lb::lab {
 namespace {
@@ -16,22 +16,8 @@ double round1(double x) { return std::round(x * 10.0) / 10.0; }
 // The figure a workload is judged by: GB/s for the memory-bound ones, GFLOP/s for matmul.
 bool by_flops(const LabSpec& spec) { return spec.workload->figure() == Figure::kCompute; }
 double rate(const LabSpec& spec, const Timing& t) { return by_flops(spec) ? t.gflops : t.gbps; }
-const char* rate_unit(const LabSpec& spec) { return by_flops(spec) ? "GFLOP/s" : "GB/s"; }
 
 std::string tier_text(const Tier& tier) { return format_number("at least %.2f of ours", tier.at_least); }
-
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
-}
-
-nlohmann::json timing_json(const std::optional<Timing>& t) {
-  if (!t) return nullptr;
-  return {{"median_ms", t->median_ms}, {"noise", t->noise}, {"samples", t->samples}, {"gbps", t->gbps},
-          {"gflops", t->gflops}};
-}
 
 }  // namespace
 
@@ -87,13 +73,11 @@ const Tier* tier_for(const LabSpec& spec, double speed) {
   return nullptr;
 }
 
-Grade grade_submission(const LabSpec& spec, std::string file, std::size_t passed, std::size_t total,
-                       std::vector<BenchmarkResult> benchmarks, const Ceiling& ceiling) {
-  Grade g;
-  g.file = std::move(file);
-  g.sizes_passed = passed;
-  g.sizes_total = total;
-  g.check_points = check_points(spec, passed, total);
+namespace {
+
+// The grade's performance part and feedback, once its check's points are set.
+Grade graded(const LabSpec& spec, Grade g, std::vector<BenchmarkResult> benchmarks, const Ceiling& ceiling) {
+  const std::size_t passed = g.sizes_passed, total = g.sizes_total;
   g.benchmarks = std::move(benchmarks);
   if (passed < total) {
     g.outcome = GradeOutcome::kCheckFailed;
@@ -154,106 +138,132 @@ Grade grade_submission(const LabSpec& spec, std::string file, std::size_t passed
   return g;
 }
 
-nlohmann::json grade_json(const LabSpec& spec, const Grade& g) {
-  nlohmann::json benchmarks = nlohmann::json::array();
-  for (const BenchmarkResult& b : g.benchmarks) {
-    nlohmann::json j = {{"size", b.size}, {"student", timing_json(b.student)}, {"runtime", timing_json(b.runtime)}};
-    if (b.student && b.runtime) j["speed"] = b.speed();
-    if (!b.error.empty()) j["error"] = b.error;
-    if (b.student) {
-      j["samples_verified"] = b.samples_verified;
-      j["input_reset_ms"] = b.input_reset_ms;
+}  // namespace
+
+Grade grade_submission(const LabSpec& spec, std::string file, std::size_t passed, std::size_t total,
+                       std::vector<BenchmarkResult> benchmarks, const Ceiling& ceiling) {
+  Grade g;
+  g.file = std::move(file);
+  g.sizes_passed = passed;
+  g.sizes_total = total;
+  g.check_points = check_points(spec, passed, total);
+  return graded(spec, std::move(g), std::move(benchmarks), ceiling);
+}
+
+Grade grade_submission(const LabSpec& spec, std::string file, std::vector<SizeResult> sizes,
+                       std::vector<BenchmarkResult> benchmarks, const Ceiling& ceiling) {
+  Grade g;
+  g.file = std::move(file);
+  g.sizes_total = sizes.size();
+  g.sizes_passed = static_cast<std::size_t>(
+      std::count_if(sizes.begin(), sizes.end(), [](const SizeResult& r) { return r.passed; }));
+  g.check_points = check_points(spec, sizes);  // each size's fixed share (check_shares)
+  g.sizes = std::move(sizes);
+  return graded(spec, std::move(g), std::move(benchmarks), ceiling);
+}
+
+std::vector<SizeResult> size_results(const LabSpec& spec, const ChildReport& report) {
+  const std::string stopped = !report.compile_error.empty()    ? "the file did not compile"
+                              : !report.error.empty()          ? report.error
+                              : !report.protocol_error.empty() ? protocol_error_text(report.protocol_error)
+                                                               : report.why_stopped();
+  std::vector<SizeResult> sizes;
+  bool reached = true;
+  for (std::size_t i = 0; i < spec.check_sizes.size(); ++i) {
+    SizeResult r{spec.check_size_texts[i], check_size_label(spec, i)};
+    const auto found = report.by_size.find(r.size);
+    if (found != report.by_size.end() && report.compile_error.empty()) {
+      r.passed = found->second.passed;
+      if (!r.passed) r.feedback = found->second.feedback.empty() ? "wrong result" : found->second.feedback;
+    } else {
+      r.feedback = reached ? stopped : "not run";
+      reached = false;
     }
-    if (b.limit.checked())
-      j["limit"] = {{"limit", b.limit.limit}, {"unit", b.limit.unit()}, {"bound", b.limit.bound},
-                    {"derivation", b.limit.derivation}};
-    else
-      j["limit"] = {{"not_checked", b.limit.not_checked}};
-    benchmarks.push_back(j);
+    sizes.push_back(std::move(r));
   }
-  nlohmann::json by_size = nlohmann::json::array();
-  for (const SizeResult& r : g.sizes) {
-    nlohmann::json j = {{"size", r.size}, {"passed", r.passed}};
-    if (!r.feedback.empty()) j["feedback"] = r.feedback;
-    by_size.push_back(j);
-  }
-  return {{"file", g.file},
-          {"lab", spec.name},
-          {"outcome", to_string(g.outcome)},
-          {"points", g.points()},
-          {"max_points", spec.check_points + spec.performance_points},
-          {"check",
-           {{"sizes_passed", g.sizes_passed},
-            {"sizes", g.sizes_total},
-            {"points", g.check_points},
-            {"max_points", spec.check_points},
-            {"by_size", by_size}}},
-          {"performance",
-           {{"speed_vs_runtime", g.speed ? nlohmann::json(*g.speed) : nlohmann::json(nullptr)},
-            {"fraction_of_ceiling", g.ceiling_fraction ? nlohmann::json(*g.ceiling_fraction) : nlohmann::json(nullptr)},
-            {"tier_at_least", g.tier ? nlohmann::json(g.tier->at_least) : nlohmann::json(nullptr)},
-            {"points", g.performance_points},
-            {"max_points", spec.performance_points},
-            {"refused", g.refusal.empty() ? nlohmann::json(nullptr) : nlohmann::json(g.refusal)},
-            {"benchmarks", benchmarks}}},
-          {"feedback", g.feedback}};
+  return sizes;
 }
 
-std::string grade_markdown(const LabSpec& spec, const Grade& g, const Ceiling& ceiling) {
-  std::ostringstream md;
-  md << "## " << g.file << "\n\n";
-  md << "**" << format_number("%g", g.points()) << " / " << spec.check_points + spec.performance_points << "** ("
-     << to_string(g.outcome) << ")\n\n";
-  md << "| part | result | points |\n|---|---|---|\n";
-  md << "| check | " << g.sizes_passed << " of " << g.sizes_total << " sizes passed | "
-     << format_number("%g", g.check_points) << " / " << spec.check_points << " |\n";
-  md << "| performance | "
-     << (!g.refusal.empty() ? "**refused**: " + g.refusal
-         : g.speed          ? format_number("%.2f", *g.speed) + " of ours" +
-                         (g.tier ? ", tier " + tier_text(*g.tier) : ", below every tier")
-                   : std::string("not graded"))
-     << " | " << format_number("%g", g.performance_points) << " / " << spec.performance_points << " |\n\n";
-  bool any_timed = false, any_limit = false;
-  for (const BenchmarkResult& b : g.benchmarks) {
-    any_timed = any_timed || (b.student && b.runtime);
-    any_limit = any_limit || (b.student && b.runtime && b.limit.checked());
-  }
-  if (any_timed) {
-    md << "| size | yours ms | ours ms | yours " << rate_unit(spec) << " | ours " << rate_unit(spec) << " | speed";
-    if (ceiling.value > 0) md << " | yours / " << ceiling.what;
-    if (any_limit) md << " | most the GPU allows " << rate_unit(spec);
-    md << " |\n|---|---|---|---|---|---|" << (ceiling.value > 0 ? "---|" : "") << (any_limit ? "---|" : "") << "\n";
-    for (const BenchmarkResult& b : g.benchmarks) {
-      if (!b.student || !b.runtime) continue;
-      md << "| " << b.size << " | " << format_number("%.4f", b.student->median_ms) << " | "
-         << format_number("%.4f", b.runtime->median_ms) << " | " << format_number("%.0f", rate(spec, *b.student))
-         << " | " << format_number("%.0f", rate(spec, *b.runtime)) << " | " << format_number("%.2f", b.speed());
-      if (ceiling.value > 0) md << " | " << format_number("%.0f%%", 100.0 * rate(spec, *b.student) / ceiling.value);
-      if (any_limit) md << " | " << (b.limit.checked() ? format_number("%.0f", b.limit.limit) : std::string("-"));
-      md << " |\n";
+namespace {
+
+std::optional<Timing> timing(const std::optional<Figures>& f) {
+  if (!f || !(f->median_ms > 0)) return std::nullopt;  // not a time: not timed
+  return Timing{f->median_ms, f->noise, f->gbps, f->gflops, f->samples};
+}
+
+// The timing child's figures per benchmark size, each with the most a correct kernel can show there.
+std::vector<BenchmarkResult> benchmark_results(const LabSpec& spec, const ChildReport& timed) {
+  std::vector<BenchmarkResult> benchmarks;
+  for (const BenchmarkEvent& event : timed.benchmarks) {
+    BenchmarkResult b;
+    if (const auto* failed = std::get_if<BenchmarkFailed>(&event)) {
+      b.size = failed->size;
+      b.error = failed->error;
+    } else {
+      const BenchmarkTimed& t = std::get<BenchmarkTimed>(event);
+      b.size = t.size;
+      b.student = timing(t.student);
+      b.runtime = timing(t.ours);
+      if (!t.ours) b.error = "ours failed: " + t.ours_error;
+      b.samples_verified = t.samples_verified;
+      b.input_reset_ms = t.input_reset_ms;
+      b.sample_verify_ms = t.sample_verify_ms;
     }
-    md << "\n";
+    b.limit = spec.runner->rate_limit(spec, b.size, timed.environment);
+    benchmarks.push_back(std::move(b));
   }
-  for (const std::string& line : g.feedback) md << "- " << line << "\n";
-  return md.str();
+  return benchmarks;
 }
 
-std::string csv_header() {
-  return "file,lab,outcome,points,max_points,sizes_passed,sizes,check_points,speed_vs_runtime,fraction_of_ceiling,"
-         "tier_at_least,performance_points,feedback\n";
-}
+}  // namespace
 
-std::string csv_row(const LabSpec& spec, const Grade& g) {
-  auto number = [](const std::optional<double>& v) { return v ? format_number("%.4f", *v) : std::string(); };
-  std::string feedback;
-  for (const std::string& line : g.feedback) feedback += (feedback.empty() ? "" : " | ") + line;
-  std::ostringstream row;
-  row << csv_field(g.file) << "," << spec.name << "," << to_string(g.outcome) << "," << format_number("%g", g.points())
-      << "," << spec.check_points + spec.performance_points << "," << g.sizes_passed << "," << g.sizes_total << ","
-      << format_number("%g", g.check_points) << "," << number(g.speed) << "," << number(g.ceiling_fraction) << ","
-      << (g.tier ? format_number("%g", g.tier->at_least) : std::string()) << ","
-      << format_number("%g", g.performance_points) << "," << csv_field(feedback) << "\n";
-  return row.str();
+Grade grade_reports(const LabSpec& spec, const std::string& file, const ChildReport& check, const ChildReport& timed) {
+  if (!check.compile_error.empty()) {
+    Grade g;
+    g.file = file;
+    g.outcome = GradeOutcome::kDidNotCompile;
+    g.sizes_total = spec.check_sizes.size();
+    g.sizes = size_results(spec, check);
+    g.compiler_message = check.compile_error;
+    std::istringstream lines(check.compile_error);
+    for (std::string line; std::getline(lines, line) && g.feedback.size() < 3;)
+      if (!line.empty()) g.feedback.push_back(line);
+    return g;
+  }
+  if (!check.protocol_error.empty()) {  // the check's own lines could not be read: nothing to grade
+    Grade g;
+    g.file = file;
+    g.outcome = GradeOutcome::kCouldNotRun;
+    g.sizes_total = spec.check_sizes.size();
+    g.sizes = size_results(spec, check);
+    for (SizeResult& r : g.sizes)  // nothing the check said is trusted
+      if (r.passed) r = {r.size, r.label, false, protocol_error_text(check.protocol_error)};
+    g.feedback.push_back(protocol_error_text(check.protocol_error));
+    return g;
+  }
+  // A timing child that wrote a line it should not have is not trusted for any size: no timing.
+  std::vector<BenchmarkResult> benchmarks;
+  if (timed.protocol_error.empty()) benchmarks = benchmark_results(spec, timed);
+  Grade g = grade_submission(spec, file, size_results(spec, check), std::move(benchmarks),
+                             spec.runner->ceiling(spec, timed.environment));
+  for (std::string& line : spec.runner->timing_feedback(spec, timed, g)) g.feedback.push_back(std::move(line));
+  for (const SizeResult& r : g.sizes)
+    if (!r.passed && check.by_size.count(r.size)) {
+      g.feedback.push_back(r.label + ": " + check.by_size.at(r.size).feedback);
+      break;  // the first failure; the check's lines above have them all
+    }
+  // What the student's code printed is its own output: never a result, said once.
+  if (const std::size_t printed = check.child.out_bytes + check.child.err_bytes + timed.child.out_bytes +
+                                  timed.child.err_bytes;
+      printed > 0)
+    g.feedback.push_back("your code printed " + std::to_string(printed) +
+                         " bytes on its standard output and error (`lab check` shows them); none is read as a result");
+  for (const ChildReport* r : {&check, &timed}) {
+    if (!r->error.empty()) g.feedback.push_back(r->error);
+    else if (!r->protocol_error.empty()) g.feedback.push_back(protocol_error_text(r->protocol_error));
+    else if (r->ended_abnormally()) g.feedback.push_back(r->why_stopped());
+  }
+  return g;
 }
 
 }  // namespace lb::lab

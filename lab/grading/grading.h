@@ -1,8 +1,11 @@
-// The arithmetic of a lab's grade, from what the check and the timed runs measured: pure functions,
-// tested on synthetic timings without a GPU (tests/test_lab.cpp).
+// The grade of a lab submission, in one place: the typed Grade record and every rule that sets it
+// (the check's points per size, the performance tiers, the plausibility refusal, the zeroing of
+// what a protocol error makes untrustworthy). grade_reports() reads the check's and the timing
+// child's reports; the rest are pure functions, tested on synthetic timings without a GPU
+// (tests/test_lab.cpp). How a grade is written out (console, JSON, CSV, markdown, the grading
+// systems' files) is lab/grading/grade_writer.h's: no writer computes a point.
 #pragma once
 #include <cstddef>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +14,8 @@
 #include "lab/spec/lab_spec.h"
 
 namespace lb::lab {
+
+struct ChildReport;  // lab/child/child_process.h
 
 // One timed kernel at one size, as the harness measured it.
 struct Timing {
@@ -27,10 +32,11 @@ struct BenchmarkResult {
   // The highest rate a correct kernel can show at this size on this GPU (harness/device_peaks.h),
   // or why there is none; unchecked unless the caller set it.
   RateLimit limit = RateLimit::unchecked(Figure::kBandwidth, "the GPU's peaks are not known");
-  // The student's timed samples (lab/child/fresh_inputs.h): how many were verified, and what one reset
-  // of its inputs and output took on the device (outside the timed region).
+  // The student's timed samples (lab/child/fresh_inputs.h): how many were verified (every one), what
+  // one reset of its inputs and output took, and one sample's verification (both outside the timed region).
   std::size_t samples_verified = 0;
   double input_reset_ms = 0;
+  double sample_verify_ms = 0;
   double speed() const { return student && runtime ? runtime->median_ms / student->median_ms : 0.0; }
 };
 
@@ -41,7 +47,7 @@ struct Ceiling {
   double value = 0;   // 0 when not measured
 };
 
-// One check size's outcome (lab_grade.cpp fills it from the check's report), for the grading
+// One check size's outcome (size_results fills it from the check's report), for the grading
 // systems that list each size as a test (lab/grading/autograder_results.h).
 struct SizeResult {
   std::string size;      // as lab.json writes it: "2^24"
@@ -93,17 +99,28 @@ double check_points(const LabSpec& spec, const std::vector<SizeResult>& sizes);
 // The first (best) tier `speed` reaches, or nullptr.
 const Tier* tier_for(const LabSpec& spec, double speed);
 
-// The grade of a submission whose check ran: performance points only when every size passed and
-// every benchmark size was timed, from the geometric mean of the speeds; feedback says where the
-// kernel stands and what the next tier needs. A student's rate above its size's `limit` at any
-// benchmark size refuses the performance part (kRefused: 0 points, the check's points kept).
+// The grade of a submission whose check ran, from every check size's outcome (in lab.json's
+// order): the check's points are the shares of the sizes that passed (check_shares); performance
+// points only when every size passed and every benchmark size was timed, from the geometric mean
+// of the speeds; feedback says where the kernel stands and what the next tier needs. A student's
+// rate above its size's `limit` at any benchmark size refuses the performance part (kRefused: 0
+// points, the check's points kept).
+Grade grade_submission(const LabSpec& spec, std::string file, std::vector<SizeResult> sizes,
+                       std::vector<BenchmarkResult> benchmarks, const Ceiling& ceiling);
+// The same where only how many sizes passed is known (synthetic grades): the check's points are
+// check_points(spec, passed, total), and the grade lists no sizes.
 Grade grade_submission(const LabSpec& spec, std::string file, std::size_t passed, std::size_t total,
                        std::vector<BenchmarkResult> benchmarks, const Ceiling& ceiling);
 
-// The grade as JSON (one submission), as a markdown section, and as CSV.
-nlohmann::json grade_json(const LabSpec& spec, const Grade& grade);
-std::string grade_markdown(const LabSpec& spec, const Grade& grade, const Ceiling& ceiling);
-std::string csv_header();
-std::string csv_row(const LabSpec& spec, const Grade& grade);
+// Every check size's outcome from the check's report: the first size the check never reached fails
+// with what stopped it, the ones after it "not run".
+std::vector<SizeResult> size_results(const LabSpec& spec, const ChildReport& check);
+
+// The grade of one submission from its check's report and its timing child's (`timed`: no child
+// ran when the check failed). A file that did not compile earns nothing; a check whose lines could
+// not be read (a protocol error) earns nothing, none of its sizes trusted; a timing child with a
+// protocol error times no size. The timing figures are read against the lab's runner's ceiling and
+// rate limits (lab/runners/runner.h), and its feedback lines are added once, here.
+Grade grade_reports(const LabSpec& spec, const std::string& file, const ChildReport& check, const ChildReport& timed);
 
 }  // namespace lb::lab

@@ -11,7 +11,7 @@
 
 namespace lb::lab {
 
-// One submission of a grade file, with the fields of grading.h's grade_json the board shows.
+// One submission of a grade file, with the fields of JsonWriter::submission (grade_writer.h) the board shows.
 struct BoardEntry {
   std::string file;     // as `lab grade` was given it: two students' vector_add.cu differ by folder
   std::string outcome;  // "graded", "refused", "check failed", "did not compile", "could not run"

@@ -2,6 +2,8 @@
 // program loaded, then checked, timed or profiled through the harness.
 #include "lab/runners/kernel_runner.h"
 
+#include <chrono>
+
 #include "common/cuda_check.h"
 #include "common/stream.h"
 #include "harness/environment.h"
@@ -56,12 +58,12 @@ std::string judge(StudentVariant& variant, const LabSpec& spec, const HostProble
 }
 
 // The check sizes, one line each; false when one failed.
-bool check_sizes(const LabSpec& spec, StudentProgram& program, const Setup& setup, std::uint64_t seed,
+bool check_sizes(const LabSpec& spec, StudentProgram& program, const Setup& setup, const GradeKeys& keys,
                  std::FILE* out) {
   bool all_passed = true;
   for (std::size_t i = 0; i < spec.check_sizes.size(); ++i) {
     const Shape& shape = spec.check_sizes[i];
-    const HostProblem problem = draw_problem(*spec.workload, shape, seed);
+    const HostProblem problem = draw_problem(*spec.workload, shape, key_at(keys.check, i, "check size"));
     const std::unique_ptr<StudentVariant> variant = program.make_variant();
     variant->allocate(shape, setup);
     HostBuffer result;
@@ -86,7 +88,7 @@ bool record_kept_samples(CaseResult& r, const SampleSeries& series) {
 }
 
 // The time cap widened for the student's samples by `per_sample_ms` for each of the rule's minimum
-// of samples and two verified ones, then restored for ours, also when a timed sample was wrong.
+// of samples and two more, then restored for ours, also when a timed sample was wrong.
 class WidenedTimeCap {
  public:
   WidenedTimeCap(StoppingRule& rule, double per_sample_ms) : rule_(rule), saved_(rule) {
@@ -105,46 +107,52 @@ constexpr const char* kThrottled = "every timed sample was discarded: the GPU's 
 
 // The student's kernel beside ours (the lab's baseline layer's) at each benchmark size, timed by the harness
 // (cold L2, the stream held, noise-based stopping, throttled samples dropped), on inputs drawn from
-// this grade's seed. The student's output is checked before its timed runs, and each of its timed
-// samples gets new inputs (drawn from the grade's secret seed and the sample's index, into the same
-// buffers: on the device, or on the host for a workload folder), a re-poisoned output and a fresh
-// scalar, some of them verified (lab/child/fresh_inputs.h): no sample can profit from the one
-// before it.
-void time_benchmarks(const LabSpec& spec, StudentProgram& program, std::uint64_t seed, std::FILE* out) {
-  const std::unique_ptr<Environment> env = open_environment(true, {.seed = seed});
-  emit(out, TimingEnvironment{.gpu = env->device->name,
-                              .ceilings = ceilings_json(env->ceilings),
-                              .peaks = env->peaks ? peaks_json(*env->peaks) : nlohmann::json(nullptr),
-                              .cache_mode = env->options.cold ? "cold" : "hot"});
+// the size's judge key. The student's output is checked before its timed runs, and each of its timed
+// samples gets new inputs (drawn from the sample's own key, into the same buffers: on the device,
+// or on the host for a workload folder), a re-poisoned output and a fresh scalar, and is verified
+// after it (lab/child/fresh_inputs.h): no sample can profit from the one before it, and none can
+// be skipped.
+void time_benchmarks(const LabSpec& spec, StudentProgram& program, const GradeKeys& keys, std::FILE* out) {
+  // The GPU's peaks and ceilings came from a child of their own (measure_environment): none measured here.
+  const std::unique_ptr<Environment> env = open_environment(true, {.measure_ceilings = false});
   const cudaStream_t stream = env->gpu_stream();
   LayerSessions sessions(LayerConfig{});
   CaseInputs inputs;
   Progress quiet(stderr, false);
   CostLog costs;
-  for (const Shape& shape : spec.benchmark_sizes) {
+  for (std::size_t size = 0; size < spec.benchmark_sizes.size(); ++size) {
+    const Shape& shape = spec.benchmark_sizes[size];
     const std::string label = spec.workload->size_label(shape);
     BenchmarkTimed timed{.size = label};
     CaseResult student;
     student.spec = {spec.workload, &kStudentLayer, shape};
-    const HostProblem& problem = inputs.problem_for({spec.workload, spec.baseline, shape}, seed);
+    const HostProblem& problem =
+        inputs.problem_for({spec.workload, spec.baseline, shape}, key_at(keys.judge, size, "benchmark size"));
     {
       const std::unique_ptr<StudentVariant> variant = program.make_variant();
       variant->allocate(shape, {stream, &costs, nullptr});
+      const auto judged = std::chrono::steady_clock::now();
       std::string wrong = judge(*variant, spec, problem, stream, inputs.result());
+      // The judge run's check, as the cost of a sample's (a download and the host's check) to widen the cap by.
+      const double verify_ms_of_judge =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - judged).count();
       if (wrong.empty()) {
         try {
-          FreshInputs fresh(*spec.workload, shape, seed, *variant, stream);
-          // A problem drawn on the host (a workload folder's) costs each sample its draw, tenths of
-          // a second at 2^22 where the kernel takes microseconds, and the wall-clock cap counts it:
-          // the cap is widened by the rule's minimum of samples' draws (and two more for the
-          // verified ones), so that the student's kernel gets that minimum, as ours does.
-          const WidenedTimeCap cap(env->options.rule, fresh.drawn_on_host() ? fresh.refresh_ms() : 0.0);
+          FreshInputs fresh(*spec.workload, shape, key_at(keys.samples, size, "benchmark size"), *variant, stream);
+          // Each sample costs the grade its verification (a download and a check on the host, tens
+          // of milliseconds at 2^26 where the kernel takes a fraction of one) and, where the
+          // problem is drawn on the host (a workload folder's), its draw; the wall-clock cap counts
+          // both: it is widened by the rule's minimum of samples' costs (and two more), measured on
+          // the judge run, so that the student's kernel gets that minimum, as ours does.
+          const WidenedTimeCap cap(env->options.rule,
+                                   (fresh.drawn_on_host() ? fresh.refresh_ms() : 0.0) + verify_ms_of_judge);
           if (!record_kept_samples(student, take_samples(student, *variant, *env, quiet, &fresh))) {
             emit(out, BenchmarkFailed{label, kThrottled});
             continue;
           }
           timed.samples_verified = fresh.samples_verified();
           timed.input_reset_ms = fresh.refresh_ms();
+          timed.sample_verify_ms = fresh.verify_ms();
         } catch (const WrongTimedResult& e) {
           wrong = e.what();
         }
@@ -167,10 +175,30 @@ void time_benchmarks(const LabSpec& spec, StudentProgram& program, std::uint64_t
   }
 }
 
+
+// ChildMode::kEnvironment: the GPU's name, ceilings and theoretical peaks, from a process that
+// loads no student code (Runner::environment_apart), and the L2 mode the timing child times in.
+int measure_environment(std::FILE* out) {
+  const std::unique_ptr<Environment> env = open_environment(true, {});
+  emit(out, TimingEnvironment{.gpu = env->device->name,
+                              .ceilings = ceilings_json(env->ceilings),
+                              .peaks = env->peaks ? peaks_json(*env->peaks) : nlohmann::json(nullptr),
+                              .cache_mode = env->options.cold ? "cold" : "hot"});
+  return kExitPassed;
+}
+
 }  // namespace
 
 int KernelRunner::run_child(const LabSpec& spec, const std::filesystem::path& file, const ChildRequest& request,
                             std::FILE* out) const {
+  if (request.mode == ChildMode::kEnvironment) {
+    try {
+      return measure_environment(out);
+    } catch (const std::exception& e) {
+      emit(out, Failure{e.what()});
+      return kExitFailed;
+    }
+  }
   CostLog costs;
   // The primary context, current on this thread: the student's module loads into the context the
   // harness's runtime calls use. Declared before the program, so released after its module.
@@ -188,7 +216,7 @@ int KernelRunner::run_child(const LabSpec& spec, const std::filesystem::path& fi
       // One verified run at the first benchmark size: the launch the profiler records.
       const Stream stream;
       const Shape& shape = spec.benchmark_sizes.front();
-      const HostProblem problem = draw_problem(*spec.workload, shape, request.seed);
+      const HostProblem problem = draw_problem(*spec.workload, shape, key_at(request.keys.judge, 0, "benchmark size"));
       const std::unique_ptr<StudentVariant> variant = program->make_variant();
       variant->allocate(shape, {stream.get(), &costs, nullptr});
       HostBuffer result;
@@ -197,11 +225,11 @@ int KernelRunner::run_child(const LabSpec& spec, const std::filesystem::path& fi
       return wrong.empty() ? kExitPassed : kExitFailed;
     }
     if (request.mode == ChildMode::kTime) {
-      time_benchmarks(spec, *program, request.seed, out);
+      time_benchmarks(spec, *program, request.keys, out);
       return kExitPassed;
     }
     const Stream stream;
-    return check_sizes(spec, *program, {stream.get(), &costs, nullptr}, request.seed, out) ? kExitPassed : kExitFailed;
+    return check_sizes(spec, *program, {stream.get(), &costs, nullptr}, request.keys, out) ? kExitPassed : kExitFailed;
   } catch (const CudaError& e) {  // the context is unusable after most kernel faults: stop here
     emit(out, CudaFailure{student_text(e.what())});
     return kExitFailed;

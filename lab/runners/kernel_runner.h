@@ -21,6 +21,8 @@ class KernelRunner : public Runner {
                                                const TargetDevice& device, const StudentBuild& build) const = 0;
   int run_child(const LabSpec& spec, const std::filesystem::path& file, const ChildRequest& request,
                 std::FILE* out) const final;
+  // The GPU's peaks and ceilings from a child that loads no student code.
+  bool environment_apart() const final { return true; }
 };
 
 }  // namespace lb::lab

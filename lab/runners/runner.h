@@ -77,12 +77,20 @@ class Runner {
   virtual ArrivalClock arrival_clock(ChildMode mode) const;
   // What the parent keeps of this runner's own events (ChildNotes); nullptr: none.
   virtual std::shared_ptr<ChildNotes> child_notes(ChildMode mode) const;
+  // Whether a grade takes the GPU's peaks and ceilings from a child of their own (ChildMode::
+  // kEnvironment), which loads no student code, before the timing child (which then writes no
+  // environment). False: the timing child reports them.
+  virtual bool environment_apart() const { return false; }
+  // Why the grade cannot read a rate against `environment` (no peaks to bound it, no ceiling to
+  // read it against), in a few words; empty when it can. A grade with a reason earns no
+  // performance points: a figure missing is never a check skipped.
+  virtual std::string environment_refusal(const LabSpec& spec, const std::optional<TimingEnvironment>& environment) const;
 
   // --- the child, on the GPU (lab/child/lab_child.cpp): its events to `out`, its exit status.
   virtual int run_child(const LabSpec& spec, const std::filesystem::path& file, const ChildRequest& request,
                         std::FILE* out) const = 0;
 
-  // --- the grade (lab/commands/lab_grade.cpp, lab/grading/grading.cpp) ---
+  // --- the grade (lab/grading/grading.cpp, which asks these once per submission) ---
   // Whether a grade times one kernel (else the student's whole program: `lab profile`, which
   // profiles one kernel with Nsight Compute, then refuses with why_not_profiled).
   virtual bool times_one_kernel() const { return true; }
@@ -94,8 +102,10 @@ class Runner {
   // GPU; above it, the grade refuses the performance part.
   virtual RateLimit rate_limit(const LabSpec& spec, const std::string& label,
                                const std::optional<TimingEnvironment>& environment) const;
-  // Lines of feedback beyond the grade's arithmetic, from the timing child's report.
-  virtual void add_feedback(const LabSpec& spec, const ChildReport& timed, Grade& grade) const;
+  // Lines of feedback beyond the grade's arithmetic, from the timing child's report and the grade
+  // (grading.cpp adds them after its own; the runner sets no point and no outcome).
+  virtual std::vector<std::string> timing_feedback(const LabSpec& spec, const ChildReport& timed,
+                                                   const Grade& grade) const;
   // What the student's time is compared with, as the grade and the leaderboard name it: "ours (the
   // runtime layer)".
   virtual std::string what_ours_is(const LabSpec& spec) const;

@@ -18,7 +18,7 @@ std::shared_ptr<ChildNotes> Runner::child_notes(ChildMode) const { return nullpt
 
 std::string Runner::why_not_profiled(const LabSpec&, const std::filesystem::path&) const { return {}; }
 
-void Runner::add_feedback(const LabSpec&, const ChildReport&, Grade&) const {}
+std::vector<std::string> Runner::timing_feedback(const LabSpec&, const ChildReport&, const Grade&) const { return {}; }
 
 std::string Runner::compile_failed_rule(const std::string& file_name) const {
   return "compile error (the check compiles " + file_name +
@@ -44,6 +44,15 @@ RateLimit Runner::rate_limit(const LabSpec& spec, const std::string& label,
     if (spec.workload->size_label(shape) == label)
       return lb::rate_limit(*spec.workload, shape, *peaks, environment->cache_mode == "cold");
   return RateLimit::unchecked(figure, "not one of the lab's benchmark sizes");
+}
+
+std::string Runner::environment_refusal(const LabSpec& spec,
+                                        const std::optional<TimingEnvironment>& environment) const {
+  if (!environment) return "no environment line";
+  if (!peaks_from_json(environment->peaks)) return "an environment without the GPU's peaks (no rate could be bounded)";
+  const Ceiling limit = ceiling(spec, environment);
+  if (!(limit.value > 0)) return "an environment without the GPU's " + limit.what;
+  return {};
 }
 
 std::string Runner::what_ours_is(const LabSpec& spec) const {

@@ -83,22 +83,27 @@ def consistency_errors(fmt: str, doc: dict) -> list[str]:
 
 def child_script(tmp: Path, failing: dict[str, str] | None = None, peaks: dict | None = None) -> Path:
     """A stand-in for `lab run-child`: every check size (those in `failing` fail with their feedback),
-    then the environment (with `peaks`: the GPU's theoretical peaks, cold L2) and one timed size."""
-    lines = []
+    the environment (with `peaks`: the GPU's theoretical peaks, cold L2) and one timed size."""
+    checked = []
     for size in SPEC["check_sizes"]:
         event = {"size": size, "passed": size not in (failing or {})}
         if not event["passed"]:
             event["feedback"] = failing[size]
-        lines.append(event)
-    environment = {"event": "environment", "gpu": "Test GPU", "ceilings": {"copy_gbps": 3000.0}}
-    if peaks:
-        environment.update(peaks=peaks, cache_mode="cold")
-    lines.append(environment)
-    lines.append({"benchmark": "67108864", "student": {"median_ms": 0.3, "gbps": 2684.4, "samples": 40},
-                  "runtime": {"median_ms": 0.27, "gbps": 2982.6, "samples": 40}, "samples_verified": 4,
-                  "input_reset_ms": 0.11})
+        checked.append(event)
+    # The GPU's peaks (the H100's DRAM peak and L2 unless `peaks` says otherwise): the grade needs them.
+    environment = {"event": "environment", "gpu": "Test GPU", "ceilings": {"copy_gbps": 3000.0},
+                   "peaks": peaks or {"dram_gbps": 3352.32, "l2_bytes": 52428800}, "cache_mode": "cold"}
+    timed = [{"benchmark": "67108864", "student": {"median_ms": 0.3, "gbps": 2684.4, "samples": 40},
+              "runtime": {"median_ms": 0.27, "gbps": 2982.6, "samples": 40}, "samples_verified": 4,
+              "input_reset_ms": 0.11}]
+
+    def echo(lines: list[dict]) -> str:
+        return "".join(f"echo {shlex.quote(json.dumps(line))}\n" for line in lines)
+
+    # Its lines on its events channel (fd 3), as many as its mode (--mode environment, time or check) writes.
     script = tmp / "child.sh"
-    script.write_text("#!/bin/sh\n" + "".join(f"echo {shlex.quote(json.dumps(line))}\n" for line in lines))
+    script.write_text("#!/bin/sh\nexec 1>&3\ncase \"$*\" in\n*'--mode environment'*)\n" + echo([environment]) +
+                      ";;\n*'--mode time'*)\n" + echo(timed) + ";;\n*)\n" + echo(checked) + ";;\nesac\n")
     script.chmod(0o755)
     return script
 

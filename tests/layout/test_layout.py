@@ -5,6 +5,7 @@ show, on a small tree made here, that it fails when broken.
 - lab/ holds no file at its root but a README or an umbrella header: code lives in its rooms;
 - no code outside a lab runner's folder (lab/runners/<runner>/) names a runner or includes its
   headers: the names are registered once, in lab/runners/runners.cpp, and read from there;
+- lab/grading includes nothing of lab/commands: the commands use the grade, never the reverse;
 - no include loop between the C++ sources (a file and its header are one module);
 - no import loop in the Python package (python/layerbench), an import inside a function included;
 - no Python file over MAX_PYTHON_LINES lines;
@@ -91,6 +92,23 @@ def test_the_runners_are_registered():
 
 def test_no_code_outside_a_runners_folder_names_a_runner():
     assert runner_name_uses(REPO, tracked(REPO)) == []
+
+
+def grading_includes_of_commands(root: Path, files: list[Path]) -> list[str]:
+    """"file:line: the include" for each include of lab/commands/ in lab/grading/."""
+    found = []
+    for path in files:
+        rel = path.relative_to(root)
+        if rel.parts[:2] != ("lab", "grading") or path.suffix not in CPP_SUFFIXES:
+            continue
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            if re.match(r'\s*#\s*include\s*"lab/commands/', line):
+                found.append(f"{rel.as_posix()}:{number}: {line.strip()}")
+    return found
+
+
+def test_grading_includes_nothing_of_the_commands():
+    assert grading_includes_of_commands(REPO, tracked(REPO)) == []
 
 
 # --- include and import loops ----------------------------------------------------------------------
@@ -296,6 +314,10 @@ def test_the_rules_see_what_breaks_them(tree):
     assert sorted(runner_name_uses(root, tracked(root))) == [
         "app/main.py:1: 'alpha'", 'lab/commands/check.cpp:1: "beta-two"',
         "lab/runners/runner_defaults.cpp:1: includes lab/runners/alpha/"]
+
+    tree("lab/grading/writers/w.cpp", '#include "lab/grading/grading.h"\n#include "lab/commands/lab_check.h"\n')
+    assert grading_includes_of_commands(root, tracked(root)) == [
+        'lab/grading/writers/w.cpp:2: #include "lab/commands/lab_check.h"']
 
     tree("lab/a/one.h", '#include "lab/b/two.h"\n')
     tree("lab/b/two.h")

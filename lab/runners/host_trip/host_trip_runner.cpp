@@ -50,8 +50,17 @@ RateLimit HostTripRunner::rate_limit(const LabSpec& spec, const std::string& lab
   return link_limit(spec, label, environment);
 }
 
-void HostTripRunner::add_feedback(const LabSpec& spec, const ChildReport& timed, Grade& grade) const {
-  add_limiter_feedback(spec, timed, grade);
+std::string HostTripRunner::environment_refusal(const LabSpec& spec,
+                                                const std::optional<TimingEnvironment>& environment) const {
+  if (!environment) return "no environment line";
+  const Ceiling link = ceiling(spec, environment);
+  if (!(link.value > 0)) return "an environment without the host link's " + link.what;
+  return {};
+}
+
+std::vector<std::string> HostTripRunner::timing_feedback(const LabSpec& spec, const ChildReport& timed,
+                                                         const Grade& grade) const {
+  return limiter_feedback(spec, timed, grade);
 }
 
 std::string HostTripRunner::what_ours_is(const LabSpec&) const {

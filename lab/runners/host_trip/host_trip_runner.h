@@ -26,7 +26,11 @@ class HostTripRunner final : public Runner {
   Ceiling ceiling(const LabSpec& spec, const std::optional<TimingEnvironment>& environment) const override;
   RateLimit rate_limit(const LabSpec& spec, const std::string& label,
                        const std::optional<TimingEnvironment>& environment) const override;
-  void add_feedback(const LabSpec& spec, const ChildReport& timed, Grade& grade) const override;
+  // A trip is bounded by the host link (its ceilings), not by the GPU's peaks.
+  std::string environment_refusal(const LabSpec& spec,
+                                  const std::optional<TimingEnvironment>& environment) const override;
+  std::vector<std::string> timing_feedback(const LabSpec& spec, const ChildReport& timed,
+                                           const Grade& grade) const override;
   std::string what_ours_is(const LabSpec& spec) const override;
   std::string what_is_timed() const override { return "your trip"; }
   std::string where_its_time_goes() const override {

@@ -198,10 +198,10 @@ std::string check_one(Trip& trip, const Workload& workload, const HostProblem& p
   return "";
 }
 
-bool check_sizes(const LabSpec& spec, Trip& trip, std::uint64_t seed, const EventStream& events) {
+bool check_sizes(const LabSpec& spec, Trip& trip, const GradeKeys& keys, const EventStream& events) {
   bool all_passed = true;
   for (std::size_t i = 0; i < spec.check_sizes.size(); ++i) {
-    const HostProblem problem = draw_problem(*spec.workload, spec.check_sizes[i], seed);
+    const HostProblem problem = draw_problem(*spec.workload, spec.check_sizes[i], key_at(keys.check, i, "check size"));
     std::string feedback;
     try {
       feedback = check_one(trip, *spec.workload, problem);
@@ -308,13 +308,14 @@ std::string gpu_name() {
 // one slow series of ours once lifted a planted trip a tier (wrong/no_overlap.cu on the H100, 0.81
 // of ours, where it is usually near 0.73). They stop together: both under the noise target, the two
 // series' time cap, or the sample cap. Where ours fails (ours_error), the student's goes on alone.
-void time_trips(const LabSpec& spec, Trip& student, std::uint64_t seed, const EventStream& events) {
+void time_trips(const LabSpec& spec, Trip& student, const GradeKeys& keys, const EventStream& events) {
   events.emit(TimingEnvironment{.gpu = gpu_name(), .ceilings = link_json(measure_link()), .peaks = nullptr,
                                 .cache_mode = "hot"});
   const std::unique_ptr<Trip> ours = make_our_trip();
-  for (const Shape& shape : spec.benchmark_sizes) {
+  for (std::size_t size = 0; size < spec.benchmark_sizes.size(); ++size) {
+    const Shape& shape = spec.benchmark_sizes[size];
     const std::string label = spec.workload->size_label(shape);
-    TripInputs inputs(*spec.workload, shape, seed);
+    TripInputs inputs(*spec.workload, shape, key_at(keys.judge, size, "benchmark size"));
     BenchmarkTimed timed{.size = label};
     std::optional<TripTiming> theirs, our;
     const auto student_failed = [&](const TripError& e) {
@@ -463,10 +464,13 @@ int run_host_trip_child(const LabSpec& spec, const std::filesystem::path& file, 
         events.emit(Failure{"this lab is graded end to end: profile the whole trip with Nsight Systems (nsys)"});
         return kExitFailed;
       case ChildMode::kTime:
-        time_trips(spec, *student, request.seed, events);
+        time_trips(spec, *student, request.keys, events);
         return kExitPassed;
       case ChildMode::kCheck:
-        return check_sizes(spec, *student, request.seed, events) ? kExitPassed : kExitFailed;
+        return check_sizes(spec, *student, request.keys, events) ? kExitPassed : kExitFailed;
+      case ChildMode::kEnvironment:  // the trip's timing child reports its link itself (environment_apart)
+        events.emit(Failure{"the host trip measures its link in its timing child"});
+        return kExitFailed;
     }
     return kExitFailed;
   } catch (const CudaError& e) {

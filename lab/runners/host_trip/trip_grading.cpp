@@ -41,11 +41,12 @@ RateLimit link_limit(const LabSpec& spec, const std::string& label, const std::o
   return limit;
 }
 
-void add_limiter_feedback(const LabSpec& spec, const ChildReport& timed, Grade& grade) {
-  if (grade.outcome != GradeOutcome::kGraded) return;
+std::vector<std::string> limiter_feedback(const LabSpec& spec, const ChildReport& timed, const Grade& grade) {
+  std::vector<std::string> lines;
+  if (grade.outcome != GradeOutcome::kGraded) return lines;
   const LinkBandwidth link = link_of(timed.environment);
   const auto* notes = dynamic_cast<const TripNotes*>(timed.notes.get());
-  if (!notes) return;  // no child ran
+  if (!notes) return lines;  // no child ran
   for (const BenchmarkResult& b : grade.benchmarks) {
     const Shape* shape = benchmark_shape(spec, b.size);
     if (!b.student || !shape) continue;
@@ -57,8 +58,9 @@ void add_limiter_feedback(const LabSpec& spec, const ChildReport& timed, Grade& 
         facts.c_pinned = memory.c_pinned;
       }
     const std::string line = limiter_line(facts);
-    if (!line.empty()) grade.feedback.push_back(grade.benchmarks.size() > 1 ? "at " + b.size + ": " + line : line);
+    if (!line.empty()) lines.push_back(grade.benchmarks.size() > 1 ? "at " + b.size + ": " + line : line);
   }
+  return lines;
 }
 
 }  // namespace lb::lab

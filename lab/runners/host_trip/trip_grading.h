@@ -6,6 +6,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "lab/child/child_event.h"
 #include "lab/grading/grading.h"
@@ -28,6 +29,6 @@ RateLimit link_limit(const LabSpec& spec, const std::string& label, const std::o
 
 // One line per timed benchmark size of a graded trip, naming what limits it (limiter_line), from
 // the timing child's report: its link figures and what the student's buffers were.
-void add_limiter_feedback(const LabSpec& spec, const ChildReport& timed, Grade& grade);
+std::vector<std::string> limiter_feedback(const LabSpec& spec, const ChildReport& timed, const Grade& grade);
 
 }  // namespace lb::lab

@@ -1,5 +1,5 @@
 """Writes the planted grade files beside it, for `lab leaderboard`'s tests: lab 01 graded twice, laid
-out as lab_grade.cpp's write_outputs and grading.cpp's grade_json write them, with an H100's figures
+out as lab/grading/writers/json_writer.cpp writes them, with an H100's figures
 (ours, the copy bandwidth and the peaks from docs/results/h100). Constructed, not measured.
 
 class-2026-11-22.json: ada and eve (top tier; eve's file name is HTML), bo (0.63), mallory (refused:
