@@ -12,11 +12,13 @@
 #include <sstream>
 
 #include "app/devices.h"
+#include "app/folder_checks.h"
 #include "app/lab_command.h"
 #include "app/run_command.h"
 #include "common/gpu.h"
 #include "common/python_interpreter.h"
 #include "harness/benchmark_flags.h"
+#include "harness/host_info.h"
 #include "harness/layer_sessions.h"
 #include "harness/plan.h"
 #include "harness/results_json.h"  // source_commit
@@ -39,32 +41,63 @@ std::string where_found(const PythonLibrary& library) {
   return library.path + (library.found_via.empty() ? "" : " (" + library.found_via + ")");
 }
 
-// Each --workload-dir, checked before anything is printed (a bad folder: one line, exit 2).
-std::vector<WorkloadFolderSummary> check_workload_folders(const std::vector<std::string>& dirs) {
-  std::vector<WorkloadFolderSummary> folders;
+// A folder `list` read and checked, with what its checks found.
+struct CheckedFolder {
+  WorkloadFolderSummary summary;
+  FolderCheckReport report;
+};
+
+// Each --workload-dir, checked before anything is printed (a bad folder: one line, exit 2), as `run`
+// checks it before its first case (app/folder_checks.h): read (schema, kernels.cu, NVRTC), its name
+// unique among the built-ins and the other folders, then at each of its default sizes and each
+// -s size of its form, workload.json evaluated, and inputs, reference and tolerance called at the
+// smallest that fits.
+std::vector<CheckedFolder> check_workload_folders(const std::vector<std::string>& dirs,
+                                                  const std::vector<std::string>& size_texts) {
+  std::vector<CheckedFolder> folders;
+  const double host_memory = host_memory_bytes(), device_memory = device_limits().memory_bytes;
   for (const std::string& dir : dirs) {
-    folders.push_back(check_workload_folder(dir));
-    if (find_workload(folders.back().name))
-      throw UsageError((std::filesystem::path(dir) / "workload.json").string() + ": name: '" + folders.back().name + "' is a built-in workload's name; choose another");
+    const std::unique_ptr<FolderWorkload> w = read_workload_folder(dir);
+    const std::string json = (std::filesystem::path(dir) / "workload.json").string();
+    if (find_workload(w->name()))
+      throw UsageError(json + ": name: '" + w->name() + "' is a built-in workload's name; choose another");
+    for (std::size_t i = 0; i < folders.size(); ++i)
+      if (folders[i].summary.name == w->name())
+        throw UsageError(json + ": name: '" + w->name() + "' is also the name of --workload-dir " + dirs[i] + "; choose another");
+    // The default sizes and, as `run -s` gives them to the folders, the -s sizes of its form.
+    std::vector<std::string> own;
+    for (const std::string& text : size_texts)
+      if (dimensions_written(text) == 1 || dimensions_written(text) == dimension_count(w->size_form())) own.push_back(text);
+    std::vector<PlannedSize> sizes = sizes_for(*w, {}, false, false, host_memory, device_memory);
+    if (!own.empty()) {
+      const std::vector<PlannedSize> given = sizes_for(*w, own, true, true, host_memory, device_memory);
+      sizes.insert(sizes.end(), given.begin(), given.end());
+    }
+    folders.push_back({folder_summary(*w), check_folder_before_cases(*w, sizes, 0)});
   }
   return folders;
 }
 
-int list_command(const std::vector<std::string>& workload_dirs) {
-  const std::vector<WorkloadFolderSummary> folders = check_workload_folders(workload_dirs);
+int list_command(const std::vector<std::string>& workload_dirs, const std::vector<std::string>& size_texts) {
+  const std::vector<CheckedFolder> folders = check_workload_folders(workload_dirs, size_texts);
   std::printf("Workloads:\n");
   for (const Workload* w : all_workloads())
     std::printf("  %-11s %-40s default sizes: %s\n", w->name().c_str(), w->summary().c_str(), sizes_text(*w).c_str());
   for (std::size_t i = 0; i < folders.size(); ++i) {
-    const WorkloadFolderSummary& f = folders[i];
-    std::string sizes, layers;
-    for (const auto& s : f.default_sizes) sizes += (sizes.empty() ? "" : ", ") + s;
-    for (const auto& l : f.python_layers) layers += (layers.empty() ? "" : ", ") + l;
-    std::printf("  %-11s %-40s default sizes: %s\n", f.name.c_str(), f.summary.c_str(), sizes.c_str());
-    std::printf("  %-11s from %s: kernel %s (size form %s), Python implementations: %s, sha256 %s\n", "",
-                workload_dirs[i].c_str(), f.kernel.c_str(), f.size_form.c_str(), layers.empty() ? "none" : layers.c_str(),
+    const WorkloadFolderSummary& f = folders[i].summary;
+    const FolderCheckReport& r = folders[i].report;
+    const std::string layers = joined(f.python_layers);
+    std::printf("  %-11s %-40s default sizes: %s\n", f.name.c_str(), f.summary.c_str(), joined(f.default_sizes).c_str());
+    std::printf("  %-11s from %s: %s %s (size form %s), Python implementations: %s, sha256 %s\n", "",
+                workload_dirs[i].c_str(), f.kernels.size() == 1 ? "kernel" : "kernels, in order,",
+                joined(f.kernels).c_str(), f.size_form.c_str(), layers.empty() ? "none" : layers.c_str(),
                 f.content_hash.substr(0, 12).c_str());
     std::printf("  %-11s its kernels.cu through: %s\n", "", folder_layers_text().c_str());
+    std::printf("  %-11s checked at %s: extents, range draws, grids, bytes and flops; inputs, reference and tolerance at %s\n",
+                "", joined(r.sizes_checked).c_str(), r.reference_size.empty() ? "none (no size fits)" : r.reference_size.c_str());
+    for (const std::string& skipped : r.skipped) std::printf("  %-11s skipped by run: %s\n", "", skipped.c_str());
+    std::printf("  %-11s run finds case by case: the kernels' results (every case verified), faults, and the reference "
+                "and inputs at the other sizes\n", "");
   }
   std::printf("\nLayers:\n");
   for (const Layer* l : all_layers()) {
@@ -206,7 +239,10 @@ int run_cli(int argc, char** argv) {
   app.add_subcommand("help", "Print the help of layerbench or of COMMAND: layerbench help [COMMAND]");
   CLI::App* list = app.add_subcommand("list", "List the workloads and layers, and whether each layer can run here");
   list->allow_extras();  // named below, in the order typed (CLI11 lists them back to front)
-  std::vector<std::string> list_workload_dirs;
+  std::vector<std::string> list_workload_dirs, list_sizes;
+  list->add_option("-s,--size", list_sizes,
+                   "Sizes to check each --workload-dir at besides its default sizes, comma-separated, as run's -s")
+      ->delimiter(',');
   list->add_option("--workload-dir", list_workload_dirs,
                    "A workload folder to check and list with the built-in workloads (workload.json, kernels.cu,\n"
                    "reference.py: docs/your-own-workload.md); repeatable")
@@ -334,7 +370,7 @@ int run_cli(int argc, char** argv) {
       for (const auto& word : list->remaining()) extras += (extras.empty() ? "" : " ") + word;
       throw UsageError("list takes no arguments: " + one_line(extras));
     }
-    if (app.got_subcommand(list)) return list_command(list_workload_dirs);
+    if (app.got_subcommand(list)) return list_command(list_workload_dirs, list_sizes);
     if (app.got_subcommand(lab)) return lab::run_lab_cli(lab->remaining());
     if (app.got_subcommand(ladder)) {
       ladder_args.run.layers.kernel_cache_enabled = !ladder_no_kernel_cache;

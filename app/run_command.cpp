@@ -9,6 +9,7 @@
 #include <random>
 
 #include "app/console_for_results.h"
+#include "app/folder_checks.h"
 #include "app/ladder_table.h"
 #include "app/summary.h"
 #include "common/output_file.h"
@@ -23,13 +24,14 @@
 #include "workloads/problem.h"
 
 namespace lb {
-namespace {
 
 std::string joined(const std::vector<std::string>& words) {
   std::string text;
   for (const auto& w : words) text += (text.empty() ? "" : ", ") + w;
   return text;
 }
+
+namespace {
 
 // The layer that lets `run --kernel-text NAME=FILE` replace kernel text NAME (Layer::kernel_texts:
 // the driver layer's workloads/NAME/kernels.cu); nullptr when none does.
@@ -224,29 +226,13 @@ void add_workload_folders(RunArgs& args) {
     for (const FolderWorkload* w : folders) args.suite.workloads.push_back(w->name());
 }
 
-// Each folder workload's reference.py, run once at the smallest size the plan gives it (no case
-// here, as without a GPU: its smallest default size), before anything is measured: a reference that
-// raises or returns the wrong shape is bad input (exit 2), not a failure of every case.
-void check_folder_references(const SuitePlan& plan, std::uint64_t seed) {
-  for (const Workload* w : plan.workloads) {
-    const auto* folder = dynamic_cast<const FolderWorkload*>(w);
-    if (!folder) continue;
-    std::vector<Shape> shapes;
-    for (const Case& c : plan.cases)
-      if (c.workload == w && c.does_not_fit.empty()) shapes.push_back(c.shape);
-    if (shapes.empty()) shapes = w->default_sizes();
-    const auto smallest = std::min_element(shapes.begin(), shapes.end(), [w](const Shape& a, const Shape& b) {
-      return w->host_bytes(a) < w->host_bytes(b);
-    });
-    if (smallest != shapes.end()) folder->check_reference(*smallest, case_seed(seed, *w, *smallest));
-  }
-}
-
 // A run: plan the suite, measure and record it, print the summary.
 int run_command(RunArgs& args, int argc, char** argv) {
   add_workload_folders(args);
   const SuitePlan plan = plan_suite(args.suite);
-  check_folder_references(plan, args.seed.value_or(0));
+  // Every size of every folder's cases evaluated, and its reference called at the smallest that fits:
+  // a bad folder is one line and exit 2 before anything is measured (no size but the plan's tried).
+  check_folders_of_plan(plan, args.seed.value_or(0));
   check_kernel_text_layers(args);
   if (!args.check && under_compute_sanitizer()) {
     std::fprintf(stderr, "layerbench: under compute-sanitizer: each case is checked once, not timed (as with --check)\n");

@@ -50,6 +50,9 @@ std::string rung_layers_text();
 // The layers that run a workload folder's kernel text (Layer::folder_variant): "runtime, driver, ...".
 std::string folder_layers_text();
 
+// "a, b, c": words joined by ", " (the command line's lists).
+std::string joined(const std::vector<std::string>& words);
+
 // A run: plan the suite, measure and record it, print the summary. Returns the exit status.
 int run_command(RunArgs& args, int argc, char** argv);
 // `layerbench ladder WORKLOAD`: every rung at one size through one layer, then the ladder's table.

@@ -66,6 +66,22 @@ const GpuProbe& gpu_probe() {
 
 std::string gpu_unavailable_reason() { return gpu_probe().unavailable_reason; }
 
+DeviceLimits device_limits() {
+  DeviceLimits limits;
+  if (!gpu_probe().unavailable_reason.empty()) return limits;
+  const cudaDeviceAttr attributes[3] = {cudaDevAttrMaxGridDimX, cudaDevAttrMaxGridDimY, cudaDevAttrMaxGridDimZ};
+  for (int i = 0; i < 3; ++i) {
+    int value = 0;
+    LB_CUDA_CHECK(cudaDeviceGetAttribute(&value, attributes[i], 0));
+    limits.grid[static_cast<std::size_t>(i)] = value;
+  }
+  std::size_t free_bytes = 0, total_bytes = 0;
+  LB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  limits.memory_bytes = static_cast<double>(total_bytes);
+  limits.from_device = true;
+  return limits;
+}
+
 int visible_device_count(std::string* why_none) {
   int count = 0;
   if (const cudaError_t status = cudaGetDeviceCount(&count); status != cudaSuccess) {

@@ -1,5 +1,6 @@
 // Whether this process can use a GPU, and the device facts layers size their launches by.
 #pragma once
+#include <array>
 #include <string>
 
 namespace lb {
@@ -24,6 +25,16 @@ std::string cuda_context_fault();
 // The CUDA devices this process sees (after CUDA_VISIBLE_DEVICES), without creating a context: the
 // count, or 0 and why there is none (the probe's words) in *why_none.
 int visible_device_count(std::string* why_none);
+
+// What a launch and a case's buffers may take on device 0: its grid limits (blocks along x, y, z)
+// and its memory. Without a usable GPU, CUDA's documented grid limits (x 2^31 - 1, y and z 65535,
+// every device since compute capability 3.0) and memory 0 (unknown).
+struct DeviceLimits {
+  std::array<long long, 3> grid{2147483647LL, 65535LL, 65535LL};
+  double memory_bytes = 0;
+  bool from_device = false;  // read from the GPU (else the documented limits)
+};
+DeviceLimits device_limits();
 
 // Multiprocessors of the current device: grid-stride kernels launch a few blocks per SM.
 int sm_count();

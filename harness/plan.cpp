@@ -75,9 +75,12 @@ bool written_as(const Workload& w, const std::string& text) {
 }  // namespace
 
 std::vector<PlannedSize> sizes_for(const Workload& w, const std::vector<std::string>& texts, bool named,
-                                   bool matrix_given, double host_memory) {
+                                   bool matrix_given, double host_memory, double device_memory) {
   std::vector<PlannedSize> sizes;
   const auto add = [&](Shape shape, std::string why, bool cube) {
+    if (why.empty() && device_memory > 0 && w.device_bytes(shape) > device_memory)
+      why = "does not fit in device memory: its buffers need " + human_bytes(w.device_bytes(shape)) + "; the GPU has " +
+            human_bytes(device_memory);
     if (why.empty() && w.host_bytes(shape) > host_memory)
       why = "does not fit in host memory: needs " + human_bytes(w.host_bytes(shape)) + "; this machine has " +
             human_bytes(host_memory) +
@@ -177,13 +180,21 @@ SuitePlan plan_suite(const SuiteRequest& request) {
   std::vector<std::pair<const Workload*, std::vector<PlannedSize>>> sized;
 
   const double host_memory = host_memory_bytes();
+  // The GPU's memory when the run has GPU layers (0 without a usable GPU: not checked); only a
+  // workload that says what its buffers take (Workload::device_bytes, a folder's) is checked by it.
+  const double device_memory =
+      std::any_of(layers.begin(), layers.end(), [](const Layer* l) { return l->on_gpu; }) ? device_limits().memory_bytes : 0;
   for (const Workload* w : plan.workloads) {
     const bool named = std::find(request.workloads.begin(), request.workloads.end(), w->name()) != request.workloads.end();
     const bool own_form_given = std::any_of(request.sizes.begin(), request.sizes.end(),
                                             [&](const std::string& text) { return written_as(*w, text); });
-    auto sizes = sizes_for(*w, request.sizes, named, own_form_given, host_memory);
-    if (sizes.empty()) plan.no_size.push_back(w->name());
-    else sized.emplace_back(w, std::move(sizes));
+    auto sizes = sizes_for(*w, request.sizes, named, own_form_given, host_memory, device_memory);
+    if (sizes.empty()) {
+      plan.no_size.push_back(w->name());
+    } else {
+      plan.sizes.emplace_back(w, sizes);
+      sized.emplace_back(w, std::move(sizes));
+    }
   }
   if (sized.empty() && !plan.no_size.empty())  // every size MxNxK, and no workload here takes one
     throw UsageError("size '" + one_line(request.sizes.front()) + "' is MxNxK, but no workload of this run takes one (" +

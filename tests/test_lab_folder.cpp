@@ -89,6 +89,44 @@ TEST_F(FolderLab, TheSpecTakesKernelParametersAndLaunchFromTheFolder) {
   EXPECT_EQ(std::count_if(labs.begin(), labs.end(), [](const LabSpec& s) { return s.folder != nullptr; }), 1);
 }
 
+// A lab on a folder with an in/out buffer (examples/workloads/saxpy_inout): the student's kernel
+// takes it writable, and what the grade uploads as its starting contents is its drawn values (a
+// fresh problem per sample restarts it as drawn), not poison.
+TEST_F(FolderLab, AnInOutBufferStartsAsDrawnForTheStudentsKernel) {
+  nlohmann::json j = lab_json();
+  j["workload_dir"] = (kRoot / "examples" / "workloads" / "saxpy_inout").string();
+  j["check_sizes"] = {"1", "1000"};
+  j["benchmark_sizes"] = {"2^20"};
+  const LabSpec spec = parse_lab_spec(write_lab(j, "inout"));
+  EXPECT_EQ(spec.signature, "void saxpy_inout(float a, const float* x, float* y, long long n)");
+  EXPECT_FALSE(spec.output_starts_zero);
+  const Shape s{1, 1000, 1};
+  const HostProblem p = spec.workload->make_problem(s, 5);
+  const HostBuffer start = starting_output(spec, p);
+  ASSERT_EQ(start.size(), 1000u);
+  for (const float y : start) ASSERT_TRUE(std::fabs(y) >= 0.25f && std::fabs(y) < 1.0f) << y;  // drawn, not NaN
+  HostBuffer result = start;
+  for (std::size_t i = 0; i < result.size(); ++i) result[i] = 1.7f * p.inputs[0][i] + start[i];
+  EXPECT_TRUE(spec.workload->verify(p, result).passed);
+  EXPECT_FALSE(spec.workload->verify(p, start).passed);
+}
+
+// A student writes one kernel: a folder whose workload is a sequence is refused at workload_dir.
+TEST_F(FolderLab, AFolderOfSeveralKernelsIsNoLab) {
+  nlohmann::json j = lab_json();
+  j["workload_dir"] = (kRoot / "examples" / "workloads" / "softmax_passes").string();
+  j["check_sizes"] = {"3x70"};
+  j["benchmark_sizes"] = {"1024x1024"};
+  const fs::path file = write_lab(j, "sequence");
+  try {
+    parse_lab_spec(file);
+    ADD_FAILURE() << "accepted";
+  } catch (const LabSpecError& e) {
+    EXPECT_TRUE(has(e.what(), "'workload_dir': ")) << e.what();
+    EXPECT_TRUE(has(e.what(), "launches 3 kernels; a lab's student writes one")) << e.what();
+  }
+}
+
 TEST_F(FolderLab, BadSpecsGiveOneLineNamingFileAndField) {
   // The real folder first: its name is then taken by it, and only by it.
   ASSERT_NE(parse_lab_spec(kLabs / kLab / "lab.json").folder, nullptr);

@@ -170,6 +170,9 @@ class Workload {
   virtual double flops(const Shape& s) const = 0;
   // Host memory one case needs (inputs, poisoned output, downloaded result), to refuse sizes early.
   virtual double host_bytes(const Shape& s) const = 0;
+  // Device memory one case's buffers need, to skip a size that cannot fit before anything is drawn
+  // (SuitePlan); 0: not known ahead (the allocation's out-of-memory error then skips the case).
+  virtual double device_bytes(const Shape&) const { return 0; }
   // Kernel launches one run makes, for launch-overhead workloads (0 elsewhere), which turn a
   // run's time into microseconds per launch.
   virtual std::int64_t launches(const Shape&) const { return 0; }

@@ -236,15 +236,20 @@ void take_from_folder(const Fields& f, const json& root, LabSpec& spec) {
     f.fail("runner", "the " + spec.runner->name() + " runner cannot run a lab on a workload folder (workload_dir); " +
                          "the nvrtc runner can");
   const FolderSpec& folder = spec.folder->spec();
-  spec.kernel = folder.kernel_name;
-  spec.signature = "void " + folder.kernel_name + "(";
+  // The student writes one kernel: a folder whose workload launches a sequence is no lab's (yet).
+  if (folder.kernels.size() != 1)
+    f.fail("workload_dir", folder.dir + "/workload.json launches " + std::to_string(folder.kernels.size()) +
+                               " kernels; a lab's student writes one (a folder with kernel and launch)");
+  const FolderKernel& kernel = folder.kernels.front();
+  spec.kernel = kernel.name;
+  spec.signature = "void " + kernel.name + "(";
   for (const KernelArg& a : spec.folder->descriptor().kernel_args) {
     spec.arguments.push_back(a.name);
     spec.signature += (spec.arguments.size() > 1 ? ", " : "") + a.type + " " + a.name;
   }
   spec.signature += ")";
-  spec.launch.block_x = folder.launch.block[0];
-  spec.launch.block_y = folder.launch.block[1];
+  spec.launch.block_x = kernel.launch.block[0];
+  spec.launch.block_y = kernel.launch.block[1];
 }
 
 }  // namespace

@@ -230,18 +230,25 @@ def test_a_workload_folders_launch_shape_and_arguments():
     import workload_folder
 
     w = workload_folder.load(ROOT / "examples" / "workloads" / "stencil5")
+    k = w.kernels[0]
     size = lb_variant.Size(1, 1000, 1)
-    assert lb_folder.launch_shape(w, size, 132, 2048) == ((4, 1, 1), (256, 1, 1))  # ceil(1000 / 256)
-    assert lb_folder.launch_shape(dataclasses.replace(w, grid=None), size, 132, 2048) == ((132 * 8, 1, 1), (256, 1, 1))
-    bound = lb_folder.arguments(w, size, {"x": "X", "w": "W", "y": "Y"})
+    assert lb_folder.launch_shape(k, size, 132, 2048) == ((4, 1, 1), (256, 1, 1))  # ceil(1000 / 256)
+    assert lb_folder.launch_shape(dataclasses.replace(k, grid=None), size, 132, 2048) == ((132 * 8, 1, 1), (256, 1, 1))
+    bound = lb_folder.arguments(w, k, size, {"x": "X", "w": "W", "y": "Y"})
     assert bound == [("buffer", "X"), ("buffer", "W"), ("buffer", "Y"), ("size", 1000)]
     assert bound[3][1].dtype == np.int64  # m, n, k are long long
     typed = dataclasses.replace(w, scalars=[workload_folder.Scalar("alpha", "float32", 1.5),
-                                            workload_folder.Scalar("bins", "int32", 7)],
-                                arguments=w.arguments + [workload_folder.KernelArgument("alpha", "scalar", "float"),
-                                                         workload_folder.KernelArgument("bins", "scalar", "int")])
-    scalars = [value for kind, value in lb_folder.arguments(typed, size, {"x": 0, "w": 0, "y": 0}) if kind == "scalar"]
+                                            workload_folder.Scalar("bins", "int32", 7)])
+    typed_kernel = dataclasses.replace(k, arguments=k.arguments + [workload_folder.KernelArgument("alpha", "scalar", "float"),
+                                                                   workload_folder.KernelArgument("bins", "scalar", "int")])
+    scalars = [value for kind, value in lb_folder.arguments(typed, typed_kernel, size, {"x": 0, "w": 0, "y": 0}) if kind == "scalar"]
     assert [(s.dtype, s.item()) for s in scalars] == [(np.float32, 1.5), (np.int32, 7)]
+    # A sequence: each kernel its own shape and arguments (examples/workloads/softmax_passes).
+    passes = workload_folder.load(ROOT / "examples" / "workloads" / "softmax_passes")
+    rows = lb_variant.Size(3, 1000, 1)
+    assert [lb_folder.launch_shape(p, rows, 132, 2048)[0] for p in passes.kernels] == [(3, 1, 1), (3, 1, 1), (3, 4, 1)]
+    buffers = {b.name: b.name.upper() for b in passes.buffers}
+    assert [len(lb_folder.arguments(passes, p, rows, buffers)) for p in passes.kernels] == [4, 5, 6]
     text = lb_folder.kernel_text(w)
     assert text.file.endswith("examples/workloads/stencil5/kernels.cu") and text.workload == "stencil5"
     assert lb_folder.shapes(w, size) == {"x": (1004,), "w": (5,), "y": (1000,)}

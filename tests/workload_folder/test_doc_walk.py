@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import EXAMPLE_NAMES, EXAMPLES, ROOT
+from conftest import EXAMPLE_NAMES, EXAMPLES, ROOT, size_of
 
 import workload_folder as wf
 
@@ -58,14 +58,14 @@ def test_the_walk_is_not_an_example(tmp_path):
     examples = [wf.load(EXAMPLES / name) for name in EXAMPLE_NAMES]
     example_types = {b.type for e in examples for b in e.buffers}
     assert {b.type for b in w.buffers} - example_types, "the walk's buffers are all of the examples' types"
-    assert w.name not in EXAMPLE_NAMES and w.kernel_name not in {e.kernel_name for e in examples}
+    assert w.name not in EXAMPLE_NAMES and w.kernel_names not in {k.name for e in examples for k in e.kernels}
 
 
 @pytest.mark.parametrize("size_text", ["1", "255", "257", "100003"])
 def test_the_walks_reference_is_exact(tmp_path, size_text):
     """The doc's reference.py against a count made here, and a count off by one fails its check."""
     w = wf.load(write_walk(tmp_path))
-    size = wf.parse_size(size_text, w.size_form)
+    size = size_of(size_text, w.size_form)
     problem = w.draw_problem(size, seed=2026)
     x = np.asarray(problem.inputs["x"])
     assert x.min() >= 0 and x.max() < 256  # the draw's range: the kernel indexes its bins with x

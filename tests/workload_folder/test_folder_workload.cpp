@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/data_root.h"
 #include "common/usage_error.h"
 #include "variants/python/python_layer.h"
 #include "variants/python/workload_folder.h"
@@ -156,12 +157,14 @@ TEST_F(FolderWorkloadTest, LayoutPacksOutputsEightByteAligned) {
   EXPECT_EQ(w.input_elements(kShape), (std::vector<std::int64_t>{1001, 2002, 1001, 2002}));
   EXPECT_EQ(w.bytes_read(kShape), 24.0 * 1001);
   EXPECT_EQ(w.default_sizes(), (std::vector<Shape>{kShape}));
-  EXPECT_EQ(w.grid(kShape), (std::array<unsigned, 3>{8, 1, 1}));
+  EXPECT_EQ(w.grid(kShape, 0), (std::array<unsigned, 3>{8, 1, 1}));
   // A grid-stride kernel's blocks: every SM full (as lb_folder.launch_shape says in Python).
   EXPECT_EQ(grid_stride_blocks({256, 1, 1}, 132, 2048), 132u * 8);
   EXPECT_EQ(grid_stride_blocks({32, 16, 2}, 132, 1536), 132u);  // 1024 threads: one block an SM
   // The kernel's parameters in order, the scalars as the bytes the kernel reads.
-  const FolderSpec& spec = w.spec();
+  ASSERT_EQ(w.spec().kernels.size(), 1u);
+  const FolderKernel& spec = w.spec().kernels[0];
+  EXPECT_EQ(spec.name, "mix");
   ASSERT_EQ(spec.arguments.size(), 11u);
   EXPECT_EQ(spec.arguments[8].kind, FolderArgument::Kind::kScalar);
   double alpha = 0;
@@ -171,7 +174,7 @@ TEST_F(FolderWorkloadTest, LayoutPacksOutputsEightByteAligned) {
   std::memcpy(&shift, spec.arguments[9].value.data(), sizeof shift);
   EXPECT_EQ(shift, 3);
   EXPECT_EQ(spec.arguments[10].kind, FolderArgument::Kind::kSize);
-  EXPECT_EQ(spec.buffers[1].type, ElementType::kFloat64);
+  EXPECT_EQ(w.spec().buffers[1].type, ElementType::kFloat64);
   EXPECT_EQ(w.descriptor().folder.content_hash.size(), 64u);
 }
 
@@ -292,12 +295,90 @@ TEST_F(FolderWorkloadTest, EveryKernelTextLayerHasAVariant) {
   EXPECT_NE(find_variant("driver", w.name()), nullptr);
 }
 
+fs::path example(const char* name) { return data_root() / "examples" / "workloads" / name; }
+
+// An in/out buffer (examples/workloads/saxpy_inout's y) travels with the outputs: its starting
+// contents are its drawn values, what upload copies to the device; the check's reference reads
+// those drawn values (the problem as drawn), and the result is what is checked.
+TEST(FolderWorkloadInOut, StartsAsDrawnAndIsCheckedAgainstTheDrawnValues) {
+  NEED_EMBEDDED_PYTHON();
+  const FolderWorkload& w = register_workload_folder(example("saxpy_inout").string());
+  const Shape s{1, 1000, 1};
+  const HostProblem p = w.make_problem(s, 3);
+  ASSERT_EQ(p.inputs.size(), 1u);  // x alone: y is with the outputs
+  const FolderLayout l = w.layout(s);
+  ASSERT_TRUE(l.buffers[1].output);
+  const float* x = at<float>(p.inputs[0], 0);
+  const float* y0 = at<float>(p.output, l.buffers[1].offset);
+  HostBuffer result = p.output;
+  float* y = at<float>(result, l.buffers[1].offset);
+  for (std::int64_t i = 0; i < s.n; ++i) {
+    ASSERT_TRUE(std::fabs(y0[i]) >= 0.25f && std::fabs(y0[i]) < 1.0f) << i << ": " << y0[i];  // drawn, not poison
+    y[i] = 1.7f * x[i] + y0[i];
+  }
+  const Verdict ok = w.verify(p, result);
+  EXPECT_TRUE(ok.passed) << ok.detail;
+  EXPECT_FALSE(w.verify(p, p.output).passed);  // y left as it was drawn
+}
+
+// A sequence of kernels (examples/workloads/softmax_passes): each kernel with its own arguments and
+// launch, in workload.json's order; the descriptor's arguments (a lab's signature) are the first's.
+TEST(FolderWorkloadSequence, EveryKernelInOrderWithItsOwnLaunch) {
+  NEED_EMBEDDED_PYTHON();
+  const std::unique_ptr<FolderWorkload> w = read_workload_folder(example("softmax_passes").string());
+  const FolderSpec& spec = w->spec();
+  ASSERT_EQ(spec.kernels.size(), 3u);
+  EXPECT_EQ(spec.kernels[0].name, "row_max_pass");
+  EXPECT_EQ(spec.kernels[1].name, "row_sum_pass");
+  EXPECT_EQ(spec.kernels[2].name, "normalise_pass");
+  EXPECT_EQ(spec.kernels[1].arguments.size(), 5u);
+  EXPECT_EQ(spec.kernels[2].arguments[3].buffer, 3);  // y, the fourth buffer
+  const Shape s{3, 1000, 1};
+  EXPECT_EQ(w->grid(s, 0), (std::array<unsigned, 3>{3, 1, 1}));
+  EXPECT_EQ(w->grid(s, 2), (std::array<unsigned, 3>{3, 4, 1}));
+  EXPECT_EQ(w->descriptor().kernel_args.size(), 4u);
+  EXPECT_EQ(w->device_bytes(s), 4.0 * (3 * 1000 * 2 + 3 * 2));
+}
+
+// default_sizes go through the harness's one size parser (workloads/sizes.h), with its limits: 2^64
+// is one line naming the field. And each size is checked without drawing: a grid above y's limit.
+TEST(FolderWorkloadSizes, DefaultSizesThroughTheOneParserAndEverySizeChecked) {
+  NEED_EMBEDDED_PYTHON();
+  const fs::path dir = make_folder("typed_sizes");
+  std::ifstream in(dir / "workload.json");
+  std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto replace = [&json](const std::string& old, const std::string& by) {
+    ASSERT_NE(json.find(old), std::string::npos) << old;
+    json.replace(json.find(old), old.size(), by);
+  };
+  replace("\"1001\"", "\"2^64\"");
+  replace("\"grid\": [\"n / 128\"]", "\"grid\": [\"1\", \"n\"]");
+  write(dir / "workload.json", json);
+  const std::unique_ptr<FolderWorkload> w = read_workload_folder(dir.string());
+  try {
+    w->default_sizes();
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("workload.json: default_sizes[0]: size '2^64' is too large"), std::string::npos)
+        << e.what();
+  }
+  const std::array<long long, 3> limits{2147483647LL, 65535LL, 65535LL};
+  w->check_size(Shape{1, 65535, 1}, limits);
+  try {
+    w->check_size(Shape{1, 125000, 1}, limits);
+    FAIL() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("launch.grid[1]: 'n' is 125000 blocks at m=1, n=125000, k=1, above the y limit of 65535"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 // The binding both C++ kernel-text layers launch with (FolderArguments): each parameter's slot, in
 // the spec's order, holds a buffer's device address, a scalar's own bytes, or a size as long long.
 // No embedded Python: the spec is built here.
 TEST(FolderArguments, BindsBuffersScalarsAndSizesInTheSpecsOrder) {
-  FolderSpec spec;
-  spec.buffers = {{"x", ElementType::kInt32, false}, {"y", ElementType::kFloat64, true}};
+  FolderKernel spec;
   FolderArgument y{"y", FolderArgument::Kind::kBuffer, 1};
   FolderArgument alpha{"alpha", FolderArgument::Kind::kScalar};
   const float a = 2.5f;

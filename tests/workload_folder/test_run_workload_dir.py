@@ -8,7 +8,7 @@ import os
 import subprocess
 
 import pytest
-from conftest import EXAMPLES
+from conftest import EXAMPLES, edit
 
 BINARY = os.environ.get("LAYERBENCH_BINARY", "")
 if not BINARY or not os.access(BINARY, os.X_OK):
@@ -24,12 +24,6 @@ def layerbench(*args, cwd=None):
 def needs_embedded_python():
     if "Python layers: embedded Python" not in layerbench("list").stdout:
         pytest.skip("this build has no embedded Python")
-
-
-def edit(path, old, new):
-    text = path.read_text()
-    assert old in text, f"{old!r} is no longer in {path.name}: update this test"
-    path.write_text(text.replace(old, new))
 
 
 BAD_FOLDERS = [
@@ -110,3 +104,23 @@ def test_the_results_record_the_folder(tmp_path):
     # The report reads such a file.
     r = layerbench("report", str(out), "--out", str(tmp_path / "report"))
     assert r.returncode == 0, r.stderr
+
+
+def test_run_never_falls_back_to_sizes_nobody_asked_for(stencil_copy, tmp_path):
+    """-s 2^40: its buffers fit no host here, so nothing is drawn at it, and no other size is tried
+    in its place (the reference, which would raise at any size, is never called)."""
+    edit(stencil_copy / "reference.py", "y = np.zeros(n)", "y = np.zeros(n) / undefined_name")
+    edit(stencil_copy / "workload.json", '"grid": ["n / 256"]', '"grid": "grid_stride"')  # a grid for any n (no kernel runs here)
+    out = tmp_path / "r.json"
+    r = layerbench("run", "--workload-dir", str(stencil_copy), "-s", "2^40", "-o", str(out))
+    assert r.returncode == 0, (r.stdout, r.stderr)
+    assert "reference.py" not in r.stderr and "MemoryError" not in r.stderr, r.stderr
+    # the sizes asked for, not the defaults: the reference is called at the smallest that fits
+    r = layerbench("run", "--workload-dir", str(stencil_copy), "-s", "2^40,1000", "-o", str(out))
+    assert r.returncode == 2 and "reference.py: reference(): raised NameError" in r.stderr, r.stderr
+
+
+def test_a_bad_size_is_one_line_and_exit_2(tmp_path):
+    for size, expected in (("2^64", "size '2^64' is too large"), ("0", "size '0' is 0")):
+        r = layerbench("run", "--workload-dir", str(EXAMPLES / "saxpy_inout"), "-s", size, "-o", str(tmp_path / "r.json"))
+        assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and expected in r.stderr, r.stderr

@@ -21,7 +21,8 @@ if not BINARY or not os.access(BINARY, os.X_OK):
 
 OWN_LAYERS = {"cupy": "cupy.py", "numba": "numba.py"}
 # Small sizes (odd ones among them: a partial last block), so each run takes seconds.
-SIZES = {"stencil5": "1000003,2^20", "row_softmax": "257x31,1024x1024"}
+SIZES = {"stencil5": "1000003,2^20", "row_softmax": "257x31,1024x1024",
+         "saxpy_inout": "1000003,2^20", "softmax_passes": "257x31,1024x1024"}
 
 
 def layerbench(*args):
@@ -117,3 +118,18 @@ def test_mutated_kernel_fails_its_cases(name, layers, tmp_path):
     assert {c["layer"] for c in found} == set(wanted)
     for c in found:
         assert c["status"] == "failed" and "verification failed" in c["error_message"], c
+
+
+def test_a_size_beyond_the_gpus_memory_is_a_skipped_case(tmp_path):
+    """saxpy_inout at n = 2^36: its buffers need 512 GiB, more than any GPU here has: each case is
+    skipped with the reason, before anything is drawn (the problem would need more host memory
+    than the test machine has, too), and the run goes on (exit 0)."""
+    out = tmp_path / "results.json"
+    r = layerbench("run", "--workload-dir", str(EXAMPLES / "saxpy_inout"), "-l", "driver", "-s", "2^36,1000",
+                   "--max-time", "1", "-o", str(out))
+    assert r.returncode == 0, r.stdout + r.stderr
+    found = cases(json.loads(out.read_text()))
+    skipped = [c for c in found if c["status"] == "skipped"]
+    message = skipped[0].get("skip_message", "") + skipped[0].get("error_message", "") if skipped else ""
+    assert len(skipped) == 1 and "does not fit in device memory: its buffers need 512.0 GiB" in message, found
+    assert [c["status"] for c in found].count("ok") == 1, found

@@ -1,7 +1,8 @@
-# Any workload folder's kernel (run --workload-dir) through cp.RawModule: the folder's kernels.cu
-# compiled by CuPy's NVRTC path, one CuPy array per buffer (its own dtype and shape), the arguments
-# in workload.json's order (lb_folder.py: arrays, NumPy scalars of the parameter's type, m/n/k as
-# np.int64) and one RawKernel call on the harness's stream. A Python float for a `float` parameter
+# Any workload folder's kernels (run --workload-dir) through cp.RawModule: the folder's kernels.cu
+# compiled by CuPy's NVRTC path, one CuPy array per buffer (its own dtype and shape), and per kernel
+# of the sequence, in order, one RawKernel call on the harness's stream with the arguments in
+# workload.json's order (lb_folder.py: arrays, NumPy scalars of the parameter's type, m/n/k as
+# np.int64). A Python float for a `float` parameter
 # would be packed as a double: the NumPy scalar's dtype is what makes the bytes right.
 import cupy as cp
 import lb_folder
@@ -16,12 +17,14 @@ class Variant:
     def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
         folder = setup.workload
         self.stream = wrap(setup.stream)
-        self.kernel = setup.session.kernel(folder.name, folder.kernel_name, setup.cost, lb_folder.kernel_text(folder))
         shapes = lb_folder.shapes(folder, size)
         self.buffers = {b.name: cp.empty(shapes[b.name], dtype=b.dtype) for b in folder.buffers}
-        self.grid, self.block = lb_folder.launch_shape(folder, size, sm_count(), threads_per_sm())
-        self.args = tuple(value for _kind, value in lb_folder.arguments(folder, size, self.buffers))
-        self.shared_bytes = folder.shared_bytes
+        self.launches = []  # (kernel, grid, block, args, shared bytes) per kernel, in order
+        for k in folder.kernels:
+            kernel = setup.session.kernel(folder.name, k.name, setup.cost, lb_folder.kernel_text(folder))
+            grid, block = lb_folder.launch_shape(k, size, sm_count(), threads_per_sm())
+            args = tuple(value for _kind, value in lb_folder.arguments(folder, k, size, self.buffers))
+            self.launches.append((kernel, grid, block, args, k.shared_bytes))
 
     def upload(self, problem, stream):
         for name, host in (problem.inputs | problem.outputs).items():
@@ -29,7 +32,8 @@ class Variant:
 
     def run(self, stream):
         with self.stream:
-            self.kernel(self.grid, self.block, self.args, shared_mem=self.shared_bytes)
+            for kernel, grid, block, args, shared_bytes in self.launches:
+                kernel(grid, block, args, shared_mem=shared_bytes)
 
     def download(self, outputs, stream):
         for name, host in outputs.items():

@@ -77,10 +77,10 @@ CUfunction Session::kernel(const std::string& workload, const char* name, CostLo
   return function;
 }
 
-CUfunction Session::folder_kernel(const std::string& workload, const FolderSpec& spec, CostLog& costs) {
+CUfunction Session::folder_kernel(const std::string& workload, const FolderSpec& spec, const std::string& name, CostLog& costs) {
   CUfunction function = nullptr;
   const CUmodule m = module_of("folder:" + spec.kernel_file, workload, spec.kernel_file, spec.kernel_text, false, costs);
-  LB_CU_CHECK(cu().cuModuleGetFunction(&function, m, spec.kernel_name.c_str()));
+  LB_CU_CHECK(cu().cuModuleGetFunction(&function, m, name.c_str()));
   return function;
 }
 

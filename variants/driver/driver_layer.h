@@ -36,7 +36,7 @@ class Session final : public LayerSession {
   CUfunction rung_kernel(const Rung& rung, CostLog& costs);
   // The kernel of a workload folder (`run --workload-dir`): its kernels.cu, compiled under the
   // file's own path (NVRTC's log names it), loaded as a module of its own on the first request.
-  CUfunction folder_kernel(const std::string& workload, const FolderSpec& spec, CostLog& costs);
+  CUfunction folder_kernel(const std::string& workload, const FolderSpec& spec, const std::string& name, CostLog& costs);
   int sm_count() const { return context_.sm_count(); }
   int threads_per_sm() const { return context_.threads_per_sm(); }
   int sm() const { return context_.sm(); }  // compute capability as 90 for 9.0: what NVRTC targets

@@ -10,11 +10,12 @@
 
 namespace lb {
 std::string workload_folders_unavailable_reason() { return "it needs the embedded Python: " LB_PYTHON_UNAVAILABLE; }
-WorkloadFolderSummary check_workload_folder(const std::string& dir) {
+std::unique_ptr<FolderWorkload> read_workload_folder(const std::string& dir) {
   throw UsageError("--workload-dir " + dir + ": reading a workload folder needs the embedded Python: " LB_PYTHON_UNAVAILABLE);
 }
+WorkloadFolderSummary folder_summary(const FolderWorkload&) { throw std::logic_error("unreachable"); }
 const FolderWorkload& register_workload_folder(const std::string& dir) {
-  check_workload_folder(dir);
+  read_workload_folder(dir);
   throw std::logic_error("unreachable");
 }
 }  // namespace lb
@@ -35,6 +36,7 @@ const FolderWorkload& register_workload_folder(const std::string& dir) {
 #include <tuple>
 
 #include "variants/python/python_folder.h"
+#include "workloads/sizes.h"
 #include "variants/python/python_layer.h"
 #include "variants/python/python_object.h"
 #include "variants/variant.h"
@@ -44,16 +46,53 @@ namespace py = pybind11;
 namespace lb {
 namespace {
 
+// What to install for a Python package that workload_folder.py needs and the interpreter lacks.
+std::string install_hint(const std::string& package) {
+  if (package == "numpy") return "pip install -r variants/python/requirements.txt";
+  if (package == "jsonschema") return "pip install -r python/requirements.txt";
+  return "pip install " + package;
+}
+
 // workloads/folder/workload_folder.py, imported once, with its folder on sys.path (after the
-// interpreter's own path). Never released: the interpreter is never finalized (python_layer.cpp).
-py::module_ folder_module() {
-  static const py::module_* module = [] {
-    py::list path = py::module_::import("sys").attr("path");
-    const std::string dir = (data_root() / "workloads" / "folder").string();
-    if (!path.contains(dir)) path.append(dir);
-    return new py::module_(py::module_::import("workload_folder"));
+// interpreter's own path); nullptr, with *why, when it cannot be imported (NumPy missing, as in a
+// CPU-only pip install): one line naming what to install. Tried once: a failed import is not
+// retried, so no handler imports the failed module again. Never released: the interpreter is never
+// finalized (python_layer.cpp).
+const py::module_* folder_module_or_null(std::string* why = nullptr) {
+  static std::string failure;
+  static const py::module_* module = []() -> const py::module_* {
+    try {
+      py::list path = py::module_::import("sys").attr("path");
+      const std::string dir = (data_root() / "workloads" / "folder").string();
+      if (!path.contains(dir)) path.append(dir);
+      return new py::module_(py::module_::import("workload_folder"));
+    } catch (const py::error_already_set& e) {
+      if (e.matches(PyExc_ModuleNotFoundError) && py::hasattr(e.value(), "name") && !e.value().attr("name").is_none()) {
+        const std::string package = py::str(e.value().attr("name")).cast<std::string>();
+        failure = "it needs the Python package " + package + " in the embedded interpreter (" +
+                  py::str(py::module_::import("sys").attr("executable")).cast<std::string>() + "): " +
+                  install_hint(package);
+      } else {
+        failure = "workloads/folder/workload_folder.py cannot be imported: " + python::python_error_line(e);
+      }
+      return nullptr;
+    }
   }();
-  return *module;
+  if (why) *why = failure;
+  return module;
+}
+
+py::module_ folder_module() {
+  std::string why;
+  if (const py::module_* module = folder_module_or_null(&why)) return *module;
+  throw UsageError("reading a workload folder: " + why);
+}
+
+// Whether `e` is workload_folder.py's WorkloadFolderError (one line naming the file and field);
+// false when the module never imported (then nothing of it can have raised).
+bool is_folder_error(const py::error_already_set& e) {
+  const py::module_* module = folder_module_or_null();
+  return module && e.matches(module->attr("WorkloadFolderError"));
 }
 
 // Calls into workload_folder.py: WorkloadFolderError's text (one line naming the file and field) and
@@ -63,7 +102,7 @@ auto folder_call(const std::string& dir, Call&& call) -> decltype(call()) {
   try {
     return call();
   } catch (const py::error_already_set& e) {
-    if (e.matches(folder_module().attr("WorkloadFolderError"))) throw UsageError(py::str(e.value()).cast<std::string>());
+    if (is_folder_error(e)) throw UsageError(py::str(e.value()).cast<std::string>());
     throw UsageError("--workload-dir " + dir + ": " + python::python_error_line(e));
   }
 }
@@ -73,6 +112,7 @@ auto folder_call(const std::string& dir, Call&& call) -> decltype(call()) {
 py::object loaded_folder(const std::string& dir) {
   if (const std::string why = embedded_python_unavailable_reason(); !why.empty())
     throw UsageError("--workload-dir " + dir + ": reading a workload folder needs the embedded Python: " + why);
+  if (std::string why; !folder_module_or_null(&why)) throw UsageError("--workload-dir " + dir + ": reading a workload folder: " + why);
   return folder_call(dir, [&] {
     const py::module_ module = folder_module();
     py::object folder = module.attr("load")(dir);
@@ -109,24 +149,36 @@ class PythonFolderWorkload final : public FolderWorkload {
 
   const py::object& folder() const { return *folder_; }
 
+  // The folder's default_sizes through the harness's one size parser (harness/sizes.h, as -s):
+  // UsageError naming the field for a bad one ("2^64": too large).
   std::vector<Shape> default_sizes() const override {
     std::vector<Shape> shapes;
-    for (const py::handle text : folder().attr("default_sizes"))
-      shapes.push_back(shape_of(call([&] { return folder_module().attr("parse_size")(text, folder().attr("size_form")); })));
+    const auto texts = call([&] { return folder().attr("default_sizes").cast<std::vector<std::string>>(); });
+    for (std::size_t j = 0; j < texts.size(); ++j) {
+      try {
+        shapes.push_back(parse_shape(texts[j], *this));
+      } catch (const UsageError& e) {
+        throw UsageError(spec().dir + "/workload.json: default_sizes[" + std::to_string(j) + "]: " + e.what());
+      }
+    }
     return shapes;
   }
   double bytes_read(const Shape& s) const override { return formula("bytes_read", s); }
   double bytes_written(const Shape& s) const override { return formula("bytes_written", s); }
   double flops(const Shape& s) const override { return formula("flops", s); }
 
+  // A formula that cannot be evaluated at `s` (a division by zero, an extent below 1) is bad input,
+  // one line naming the field: the plan asks this (device_bytes) before any case.
   std::vector<std::vector<std::int64_t>> buffer_shapes(const Shape& s) const override {
-    return call([&] {
+    return folder_call(spec().dir, [&] {
+      folder().attr("check_extents")(size_dict(s));
       return folder_module().attr("buffer_shapes")(folder(), size_dict(s)).cast<std::vector<std::vector<std::int64_t>>>();
     });
   }
 
-  std::array<unsigned, 3> grid(const Shape& s) const override {
-    const auto blocks = call([&] { return folder().attr("grid_blocks")(size_dict(s)).cast<std::vector<std::int64_t>>(); });
+  std::array<unsigned, 3> grid(const Shape& s, std::size_t kernel) const override {
+    const auto blocks =
+        call([&] { return folder().attr("grid_blocks")(size_dict(s), kernel).cast<std::vector<std::int64_t>>(); });
     std::array<unsigned, 3> g{1, 1, 1};
     const std::int64_t limits[3] = {2147483647, 65535, 65535};
     for (std::size_t i = 0; i < blocks.size() && i < 3; ++i) {
@@ -173,8 +225,10 @@ class PythonFolderWorkload final : public FolderWorkload {
   Verdict verify(const HostProblem& problem, std::span<const float> result) const override {
     const py::list verdicts = call([&] {
       const py::module_ module = folder_module();
+      // The problem as drawn (an in/out buffer's drawn values are the reference's input); the result
+      // read as the outputs.
       const py::object p = module.attr("case_problem")(folder(), size_dict(problem.shape), problem.seed,
-                                                        python::folder_views(*this, problem, result, false));
+                                                        python::folder_views(*this, problem, problem.output, false));
       const py::object got = module.attr("output_arrays")(folder(), size_dict(problem.shape),
                                                           python::output_views(*this, problem.shape, result, false));
       return py::list(folder().attr("check")(p, got));
@@ -205,11 +259,14 @@ class PythonFolderWorkload final : public FolderWorkload {
     folder_call(spec().dir, [&] { folder_module().attr("check_reference")(folder(), size_dict(s), seed); });
   }
 
+  void check_size(const Shape& s, const std::array<long long, 3>& grid_limits) const override {
+    folder_call(spec().dir, [&] {
+      folder().attr("check_size")(size_dict(s), py::make_tuple(grid_limits[0], grid_limits[1], grid_limits[2]));
+    });
+  }
+
  private:
   static void fill_nan_bytes(HostBuffer& b) { std::fill(b.begin(), b.end(), std::numeric_limits<float>::quiet_NaN()); }
-  static Shape shape_of(const py::object& size) {
-    return Shape{size["m"].cast<std::int64_t>(), size["n"].cast<std::int64_t>(), size["k"].cast<std::int64_t>()};
-  }
   double formula(const char* name, const Shape& s) const {
     return call([&] { return folder().attr(name)(s.m, s.n, s.k).cast<double>(); });
   }
@@ -220,8 +277,7 @@ class PythonFolderWorkload final : public FolderWorkload {
     try {
       return c();
     } catch (const py::error_already_set& e) {
-      if (e.matches(folder_module().attr("WorkloadFolderError")))
-        throw std::runtime_error(py::str(e.value()).cast<std::string>());
+      if (is_folder_error(e)) throw std::runtime_error(py::str(e.value()).cast<std::string>());
       throw std::runtime_error("workload folder: " + python::python_error_line(e));
     }
   }
@@ -244,7 +300,6 @@ std::unique_ptr<PythonFolderWorkload> folder_workload(const std::string& dir, py
     s.dir = dir;
     s.kernel_file = spec["kernel_file"].cast<std::string>();
     s.kernel_text = folder.attr("kernel_text").cast<std::string>();
-    s.kernel_name = folder.attr("kernel_name").cast<std::string>();
     for (const py::handle b : spec["buffers"]) {
       const auto [name, type, output] = b.cast<std::tuple<std::string, std::string, bool>>();
       s.buffers.push_back({name, element_type(type), output});
@@ -254,41 +309,48 @@ std::unique_ptr<PythonFolderWorkload> folder_workload(const std::string& dir, py
     int inputs = 0;
     std::vector<int> input_position;
     for (const FolderBuffer& b : s.buffers) input_position.push_back(b.output ? -1 : inputs++);
-    for (const py::handle a : spec["arguments"]) {
-      FolderArgument arg;
-      arg.name = a["name"].cast<std::string>();
-      const std::string kind = a["kind"].cast<std::string>();
-      KernelArg described{arg.name, ArgKind::kSize, 0, Dim::kN, ""};
-      if (kind == "buffer") {
-        arg.kind = FolderArgument::Kind::kBuffer;
-        arg.buffer = a["buffer"].cast<int>();
-        const FolderBuffer& b = s.buffers.at(static_cast<std::size_t>(arg.buffer));
-        described.kind = b.output ? ArgKind::kOutput : ArgKind::kInput;
-        described.input = std::max(0, input_position[static_cast<std::size_t>(arg.buffer)]);
-      } else if (kind == "scalar") {
-        arg.kind = FolderArgument::Kind::kScalar;
-        const std::string bytes = a["value"].cast<std::string>();
-        if (bytes.size() > arg.value.size()) throw std::logic_error("a scalar of " + std::to_string(bytes.size()) + " bytes");
-        std::memcpy(arg.value.data(), bytes.data(), bytes.size());
-        arg.value_bytes = bytes.size();
-        described.kind = ArgKind::kScalar;
-      } else {
-        arg.kind = FolderArgument::Kind::kSize;
-        arg.dim = dim_named(a["dim"].cast<std::string>());
-        described.dim = arg.dim;
+    const py::list python_kernels = folder.attr("kernels");
+    std::size_t index = 0;
+    for (const py::handle k : spec["kernels"]) {
+      FolderKernel kernel;
+      kernel.name = k["name"].cast<std::string>();
+      const py::list described_arguments = python_kernels[index++].attr("arguments");
+      std::size_t position = 0;
+      for (const py::handle a : k["arguments"]) {
+        FolderArgument arg;
+        arg.name = a["name"].cast<std::string>();
+        const std::string kind = a["kind"].cast<std::string>();
+        KernelArg described{arg.name, ArgKind::kSize, 0, Dim::kN,
+                            described_arguments[position++].attr("c_type").cast<std::string>()};
+        if (kind == "buffer") {
+          arg.kind = FolderArgument::Kind::kBuffer;
+          arg.buffer = a["buffer"].cast<int>();
+          const FolderBuffer& b = s.buffers.at(static_cast<std::size_t>(arg.buffer));
+          described.kind = b.output ? ArgKind::kOutput : ArgKind::kInput;
+          described.input = std::max(0, input_position[static_cast<std::size_t>(arg.buffer)]);
+        } else if (kind == "scalar") {
+          arg.kind = FolderArgument::Kind::kScalar;
+          const std::string bytes = a["value"].cast<std::string>();
+          if (bytes.size() > arg.value.size()) throw std::logic_error("a scalar of " + std::to_string(bytes.size()) + " bytes");
+          std::memcpy(arg.value.data(), bytes.data(), bytes.size());
+          arg.value_bytes = bytes.size();
+          described.kind = ArgKind::kScalar;
+        } else {
+          arg.kind = FolderArgument::Kind::kSize;
+          arg.dim = dim_named(a["dim"].cast<std::string>());
+          described.dim = arg.dim;
+        }
+        kernel.arguments.push_back(arg);
+        // The descriptor's kernel arguments (what a lab shows its student) are the first kernel's:
+        // a lab takes a folder of one kernel (lab_spec.cpp).
+        if (s.kernels.empty()) d.kernel_args.push_back(described);
       }
-      s.arguments.push_back(arg);
-      d.kernel_args.push_back(described);
+      const auto block = k["block"].cast<std::vector<unsigned>>();
+      for (std::size_t i = 0; i < 3; ++i) kernel.launch.block[i] = block.at(i);
+      kernel.launch.grid_stride = k["grid_stride"].cast<bool>();
+      kernel.launch.shared_bytes = k["shared_bytes"].cast<unsigned>();
+      s.kernels.push_back(std::move(kernel));
     }
-    for (const py::handle a : folder.attr("arguments")) {
-      const std::string name = a.attr("name").cast<std::string>();
-      for (KernelArg& k : d.kernel_args)
-        if (k.name == name) k.type = a.attr("c_type").cast<std::string>();
-    }
-    const auto block = spec["block"].cast<std::vector<unsigned>>();
-    for (std::size_t i = 0; i < 3; ++i) s.launch.block[i] = block.at(i);
-    s.launch.grid_stride = spec["grid_stride"].cast<bool>();
-    s.launch.shared_bytes = spec["shared_bytes"].cast<unsigned>();
     return std::make_unique<PythonFolderWorkload>(std::move(d), std::move(s), std::move(folder));
   });
 }
@@ -343,23 +405,24 @@ py::object folder_outputs(const FolderWorkload& w, const Shape& s, std::span<flo
 
 std::string workload_folders_unavailable_reason() {
   if (const std::string why = embedded_python_unavailable_reason(); !why.empty()) return "it needs the embedded Python: " + why;
-  try {
-    folder_module();
-    return {};
-  } catch (const py::error_already_set& e) {
-    return "workloads/folder/workload_folder.py cannot be imported: " + python::python_error_line(e);
-  }
+  std::string why;
+  folder_module_or_null(&why);
+  return why;
 }
 
-WorkloadFolderSummary check_workload_folder(const std::string& dir) {
-  const py::object folder = loaded_folder(dir);
-  return folder_call(dir, [&] {
+std::unique_ptr<FolderWorkload> read_workload_folder(const std::string& dir) {
+  return folder_workload(dir, loaded_folder(dir));
+}
+
+WorkloadFolderSummary folder_summary(const FolderWorkload& w) {
+  const py::object folder = python::folder_object(w);
+  return folder_call(w.spec().dir, [&] {
     WorkloadFolderSummary s;
     s.name = folder.attr("name").cast<std::string>();
     s.summary = folder.attr("summary").cast<std::string>();
     s.size_form = folder.attr("size_form").cast<std::string>();
     s.default_sizes = folder.attr("default_sizes").cast<std::vector<std::string>>();
-    s.kernel = folder.attr("kernel_name").cast<std::string>();
+    for (const FolderKernel& k : w.spec().kernels) s.kernels.push_back(k.name);
     for (const py::handle layer : folder.attr("python_layers")) s.python_layers.push_back(py::str(layer));
     s.content_hash = folder.attr("content_hash").cast<std::string>();
     return s;

@@ -3,14 +3,14 @@
 // from there on the runtime API alone: the CUBIN loaded by the runtime itself (cudaLibraryLoadData,
 // CUDA 12+: a library in the runtime's own context, no driver API call), the kernel looked up by
 // name (cudaLibraryGetKernel), one cudaMalloc'd buffer per workload.json buffer (exactly its bytes),
-// and cudaLaunchKernel with the cudaKernel_t, the arguments bound in workload.json's order
-// (FolderArguments), on the harness's stream. The compile and the load are one-time costs, paid on
+// and for each kernel of the sequence, in order, cudaLaunchKernel with its cudaKernel_t, its
+// arguments bound in workload.json's order (FolderArguments), on the harness's stream. The compile and the load are one-time costs, paid on
 // the first case of the folder in a run; the session keeps the library for the others.
 #include <array>
 #include <chrono>
 #include <cstdint>
 #include <map>
-#include <optional>
+#include <deque>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -45,7 +45,7 @@ class Session final : public LayerSession {
 
   // The folder's kernel: compiled (or read from the cache) and loaded on the first request, the
   // two reported to `costs` then.
-  cudaKernel_t folder_kernel(const std::string& workload, const FolderSpec& spec, CostLog& costs) {
+  cudaKernel_t folder_kernel(const std::string& workload, const FolderSpec& spec, const std::string& name, CostLog& costs) {
     auto [entry, first] = libraries_.try_emplace(spec.kernel_file, nullptr);
     if (first) {
       try {
@@ -56,7 +56,7 @@ class Session final : public LayerSession {
       }
     }
     cudaKernel_t kernel = nullptr;
-    LB_CUDA_CHECK(cudaLibraryGetKernel(&kernel, entry->second, spec.kernel_name.c_str()));
+    LB_CUDA_CHECK(cudaLibraryGetKernel(&kernel, entry->second, name.c_str()));
     return kernel;
   }
 
@@ -97,20 +97,24 @@ class FolderVariant final : public Variant {
 
   void allocate(const Shape& shape, const Setup& setup) override {
     const FolderSpec& spec = workload_.spec();
-    kernel_ = setup.session_as<Session>().folder_kernel(workload_.name(), spec, *setup.costs);
-    // A cudaKernel_t stands where the runtime takes a kernel function's address.
-    allow_rung_smem(function(), spec.launch.shared_bytes);  // over 48 KiB needs the limit raised
     layout_ = workload_.layout(shape);
     std::vector<std::uint64_t> addresses;
     for (const FolderLayout::Place& p : layout_.buffers) {
       buffers_.emplace_back(static_cast<std::size_t>(floats_for(p.bytes)));
       addresses.push_back(reinterpret_cast<std::uint64_t>(buffers_.back().get()));
     }
-    args_.emplace(spec, shape, std::move(addresses));
-    grid_ = spec.launch.grid_stride
-                ? dim3(grid_stride_blocks(spec.launch.block, sm_count(),
-                                          device_attribute(cudaDevAttrMaxThreadsPerMultiProcessor)))
-                : std::apply([](unsigned x, unsigned y, unsigned z) { return dim3(x, y, z); }, workload_.grid(shape));
+    for (std::size_t i = 0; i < spec.kernels.size(); ++i) {
+      const FolderKernel& k = spec.kernels[i];
+      const cudaKernel_t kernel = setup.session_as<Session>().folder_kernel(workload_.name(), spec, k.name, *setup.costs);
+      // A cudaKernel_t stands where the runtime takes a kernel function's address.
+      allow_rung_smem(reinterpret_cast<const void*>(kernel), k.launch.shared_bytes);  // over 48 KiB needs the limit raised
+      const dim3 grid = k.launch.grid_stride
+                            ? dim3(grid_stride_blocks(k.launch.block, sm_count(),
+                                                      device_attribute(cudaDevAttrMaxThreadsPerMultiProcessor)))
+                            : std::apply([](unsigned x, unsigned y, unsigned z) { return dim3(x, y, z); },
+                                         workload_.grid(shape, i));
+      launches_.emplace_back(kernel, grid, k, shape, addresses);
+    }
   }
 
   void upload(const HostProblem& problem, cudaStream_t stream) override {
@@ -118,9 +122,11 @@ class FolderVariant final : public Variant {
   }
 
   void run(cudaStream_t stream) override {
-    const FolderLaunch& l = workload_.spec().launch;
-    LB_CUDA_CHECK(cudaLaunchKernel(function(), grid_, dim3(l.block[0], l.block[1], l.block[2]), args_->args(),
-                                   l.shared_bytes, stream));
+    for (Launch& launch : launches_) {
+      const FolderLaunch& l = launch.kernel->launch;
+      LB_CUDA_CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(launch.function), launch.grid,
+                                     dim3(l.block[0], l.block[1], l.block[2]), launch.args.args(), l.shared_bytes, stream));
+    }
   }
 
   void download(std::span<float> out, cudaStream_t stream) override {
@@ -129,14 +135,20 @@ class FolderVariant final : public Variant {
   }
 
  private:
-  const void* function() const { return reinterpret_cast<const void*>(kernel_); }
+  // One kernel of the sequence, ready to launch.
+  struct Launch {
+    Launch(cudaKernel_t f, dim3 g, const FolderKernel& k, const Shape& s, std::vector<std::uint64_t> addresses)
+        : function(f), grid(g), kernel(&k), args(k, s, std::move(addresses)) {}
+    cudaKernel_t function;
+    dim3 grid;
+    const FolderKernel* kernel;
+    FolderArguments args;  // the parameters' values, which cudaLaunchKernel copies
+  };
 
   const FolderWorkload& workload_;
-  cudaKernel_t kernel_ = nullptr;
   FolderLayout layout_;
   std::vector<DeviceBuffer<float>> buffers_;
-  std::optional<FolderArguments> args_;  // the parameters' values, which cudaLaunchKernel copies
-  dim3 grid_;
+  std::deque<Launch> launches_;  // in order; a deque: FolderArguments neither copies nor moves
 };
 
 }  // namespace

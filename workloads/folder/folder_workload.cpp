@@ -37,10 +37,10 @@ std::span<float> FolderLayout::output(std::span<float> out, std::size_t i) const
   return out.subspan(static_cast<std::size_t>(p.offset / 4), static_cast<std::size_t>(floats_for(p.bytes)));
 }
 
-FolderArguments::FolderArguments(const FolderSpec& spec, const Shape& s, std::vector<std::uint64_t> addresses)
+FolderArguments::FolderArguments(const FolderKernel& kernel, const Shape& s, std::vector<std::uint64_t> addresses)
     : addresses_(std::move(addresses)) {
-  values_.reserve(spec.arguments.size());  // pointers_ points into it: no reallocation after
-  for (const FolderArgument& a : spec.arguments) {
+  values_.reserve(kernel.arguments.size());  // pointers_ points into it: no reallocation after
+  for (const FolderArgument& a : kernel.arguments) {
     switch (a.kind) {
       case FolderArgument::Kind::kBuffer: pointers_.push_back(&addresses_.at(static_cast<std::size_t>(a.buffer))); break;
       case FolderArgument::Kind::kScalar: pointers_.push_back(values_.emplace_back(a.value).data()); break;
@@ -87,6 +87,12 @@ std::vector<std::int64_t> FolderWorkload::input_elements(const Shape& s) const {
   for (const FolderLayout::Place& p : layout(s).buffers)
     if (!p.output) counts.push_back(floats_for(p.bytes));
   return counts;
+}
+
+double FolderWorkload::device_bytes(const Shape& s) const {
+  double bytes = 0;
+  for (const FolderLayout::Place& p : layout(s).buffers) bytes += static_cast<double>(p.bytes);
+  return bytes;
 }
 
 // Inputs, the outputs' starting contents and the downloaded result, and the check's float64 copies

@@ -4,8 +4,11 @@
 // one output, so a folder workload's problem carries bytes in them, one representation chosen here:
 //   HostProblem::inputs[i]  the bytes of the folder's i-th input buffer (in workload.json's order),
 //                           in a HostBuffer of whole floats (the last one padded);
-//   HostProblem::output     every output's bytes, one after another, each at an offset that is a
-//                           multiple of 8 bytes (FolderLayout), padding between them.
+//   HostProblem::output     every checked buffer's bytes (an output, or an in/out buffer: drawn,
+//                           updated in place, checked), one after another, each at an offset that
+//                           is a multiple of 8 bytes (FolderLayout), padding between them. Their
+//                           starting contents: poison or zero for an output, the drawn values for
+//                           an in/out buffer (what upload copies to the device).
 // The harness and the variants move these bytes and never read them; only the check (verify,
 // through reference.py) reads their types. The drawing, the formulas and the check are
 // workload_folder.py's (the one reader of a folder), reached through the embedded interpreter by
@@ -30,7 +33,7 @@ ElementType element_type(const std::string& name);  // "float32", ...; std::inva
 struct FolderBuffer {
   std::string name;
   ElementType type = ElementType::kFloat32;
-  bool output = false;
+  bool output = false;  // checked: an output or an in/out buffer (its bytes in HostProblem::output)
 };
 
 // One parameter of the folder's kernel, in order: a buffer (by position in FolderSpec::buffers), a
@@ -51,15 +54,20 @@ struct FolderLaunch {
   unsigned shared_bytes = 0;
 };
 
+// One kernel of the folder's sequence: launched in order, all of them one case.
+struct FolderKernel {
+  std::string name;                       // the extern "C" __global__ function
+  std::vector<FolderArgument> arguments;  // its parameters, in order
+  FolderLaunch launch;
+};
+
 // What a layer needs to run the folder's kernel text.
 struct FolderSpec {
   std::string dir;           // the folder, as given
   std::string kernel_file;   // its kernels.cu: the name NVRTC's log gives the text
   std::string kernel_text;
-  std::string kernel_name;   // the extern "C" __global__ function
-  std::vector<FolderBuffer> buffers;      // in workload.json's order
-  std::vector<FolderArgument> arguments;  // the kernel's parameters, in order
-  FolderLaunch launch;
+  std::vector<FolderBuffer> buffers;  // in workload.json's order
+  std::vector<FolderKernel> kernels;  // the sequence (workload.json's kernel, or its kernels), at least one
 };
 
 // Where each buffer's bytes sit at one size: inputs[i] of HostProblem::inputs, outputs packed into
@@ -84,13 +92,13 @@ std::int64_t floats_for(std::int64_t bytes);  // whole floats that hold `bytes`
 // the same on every layer (lb_folder.py says it in Python); the kernel loops over the rest.
 unsigned grid_stride_blocks(const std::array<unsigned, 3>& block, int sm_count, int threads_per_sm);
 
-// The kernel's parameter values at one size, in the spec's order, for a launch that takes one
+// One kernel's parameter values at one size, in the spec's order, for a launch that takes one
 // pointer per parameter (cuLaunchKernel, cudaLaunchKernel): each buffer's device address (given,
 // one per FolderSpec::buffers), each scalar's typed bytes, each dimension of the size as long long.
 // What args() points into lives here: keep this alive, and unmoved, while it is launched with.
 class FolderArguments {
  public:
-  FolderArguments(const FolderSpec& spec, const Shape& s, std::vector<std::uint64_t> addresses);
+  FolderArguments(const FolderKernel& kernel, const Shape& s, std::vector<std::uint64_t> addresses);
   FolderArguments(const FolderArguments&) = delete;
   FolderArguments& operator=(const FolderArguments&) = delete;
   void** args() { return pointers_.data(); }
@@ -111,17 +119,24 @@ class FolderWorkload : public Workload {
   const FolderSpec& spec() const { return spec_; }
   // Each buffer's extents at `s`, outermost first (workload.json's formulas).
   virtual std::vector<std::vector<std::int64_t>> buffer_shapes(const Shape& s) const = 0;
-  // Blocks along x, y, z at `s` (the spec's grid formulas); not asked of a grid-stride kernel.
-  virtual std::array<unsigned, 3> grid(const Shape& s) const = 0;
+  // Blocks along x, y, z of kernel `kernel` of the sequence at `s` (its grid formulas; list and run
+  // checked them against the device's limits before any case); not asked of a grid-stride kernel.
+  virtual std::array<unsigned, 3> grid(const Shape& s, std::size_t kernel) const = 0;
   FolderLayout layout(const Shape& s) const;
-  // Draws the problem at `s` and runs the folder's reference and tolerance rule on it once, before
-  // a run measures anything: UsageError (one line naming reference.py) when either raises or
-  // returns the wrong shape.
+  // Everything workload.json says, evaluated at `s` without drawing anything: each buffer's extents
+  // (at least 1), each range draw's bounds (within its type), each kernel's grid against
+  // `grid_limits` (blocks along x, y, z: the device's, or CUDA's documented ones), the bytes and
+  // flops formulas. UsageError (one line naming the field and the size) otherwise.
+  virtual void check_size(const Shape& s, const std::array<long long, 3>& grid_limits) const = 0;
+  // Draws the problem at `s` (inputs.py, if any, called) and runs the folder's reference and
+  // tolerance rule on it once, before a run measures anything: UsageError (one line naming the
+  // file) when one raises or returns the wrong shape.
   virtual void check_reference(const Shape& s, std::uint64_t seed) const = 0;
 
   std::int64_t output_elements(const Shape& s) const override { return floats_for(layout(s).output_bytes); }
   std::vector<std::int64_t> input_elements(const Shape& s) const override;
   double host_bytes(const Shape& s) const override;
+  double device_bytes(const Shape& s) const override;  // every buffer, exactly its bytes
 
  private:
   FolderSpec spec_;

@@ -8,7 +8,7 @@ whose text is one line naming the file and the field. The same object draws a ca
 inputs.py), computes the reference (reference.py, in float64 / exact integers) and checks a
 layer's outputs against it (check).
 
-Validation is jsonschema's (a well-kept validator, already pinned in reports/requirements.txt),
+Validation is jsonschema's (a well-kept validator, already pinned in python/requirements.txt),
 because a folder workload needs the interpreter anyway (reference.py) and the same schema then
 serves the command line, the tests and any editor. Formulas are parsed with the standard library's
 `ast` and evaluated over a whitelist of nodes: no eval()."""
@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import types
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -27,13 +26,15 @@ SCHEMA_PATH = Path(__file__).with_name("workload.schema.json")
 DIMS_OF_FORM = {"n": ("n",), "MxN": ("m", "n"), "MxNxK": ("m", "n", "k")}
 DTYPES = {"float32": np.float32, "float64": np.float64, "int32": np.int32, "int64": np.int64}
 C_TYPES = {"float32": "float", "float64": "double", "int32": "int", "int64": "long long"}
-PYTHON_LAYER_FILES = ("cupy", "numba", "numba-vectorize", "cuda-compute", "cython")
 SIZE_ARG_TYPE = "long long"  # m, n and k are passed as 64-bit integers
 
 
 from workload_formula import DIMS, Formula, WorkloadFolderError  # noqa: E402 (re-exported)
-from workload_draws import draw_bits, draw_buffer, starting_contents, stream_key  # noqa: E402 (re-exported)
+from workload_draws import draw_bits, draw_buffer, range_bounds, size_text, starting_contents, stream_key  # noqa: E402 (re-exported)
 from workload_kernel import check_parameters, kernel_parameters, nvrtc_check  # noqa: E402 (re-exported)
+from workload_checks import SizeChecks, full_size  # noqa: E402 (full_size re-exported)
+from workload_files import (PYTHON_LAYER_FILES, call_user, content_hash, load_user_module,  # noqa: E402 (re-exported)
+                            positional_count, python_layer_files, python_variant)
 
 
 # --- the folder ------------------------------------------------------------------------------------
@@ -43,9 +44,19 @@ class Buffer:
     name: str
     type: str
     extents: tuple[Formula, ...]
-    role: str                          # "input" or "output"
-    draw: dict = field(default_factory=dict)  # inputs: {"kind": "unit" | "integers" | "range", ...}
+    role: str                          # "input", "output" or "inout" (drawn, updated in place, checked)
+    draw: dict = field(default_factory=dict)  # drawn buffers: {"kind": "unit" | "integers" | "range", ...}
     starts_as: str = "poison"          # outputs: "poison" or "zero"
+
+    @property
+    def drawn(self) -> bool:
+        """Drawn before a case: an input, or an in/out buffer (its drawn values are the reference's input)."""
+        return self.role in ("input", "inout")
+
+    @property
+    def checked(self) -> bool:
+        """Checked after a case against reference.py's result for it: an output or an in/out buffer."""
+        return self.role in ("output", "inout")
 
     @property
     def dtype(self):
@@ -75,12 +86,28 @@ class Scalar:
 class KernelArgument:
     """One parameter of the kernel, in order: a buffer, a scalar or a dimension of the size."""
     name: str
-    kind: str     # "input", "output", "scalar" or "size"
+    kind: str     # "input", "output", "inout", "scalar" or "size"
     c_type: str   # what a launcher passes it as: "const float*", "int*", "double", "long long"
 
 
+@dataclass(frozen=True)
+class FolderKernel:
+    """One kernel of the folder's sequence (`kernel` and `launch`, or each of `kernels`): launched in
+    order, all of them one case."""
+    name: str
+    arguments: list[KernelArgument]
+    block: tuple[int, ...]
+    grid: list[Formula] | None   # None: grid-stride
+    shared_bytes: int
+    field: str                   # where workload.json says it: "kernel" or "kernels[1]"
+
+    def grid_blocks(self, size: dict) -> tuple[int, ...] | None:
+        """Blocks along x, y, z at `size`; None for a grid-stride kernel (the launcher fills the device)."""
+        return None if self.grid is None else tuple(max(1, f.whole(**size)) for f in self.grid)
+
+
 @dataclass
-class WorkloadFolder:
+class WorkloadFolder(SizeChecks):
     path: Path
     spec: dict
     name: str
@@ -89,11 +116,7 @@ class WorkloadFolder:
     default_sizes: list[str]
     buffers: list[Buffer]
     scalars: list[Scalar]
-    kernel_name: str
-    arguments: list[KernelArgument]
-    block: tuple[int, ...]
-    grid: list[Formula] | None   # None: grid-stride
-    shared_bytes: int
+    kernels: list[FolderKernel]  # launched in order, timed together
     bytes_read: Formula
     bytes_written: Formula
     flops: Formula
@@ -103,37 +126,70 @@ class WorkloadFolder:
     python_layers: dict[str, Path]
     _reference: Any = None
     _inputs: Any = None
+    _inputs_takes_draw: bool = False
+    _expected_for: Any = None   # (key, reference, tolerances) of the last problem checked
 
     @property
     def inputs(self) -> list[Buffer]:
-        return [b for b in self.buffers if b.role == "input"]
+        """The drawn buffers (inputs and in/out ones), in workload.json's order: reference.py's inputs."""
+        return [b for b in self.buffers if b.drawn]
 
     @property
     def outputs(self) -> list[Buffer]:
-        return [b for b in self.buffers if b.role == "output"]
+        """The checked buffers (outputs and in/out ones), in workload.json's order."""
+        return [b for b in self.buffers if b.checked]
 
-    def grid_blocks(self, size: dict) -> tuple[int, ...] | None:
-        """Blocks along x, y, z at `size`; None for a grid-stride kernel (the launcher fills the device)."""
-        return None if self.grid is None else tuple(max(1, f.whole(**size)) for f in self.grid)
+    @property
+    def kernel_names(self) -> str:
+        return ", ".join(k.name for k in self.kernels)
+
+    def grid_blocks(self, size: dict, kernel: int = 0) -> tuple[int, ...] | None:
+        return self.kernels[kernel].grid_blocks(size)
 
     # --- a case ----------------------------------------------------------------------------------
     def draw_problem(self, size: dict, seed: int) -> "Problem":
-        """A case's inputs and the outputs' starting contents: inputs.py's if the folder has one,
-        else the harness's generator (random_draw.h) keyed by `seed` and each input's position."""
+        """A case's inputs and the outputs' starting contents. Each drawn buffer is inputs.py's if
+        the folder has one and it returns that buffer, else the harness's generator
+        (random_draw.h) keyed by `seed` and the buffer's position among the drawn ones, as its
+        `draw` says. An in/out buffer starts as its drawn values."""
         size = full_size(size)
-        for i, b in enumerate(self.buffers):
-            if min(b.shape(size)) < 1:
-                raise WorkloadFolderError(self.path / "workload.json", f"buffers[{i}].extents",
-                                          f"give {b.name} the shape {b.shape(size)} at m={size['m']}, n={size['n']}, k={size['k']}: each extent is at least 1")
+        self.check_extents(size)
         scalars = {s.name: s.typed for s in self.scalars}
+        streams = {b.name: stream for stream, b in enumerate(self.inputs)}
+        by_name = {b.name: b for b in self.inputs}
+
+        def harness_draw(name):
+            """The harness's draw of input `name` (as its `draw` says): what inputs.py is offered."""
+            if name not in by_name:
+                raise ValueError(f"{name!r} is not a drawn buffer ({', '.join(by_name)})")
+            return draw_buffer(by_name[name], size, seed, streams[name])
+
+        inputs = {}
         if self._inputs is not None:
-            drawn = call_user(self.path / "inputs.py", "inputs", self._inputs.inputs,
-                              dict(size), np.random.default_rng(seed))
-            inputs = self._checked_arrays(drawn, self.inputs, "inputs.py", "inputs()", size)
-        else:
-            inputs = {b.name: draw_buffer(b, size, seed, stream) for stream, b in enumerate(self.inputs)}
-        outputs = {b.name: starting_contents(b, size) for b in self.outputs}
+            path = self.path / "inputs.py"
+            args = (dict(size), np.random.default_rng(seed)) + ((harness_draw,) if self._inputs_takes_draw else ())
+            drawn = call_user(path, "inputs", self._inputs.inputs, *args)
+            if not isinstance(drawn, dict):
+                raise WorkloadFolderError(path, "inputs()", f"returned {type(drawn).__name__}, not a dict of buffer name -> array")
+            for i, b in enumerate(self.buffers):
+                if b.name in drawn and "draw" in self.spec["buffers"][i]:
+                    raise WorkloadFolderError(path, f"inputs()[{b.name!r}]",
+                                              f"replaces the draw workload.json's buffers[{i}].draw gives it, which would be "
+                                              f"ignored: remove that draw, or leave {b.name} to it")
+            returned = [b for b in self.inputs if b.name in drawn]
+            inputs = self._checked_arrays(drawn, returned, "inputs.py", "inputs()", size)
+        for b in self.inputs:
+            if b.name not in inputs:
+                inputs[b.name] = self._harness_draw(b, size, seed, streams[b.name])
+        outputs = {b.name: inputs[b.name].copy() if b.drawn else starting_contents(b, size) for b in self.outputs}
         return Problem(size, seed, inputs, scalars, outputs)
+
+    def _harness_draw(self, b: Buffer, size: dict, seed: int, stream: int) -> np.ndarray:
+        try:
+            return draw_buffer(b, size, seed, stream)
+        except ValueError as e:
+            where = f"buffers[{self.buffers.index(b)}].draw"
+            raise WorkloadFolderError(self.path / "workload.json", where, str(e).removeprefix("draw: ")) from None
 
     def reference(self, problem: "Problem") -> dict[str, np.ndarray]:
         """reference.py's outputs, from float64 copies of float inputs (integers as int64)."""
@@ -154,6 +210,12 @@ class WorkloadFolder:
         where = "reference.py"
         if not isinstance(rule, dict):
             raise WorkloadFolderError(self.path / where, "tolerance()", f"returned {type(rule).__name__}, not a dict of output -> (scale, bound)")
+        for name in rule:
+            if name not in {b.name for b in floats}:
+                exact = name in {b.name for b in self.outputs}
+                raise WorkloadFolderError(self.path / where, f"tolerance()[{name!r}]",
+                                          "is an integer output, checked exactly: its rule would be ignored" if exact else
+                                          f"is no float output of workload.json ({', '.join(b.name for b in floats)})")
         result = {}
         for b in floats:
             if b.name not in rule:
@@ -169,11 +231,23 @@ class WorkloadFolder:
             result[b.name] = (scale, bound)
         return result
 
+    def expected(self, problem: "Problem"):
+        """reference.py's outputs and tolerance rule for `problem`, computed once per problem: every
+        layer's case of one size checks against the same drawn problem (the harness draws it once
+        per workload and size), so the reference runs once per size, not once per layer. Keyed by
+        the seed, the size and a sample of every input's bytes (a different problem is never
+        matched by chance: its seed or its bytes differ)."""
+        key = (problem.seed, tuple(sorted(problem.size.items())),
+               tuple(hashlib.blake2b(np.ascontiguousarray(a).reshape(-1)[::max(1, a.size // 4096)].tobytes(),
+                                     digest_size=16).digest() for a in problem.inputs.values()))
+        if self._expected_for is None or self._expected_for[0] != key:
+            self._expected_for = (key, self.reference(problem), self.tolerances(problem))
+        return self._expected_for[1], self._expected_for[2]
+
     def check(self, problem: "Problem", got: dict[str, np.ndarray]) -> list["Verdict"]:
         """One verdict per output: float outputs within reference.py's bound, integers exact. NaN
         never passes."""
-        expected = self.reference(problem)
-        rules = self.tolerances(problem)
+        expected, rules = self.expected(problem)
         verdicts = []
         for b in self.outputs:
             ref, out = expected[b.name], np.asarray(got[b.name]).reshape(b.shape(problem.size))
@@ -235,22 +309,8 @@ class Verdict:
     detail: str
 
 
-def full_size(size: dict) -> dict:
-    return {d: int(size.get(d, 1)) for d in DIMS}
-
-
 def widen(array: np.ndarray) -> np.ndarray:
     return array.astype(np.float64 if array.dtype.kind == "f" else np.int64)
-
-
-def call_user(path: Path, what: str, fn: Callable, *args):
-    """Calls a function of the user's file; what it raises becomes one line naming the file."""
-    try:
-        return fn(*args)
-    except WorkloadFolderError:
-        raise
-    except Exception as e:  # the user's code: anything it raises is bad input, reported in one line
-        raise WorkloadFolderError(path, f"{what}()", f"raised {type(e).__name__}: {e}") from None
 
 
 # --- reading a folder ------------------------------------------------------------------------------
@@ -259,7 +319,7 @@ def _schema_errors(spec, path: Path):
     try:
         import jsonschema
     except ImportError:
-        raise WorkloadFolderError(path, "", "checking it needs the Python package jsonschema (reports/requirements.txt)") from None
+        raise WorkloadFolderError(path, "", "checking it needs the Python package jsonschema (pip install -r python/requirements.txt)") from None
     schema = json.loads(SCHEMA_PATH.read_text())
     validator = jsonschema.Draft202012Validator(schema)
     error = jsonschema.exceptions.best_match(validator.iter_errors(spec))
@@ -267,38 +327,6 @@ def _schema_errors(spec, path: Path):
         where = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else p)
                         for i, p in enumerate(error.absolute_path)) or "(top level)"
         raise WorkloadFolderError(path, where, error.message)
-
-
-def load_user_module(path: Path, name: str):
-    """The user's file as a module, compiled from its text: no __pycache__ is written into their
-    folder, and nothing is added to sys.path or sys.modules."""
-    module = types.ModuleType(f"lb_workload_folder_{name}")
-    module.__file__ = str(path)
-    try:
-        exec(compile(path.read_text(), str(path), "exec"), module.__dict__)
-    except Exception as e:  # the user's file: anything it raises while importing is bad input
-        raise WorkloadFolderError(path, "", f"cannot be imported: {type(e).__name__}: {e}") from None
-    return module
-
-
-def python_variant(w: "WorkloadFolder", layer: str):
-    """A new Variant of the folder's implementation for Python layer `layer` (cupy.py, ...)."""
-    path = w.python_layers[layer]
-    variant = getattr(load_user_module(path, layer.replace("-", "_")), "Variant", None)
-    if not callable(variant):
-        raise WorkloadFolderError(path, "Variant", "not defined (a class with allocate, upload, run and download)")
-    return call_user(path, "Variant", variant)
-
-
-def content_hash(folder: Path) -> str:
-    """sha256 over the folder's regular files (names and bytes, sorted): recorded in the results'
-    context, so a run says exactly which version of the workload it measured."""
-    digest = hashlib.sha256()
-    for file in sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith(".")):
-        if file.suffix == ".pyc":
-            continue
-        digest.update(file.name.encode() + b"\0" + file.read_bytes() + b"\0")
-    return digest.hexdigest()
 
 
 def load(folder: str | Path) -> WorkloadFolder:
@@ -331,11 +359,13 @@ def load(folder: str | Path) -> WorkloadFolder:
         if b["name"] in names or b["name"] in DIMS:
             raise WorkloadFolderError(json_path, f"{where}.name", f"{b['name']!r} is taken (names are unique and not m, n, k)")
         names.add(b["name"])
-        if b["role"] == "input" and "starts_as" in b:
-            raise WorkloadFolderError(json_path, f"{where}.starts_as", "only outputs have a starting value; inputs are drawn")
+        if b["role"] != "output" and "starts_as" in b:
+            raise WorkloadFolderError(json_path, f"{where}.starts_as", f"only outputs have a starting value; {b['role']} buffers start as drawn")
         if b["role"] == "output" and "draw" in b:
-            raise WorkloadFolderError(json_path, f"{where}.draw", "outputs are not drawn: say what they start as (starts_as)")
+            raise WorkloadFolderError(json_path, f"{where}.draw", "outputs are not drawn: say what they start as (starts_as), or make it an inout buffer")
         draw = b.get("draw", {})
+        if draw.get("kind") == "unit" and not b["type"].startswith("float"):
+            raise WorkloadFolderError(json_path, f"{where}.draw", f"a unit draw is for float buffers; a {b['type']} would hold only its zeros (integers or range)")
         if draw.get("kind") == "range":
             if b["type"].startswith("float"):
                 raise WorkloadFolderError(json_path, f"{where}.draw", "a range draw is for integer buffers (indices, bins)")
@@ -343,8 +373,8 @@ def load(folder: str | Path) -> WorkloadFolder:
                 formula(draw[key], f"{where}.draw.{key}")
         buffers.append(Buffer(b["name"], b["type"], tuple(formula(e, f"{where}.extents[{j}]") for j, e in enumerate(b["extents"])),
                               b["role"], draw, b.get("starts_as", "poison")))
-    if not any(b.role == "output" for b in buffers):
-        raise WorkloadFolderError(json_path, "buffers", "no buffer has role output: nothing to check")
+    if not any(b.checked for b in buffers):
+        raise WorkloadFolderError(json_path, "buffers", "no buffer has role output or inout: nothing to check")
     scalars = []
     for i, s in enumerate(spec.get("scalars", [])):
         if s["name"] in names or s["name"] in DIMS:
@@ -356,108 +386,113 @@ def load(folder: str | Path) -> WorkloadFolder:
 
     by_name = {b.name: b for b in buffers}
     scalar_by_name = {s.name: s for s in scalars}
-    arguments = []
-    for i, a in enumerate(spec["kernel"]["arguments"]):
-        where = f"kernel.arguments[{i}]"
-        if a in by_name:
-            b = by_name[a]
-            arguments.append(KernelArgument(a, b.role, ("const " if b.role == "input" else "") + C_TYPES[b.type] + "*"))
-        elif a in scalar_by_name:
-            arguments.append(KernelArgument(a, "scalar", C_TYPES[scalar_by_name[a].type]))
-        elif a in dims:
-            arguments.append(KernelArgument(a, "size", SIZE_ARG_TYPE))
-        else:
-            raise WorkloadFolderError(json_path, where, f"{a!r} is no buffer, scalar or dimension ({', '.join(dims)}) of this workload")
-    if len({a.name for a in arguments}) != len(arguments):
-        raise WorkloadFolderError(json_path, "kernel.arguments", "names a parameter twice")
-    unused = [b.name for b in buffers if b.name not in {a.name for a in arguments}]
-    if unused:
-        raise WorkloadFolderError(json_path, "kernel.arguments", f"does not pass buffer {unused[0]!r}")
 
-    launch = spec["launch"]
-    grid = None if launch["grid"] == "grid_stride" else [formula(g, f"launch.grid[{j}]") for j, g in enumerate(launch["grid"])]
-    block = tuple(launch["block"])
-    if int(np.prod(block)) > 1024:
-        raise WorkloadFolderError(json_path, "launch.block", f"{block} is {int(np.prod(block))} threads; a block has at most 1024")
-    sizes = []
-    for j, text in enumerate(spec["default_sizes"]):
-        try:
-            sizes.append(parse_size(text, form))
-        except ValueError as e:
-            raise WorkloadFolderError(json_path, f"default_sizes[{j}]", str(e)) from None
+    def kernel_arguments(names, field):
+        arguments = []
+        for i, a in enumerate(names):
+            if a in by_name:
+                b = by_name[a]
+                arguments.append(KernelArgument(a, b.role, ("const " if b.role == "input" else "") + C_TYPES[b.type] + "*"))
+            elif a in scalar_by_name:
+                arguments.append(KernelArgument(a, "scalar", C_TYPES[scalar_by_name[a].type]))
+            elif a in dims:
+                arguments.append(KernelArgument(a, "size", SIZE_ARG_TYPE))
+            else:
+                raise WorkloadFolderError(json_path, f"{field}[{i}]", f"{a!r} is no buffer, scalar or dimension ({', '.join(dims)}) of this workload")
+        if len({a.name for a in arguments}) != len(arguments):
+            raise WorkloadFolderError(json_path, field, "names a parameter twice")
+        return arguments
+
+    def kernel_launch(launch, field):
+        prefix = "" if field == "kernel" else field + "."
+        grid = None if launch["grid"] == "grid_stride" else [formula(g, f"{prefix}launch.grid[{j}]") for j, g in enumerate(launch["grid"])]
+        block = tuple(launch["block"])
+        if int(np.prod(block)) > 1024:
+            raise WorkloadFolderError(json_path, f"{prefix}launch.block", f"{block} is {int(np.prod(block))} threads; a block has at most 1024")
+        return block, grid, launch.get("shared_bytes", 0)
+
+    if "kernels" in spec:
+        if "kernel" in spec or "launch" in spec:
+            raise WorkloadFolderError(json_path, "kernel" if "kernel" in spec else "launch",
+                                      "give either kernel and launch (one kernel) or kernels (a sequence), not both")
+        calls = [(k["name"], k["arguments"], k["launch"], f"kernels[{i}]") for i, k in enumerate(spec["kernels"])]
+    elif "kernel" in spec and "launch" in spec:
+        calls = [(spec["kernel"]["name"], spec["kernel"]["arguments"], spec["launch"], "kernel")]
+    else:
+        raise WorkloadFolderError(json_path, "(top level)", "'kernel' and 'launch' (one kernel) or 'kernels' (a sequence) is required")
+    kernels = []
+    for name, names, launch, field in calls:
+        arguments = kernel_arguments(names, f"{field}.arguments")
+        kernels.append(FolderKernel(name, arguments, *kernel_launch(launch, field), field))
+    passed = {a.name for k in kernels for a in k.arguments}
+    unused = [b.name for b in buffers if b.name not in passed]
+    if unused:
+        raise WorkloadFolderError(json_path, "kernel.arguments" if "kernel" in spec else "kernels",
+                                  f"does not pass buffer {unused[0]!r}")
 
     cu_path = folder / "kernels.cu"
     try:
         kernel_text = cu_path.read_text()
     except UnicodeDecodeError as e:
         raise WorkloadFolderError(cu_path, "", f"is not UTF-8 text: {e}") from None
-    line, params = kernel_parameters(kernel_text, spec["kernel"]["name"], cu_path)
-    check_parameters(params, arguments, f"{cu_path}:{line}", spec["kernel"]["name"])
+    written: dict[str, int] = {}   # each output and in/out buffer -> the line of a kernel that takes it writable
+    for kernel in kernels:
+        line, params = kernel_parameters(kernel_text, kernel.name, cu_path)
+        for name in check_parameters(params, kernel.arguments, f"{cu_path}:{line}", kernel.name,
+                                     f"{kernel.field}.arguments", in_sequence=len(kernels) > 1):
+            written.setdefault(name, line)
+    for b in buffers:
+        if b.checked and b.name not in written:
+            raise WorkloadFolderError(cu_path, b.name, f"no kernel of the sequence takes {b.role} {b.name!r} writable (every one declares it const)")
 
     reference = load_user_module(folder / "reference.py", "reference")
     for fn in ("reference", "tolerance"):
         if not callable(getattr(reference, fn, None)):
-            if fn == "tolerance" and all(not b.is_float for b in buffers if b.role == "output"):
+            if fn == "tolerance" and all(not b.is_float for b in buffers if b.checked):
                 continue
             raise WorkloadFolderError(folder / "reference.py", f"{fn}()", "not defined (docs/your-own-workload.md: reference(inputs, scalars, size) and tolerance(inputs, scalars, size))")
     inputs = None
+    inputs_takes_draw = False
     if (folder / "inputs.py").is_file():
         inputs = load_user_module(folder / "inputs.py", "inputs")
         if not callable(getattr(inputs, "inputs", None)):
-            raise WorkloadFolderError(folder / "inputs.py", "inputs()", "not defined (inputs(size, rng) -> dict of input name -> array)")
-    python_layers = {layer: folder / f"{layer.replace('-', '_')}.py" for layer in PYTHON_LAYER_FILES
-                     if (folder / f"{layer.replace('-', '_')}.py").is_file()}
+            raise WorkloadFolderError(folder / "inputs.py", "inputs()", "not defined (inputs(size, rng[, draw]) -> dict of input name -> array)")
+        inputs_takes_draw = positional_count(inputs.inputs, folder / "inputs.py") == 3
+    python_layers = python_layer_files(folder)
 
     return WorkloadFolder(
         path=folder, spec=spec, name=spec["name"], summary=spec["summary"], size_form=form,
-        default_sizes=[s for s in spec["default_sizes"]], buffers=buffers, scalars=scalars,
-        kernel_name=spec["kernel"]["name"], arguments=arguments, block=block, grid=grid,
-        shared_bytes=launch.get("shared_bytes", 0),
+        default_sizes=[s for s in spec["default_sizes"]], buffers=buffers, scalars=scalars, kernels=kernels,
         bytes_read=formula(spec["bytes"]["read"], "bytes.read"),
         bytes_written=formula(spec["bytes"]["written"], "bytes.written"),
         flops=formula(spec["flops"], "flops"), figure=spec.get("figure", "gbps"),
         kernel_text=kernel_text, content_hash=content_hash(folder), python_layers=python_layers,
-        _reference=reference, _inputs=inputs)
-
-
-def parse_size(text: str, form: str) -> dict:
-    """'2^20' -> {n}, '4096x1024' -> {m, n}, '512' (MxN) -> a square; as `-s` reads sizes."""
-    parts = text.split("x")
-    count = len(DIMS_OF_FORM[form])
-    if len(parts) not in (1, count):
-        raise ValueError(f"{text!r} is not a size of form {form}")
-    values = []
-    for p in parts:
-        base, _, power = p.partition("^")
-        if not base.isdigit() or (power and not power.isdigit()):
-            raise ValueError(f"{text!r}: {p!r} is not a whole number or a power (2^20)")
-        value = int(base) ** int(power) if power else int(base)
-        if value < 1:
-            raise ValueError(f"{text!r}: a dimension is at least 1")
-        values.append(value)
-    values = values * count if len(values) == 1 else values
-    return full_size(dict(zip(DIMS_OF_FORM[form], values)))
+        _reference=reference, _inputs=inputs, _inputs_takes_draw=inputs_takes_draw)
 
 
 # --- the harness's side: what variants/python/workload_folder.cpp asks of a loaded folder ----------
 
 def spec_for_harness(w: WorkloadFolder) -> dict:
-    """What the C++ FolderSpec holds (workloads/folder/folder_workload.h): the buffers in order, the
-    kernel's parameters with each scalar's bytes as the kernel reads them, the launch shape."""
+    """What the C++ FolderSpec holds (workloads/folder/folder_workload.h): the buffers in order
+    (each checked one, output or in/out, in the harness's output bytes: an in/out buffer's starting
+    contents are its drawn values), and each kernel of the sequence: its parameters with each
+    scalar's bytes as the kernel reads them, its launch shape."""
     index = {b.name: i for i, b in enumerate(w.buffers)}
     scalars = {s.name: s for s in w.scalars}
-    arguments = []
-    for a in w.arguments:
-        if a.kind == "scalar":
-            s = scalars[a.name]
-            arguments.append({"name": a.name, "kind": "scalar", "value": s.typed.tobytes()})
-        elif a.kind == "size":
-            arguments.append({"name": a.name, "kind": "size", "dim": a.name})
-        else:
-            arguments.append({"name": a.name, "kind": "buffer", "buffer": index[a.name]})
-    block = tuple(w.block) + (1,) * (3 - len(w.block))
-    return {"buffers": [(b.name, b.type, b.role == "output") for b in w.buffers], "arguments": arguments,
-            "block": block, "grid_stride": w.grid is None, "shared_bytes": w.shared_bytes,
+    kernels = []
+    for k in w.kernels:
+        arguments = []
+        for a in k.arguments:
+            if a.kind == "scalar":
+                arguments.append({"name": a.name, "kind": "scalar", "value": scalars[a.name].typed.tobytes()})
+            elif a.kind == "size":
+                arguments.append({"name": a.name, "kind": "size", "dim": a.name})
+            else:
+                arguments.append({"name": a.name, "kind": "buffer", "buffer": index[a.name]})
+        block = tuple(k.block) + (1,) * (3 - len(k.block))
+        kernels.append({"name": k.name, "arguments": arguments, "block": block, "grid_stride": k.grid is None,
+                        "shared_bytes": k.shared_bytes})
+    return {"buffers": [(b.name, b.type, b.checked) for b in w.buffers], "kernels": kernels,
             "kernel_file": str((w.path / "kernels.cu").resolve())}
 
 
@@ -487,17 +522,20 @@ def case_problem(w: WorkloadFolder, size: dict, seed: int, views: list) -> Probl
 
 
 def check_reference(w: WorkloadFolder, size: dict, seed: int) -> None:
-    """reference.py and its tolerance rule run once on a drawn problem at `size`, before a run
-    measures anything: WorkloadFolderError (one line naming reference.py) when either raises or
-    returns the wrong shape."""
+    """inputs.py (if any), reference.py and its tolerance rule run once on a problem drawn at
+    `size`, before a run measures anything: WorkloadFolderError (one line naming the file) when
+    one raises or returns the wrong shape, when an index drawn by a range is outside it, ..."""
     problem = w.draw_problem(size, seed)
     w.reference(problem)
     w.tolerances(problem)
 
 
 def main(argv=None) -> int:
-    """python3 workload_folder.py DIR...: checks each folder and prints what it is, or one line and
-    exit 2. (`layerbench list --workload-dir DIR` is the same check from the command line.)"""
+    """python3 workload_folder.py DIR...: checks each folder (its schema, kernels.cu's signatures,
+    NVRTC, the Python files importable) and prints what it is, or one line and exit 2.
+    `layerbench list --workload-dir DIR` checks more: the sizes (through the harness's one size
+    parser), every formula and grid at each of them, and reference.py, tolerance and inputs.py
+    called at the smallest."""
     import sys
     args = sys.argv[1:] if argv is None else argv
     if not args:
@@ -511,7 +549,7 @@ def main(argv=None) -> int:
             print(f"error: {e}", file=sys.stderr)
             return 2
         layers = ", ".join(w.python_layers) or "none"
-        print(f"{w.name}  {w.summary}  [{w.size_form}; sizes {' '.join(w.default_sizes)}; kernel {w.kernel_name}; "
+        print(f"{w.name}  {w.summary}  [{w.size_form}; sizes {' '.join(w.default_sizes)}; kernels {w.kernel_names}; "
               f"Python implementations: {layers}; sha256 {w.content_hash[:12]}]")
     return 0
 

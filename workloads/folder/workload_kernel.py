@@ -9,11 +9,12 @@ from pathlib import Path
 
 from workload_formula import WorkloadFolderError
 
-# The C spellings a parameter of each element type may use in kernels.cu.
+# The C spellings a parameter of each element type may use in kernels.cu. No int32_t or int64_t:
+# NVRTC compiles the text without host headers, where neither is defined.
 C_SPELLINGS = {
     "float": {"float"}, "double": {"double"},
-    "int": {"int", "int32_t", "signed int"},
-    "long long": {"long long", "long long int", "signed long long", "int64_t", "long"},
+    "int": {"int", "signed int"},
+    "long long": {"long long", "long long int", "signed long long", "long"},
 }
 
 
@@ -35,15 +36,94 @@ def _normalise_c_type(text: str) -> tuple[str, bool, bool]:
     return base, pointer, const
 
 
+_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*(\w+)(.*)$")
+# Macros NVRTC defines whenever it compiles a kernel: `#ifdef __CUDACC__` is live.
+_ALWAYS_DEFINED = {"__CUDACC__", "__CUDACC_RTC__", "__CUDA_ARCH__", "__NVCC__"}
+
+
+def _condition(directive: str, rest: str, defined: set[str]) -> bool | None:
+    """An #if / #ifdef / #ifndef / #elif's value where the reader can know it (a whole number, a
+    macro's being defined), else None."""
+    rest = rest.strip()
+    if directive in ("ifdef", "ifndef"):
+        name = rest.split()[0] if rest.split() else ""
+        return (name in defined) == (directive == "ifdef")
+    if re.fullmatch(r"\d+", rest):
+        return int(rest) != 0
+    match = re.fullmatch(r"(!?)\s*defined\s*\(?\s*(\w+)\s*\)?", rest)
+    if match:
+        return (match.group(2) in defined) != bool(match.group(1))
+    return None
+
+
+def live_lines(clean: str) -> list[bool | None]:
+    """For each line of `clean` (comments stripped): True where the preprocessor keeps it, False in
+    a block it drops (`#if 0`, the `#else` of `#if 1`, `#ifdef` of a macro the file never
+    defines), None inside a condition the reader cannot evaluate (`#if __CUDA_ARCH__ >= 800`).
+    Directive lines themselves are False: no declaration is on them."""
+    defined = set(_ALWAYS_DEFINED)
+    stack: list[list] = []   # [value of this branch, whether an earlier branch was taken, enclosing]
+    live: list[bool | None] = []
+
+    def current() -> bool | None:
+        return stack[-1][0] if stack else True
+
+    for line in clean.split("\n"):
+        match = _DIRECTIVE.match(line)
+        if not match:
+            live.append(current())
+            continue
+        directive, rest = match.group(1), match.group(2)
+        outer = current()
+        if directive in ("if", "ifdef", "ifndef"):
+            value = _condition(directive, rest, defined)
+            branch = False if outer is False else (None if outer is None or value is None else value)
+            stack.append([branch, value, outer])
+        elif directive in ("elif", "else") and stack:
+            _, taken, enclosing = stack[-1]
+            value = True if directive == "else" else _condition("if", rest, defined)
+            if taken is True:
+                branch, now_taken = False, True
+            elif taken is None or value is None:
+                branch, now_taken = None, None
+            else:
+                branch, now_taken = value, value
+            stack[-1] = [False if enclosing is False else (None if enclosing is None and branch is not False else branch),
+                         now_taken, enclosing]
+        elif directive == "endif" and stack:
+            stack.pop()
+        elif directive == "define" and outer is True and rest.split():
+            defined.add(re.match(r"\w+", rest.strip()).group(0))
+        elif directive == "undef" and outer is True and rest.split():
+            defined.discard(rest.split()[0])
+        live.append(False)
+    return live
+
+
 def kernel_parameters(text: str, kernel: str, path: Path) -> tuple[int, list[tuple[str, str]]]:
-    """(line, [(declared type, parameter name), ...]) of `extern "C" __global__ void kernel(...)`."""
+    """(line, [(declared type, parameter name), ...]) of `extern "C" __global__ void kernel(...)`,
+    read where the preprocessor keeps it: a signature inside `#if 0` (or any block the file's
+    conditions drop) is not the kernel's. One inside a condition this reader cannot evaluate is
+    refused in one line, as is a kernel declared twice where both are live."""
     clean = _strip_comments(text)
+    live = live_lines(clean)
     pattern = re.compile(r'__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?'
                          + re.escape(kernel) + r'\s*\(([^)]*)\)')
-    match = pattern.search(clean)
-    if match is None:
+    matches = []
+    for candidate in pattern.finditer(clean):
+        line = clean.count("\n", 0, candidate.start()) + 1
+        state = live[line - 1]
+        if state is None:
+            raise WorkloadFolderError(f"{path}:{line}", f"kernel {kernel}",
+                                      "is declared inside a preprocessor condition the signature reader cannot evaluate "
+                                      "(it knows #if 0/1, #ifdef and defined()): declare the kernel outside it")
+        if state:
+            matches.append((candidate, line))
+    if not matches:
         raise WorkloadFolderError(path, f"kernel {kernel}", 'no `__global__ void ' + kernel + '(...)` in the file (workload.json\'s kernel.name)')
-    line = clean.count("\n", 0, match.start()) + 1
+    if len(matches) > 1:
+        raise WorkloadFolderError(f"{path}:{matches[1][1]}", f"kernel {kernel}", f"is declared again (first at line {matches[0][1]})")
+    match, line = matches[0]
     if 'extern "C"' not in clean[:match.start()]:
         raise WorkloadFolderError(f"{path}:{line}", f"kernel {kernel}", 'must be declared extern "C" (so every layer finds it by name)')
     params = []
@@ -91,14 +171,26 @@ def nvrtc_check(w: "WorkloadFolder", arch: str = "compute_90") -> None:
         ok(nvrtc.nvrtcDestroyProgram(program), "nvrtcDestroyProgram")
 
 
-def check_parameters(params, arguments, where, kernel):
-    """kernels.cu's parameters against workload.json's: the same count, and each of the type its
-    buffer, scalar or dimension says (an input may drop its const)."""
+def check_parameters(params, arguments, where, kernel, field="kernel.arguments", in_sequence=False) -> set[str]:
+    """kernels.cu's parameters against workload.json's: the same count, each of the type its
+    buffer, scalar or dimension says (an input may drop its const), and each named as its
+    argument is (swapped m and n pass every square size; the names catch them). In a sequence of
+    kernels an output may be const in a kernel that only reads it (a later pass reading an earlier
+    one's result); the caller checks that some kernel writes it. Returns the output and in/out
+    buffers this kernel takes writable."""
+    written: set[str] = set()
     if len(params) != len(arguments):
         raise WorkloadFolderError(where, f"kernel {kernel}", f"takes {len(params)} parameters; workload.json's kernel.arguments lists {len(arguments)} ({', '.join(a.name for a in arguments)})")
     for i, ((declared, pname), arg) in enumerate(zip(params, arguments)):
         base, pointer, const = _normalise_c_type(declared)
         want_base, want_pointer, _ = _normalise_c_type(arg.c_type)
-        if base not in C_SPELLINGS[want_base] or pointer != want_pointer or (arg.kind == "output" and const):
+        writes = arg.kind in ("output", "inout")
+        if not (const and writes):
+            written.add(arg.name)
+        if base not in C_SPELLINGS[want_base] or pointer != want_pointer or (writes and const and not in_sequence):
             raise WorkloadFolderError(where, f"kernel {kernel} parameter {i + 1} ({pname})",
                                       f"is {declared!r}; workload.json's {arg.name!r} ({arg.kind}) needs {arg.c_type!r}")
+        if pname != arg.name:
+            raise WorkloadFolderError(where, f"kernel {kernel} parameter {i + 1}",
+                                      f"is named {pname!r}; workload.json's {field}[{i}] is {arg.name!r} (rename one of them)")
+    return written

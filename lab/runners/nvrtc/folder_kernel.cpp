@@ -21,7 +21,7 @@ FolderStudentKernel::FolderStudentKernel(const LabSpec& spec, driver::Kernel ker
 std::int64_t FolderStudentKernel::guard_floats() const { return exact_buffers_ ? 0 : StudentKernel::kGuardFloats; }
 
 void FolderStudentKernel::allocate(const Shape& shape, const Setup&) {
-  const FolderSpec& spec = workload_.spec();
+  const FolderKernel& spec = workload_.spec().kernels.front();  // a lab's folder has one (lab_spec.cpp)
   driver::allow_shared_bytes(kernel_, spec.launch.shared_bytes);
   layout_ = workload_.layout(shape);
   buffers_.clear();
@@ -34,7 +34,7 @@ void FolderStudentKernel::allocate(const Shape& shape, const Setup&) {
   for (const std::uint64_t slot : FolderArguments(spec, shape, std::move(addresses)).slots()) args_.push(slot);
   grid_ = spec.launch.grid_stride
               ? std::array<unsigned, 3>{grid_stride_blocks(spec.launch.block, device_.sm_count, device_.threads_per_sm), 1, 1}
-              : workload_.grid(shape);
+              : workload_.grid(shape, 0);
 }
 
 void FolderStudentKernel::upload(const HostProblem& problem, cudaStream_t stream) {
@@ -73,7 +73,7 @@ DeviceBuffers FolderStudentKernel::device_buffers() {
 }
 
 void FolderStudentKernel::run(cudaStream_t stream) {
-  const FolderLaunch& l = workload_.spec().launch;
+  const FolderLaunch& l = workload_.spec().kernels.front().launch;
   driver::launch_kernel(kernel_, {.grid_x = grid_[0], .grid_y = grid_[1], .grid_z = grid_[2], .block_x = l.block[0],
                                   .block_y = l.block[1], .block_z = l.block[2], .shared_bytes = l.shared_bytes},
                         args_, stream);
