@@ -22,7 +22,7 @@ class Variant:
     run_waits = False
 
     def allocate(self, size, setup):
-        self.stream = torch.cuda.ExternalStream(setup.stream)
+        self.stream = torch.cuda.ExternalStream(setup.stream)  # the harness's stream, as PyTorch takes it
         self.n = size.n
         with torch.cuda.stream(self.stream):
             self.x = torch.zeros(size.n + 4, dtype=torch.float32, device="cuda")
@@ -31,7 +31,7 @@ class Variant:
             self.launch()  # the first launch compiles (Triton's JIT): here, not in a timed run
         self.stream.synchronize()
 
-    def launch(self):
+    def launch(self):  # Triton launches on PyTorch's current stream: the harness's, inside the with
         stencil5_kernel[(triton.cdiv(self.n, BLOCK),)](self.x, self.w, self.y, self.n, BLOCK=BLOCK)
 
     def upload(self, problem, stream):
