@@ -188,12 +188,17 @@ class Kernel:
         self.prepare(size)
         shape = "x".join(str(d) for d in (size.m, size.n, size.k))
         with torch.cuda.stream(self.stream):
-            if isinstance(globals()[self.kernel], triton.runtime.Autotuner):
-                ms = lb_torch.synchronized_ms(lambda: self.launch(globals()[self.kernel], self))
-                best = matmul_kernel.best_config
-                tried = len(prune_matmul_configs(MATMUL_CONFIGS, {"M": size.m, "N": size.n, "K": size.k}))
-                setup.cost(f"triton autotune {self.kernel} at {shape}: {tried} configurations compiled "
-                           f"({lb_torch.cache_state(setup.session.caches)} at the first shape) and timed; best {best}", ms)
+            tuner = globals()[self.kernel]
+            if isinstance(tuner, triton.runtime.Autotuner):
+                chosen_before = len(tuner.cache)
+                ms = lb_torch.synchronized_ms(lambda: self.launch(tuner, self))
+                if len(tuner.cache) == chosen_before:  # this shape's choice was made earlier in the run
+                    setup.cost(f"triton autotune {self.kernel} at {shape}: chosen earlier in this run, first launch", ms)
+                else:
+                    tried = len(prune_matmul_configs(MATMUL_CONFIGS, {"M": size.m, "N": size.n, "K": size.k}))
+                    setup.cost(f"triton autotune {self.kernel} at {shape}: {tried} configurations compiled "
+                               f"({lb_torch.cache_state(setup.session.caches)} at the first shape) and timed; "
+                               f"best {tuner.best_config}", ms)
             else:
                 setup.session.first_launch(self.kernel, lambda k: self.launch(k, self), setup.cost, shape)
         self.function = globals()[self.kernel]
