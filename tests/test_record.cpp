@@ -4,18 +4,25 @@
 // and the --benchmark_* flags that keep a meaning (harness/benchmark_flags.h). CPU only.
 #include <gtest/gtest.h>
 
+#include <cuda_runtime.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
+#include <thread>
 
 #include "common/usage_error.h"
 #include "harness/benchmark_flags.h"
 #include "harness/benchmark_run.h"
 #include "harness/host_info.h"
+#include "harness/machine_load.h"
 #include "harness/record.h"
 #include "harness/records.h"
 #include "harness/results_json.h"
@@ -288,6 +295,56 @@ TEST(Record, ATimedCaseKeepsItsSamplesWhoseClockItIsAndWhatElseRan) {
   EXPECT_EQ(c.at("machine_load").at("gpu_processes_unavailable"), "a CPU layer");
   EXPECT_TRUE(c.at("machine_load").at("load_avg_1m").is_null());  // not read: null, never 0
   EXPECT_EQ(c.at("busy"), json::array());
+}
+
+// On a GPU: another process that holds a CUDA context on the device is listed by NVML among the
+// other processes, and makes a GPU case busy. The other process is this test, started again with
+// LB_TEST_HOLD_CONTEXT set: then it holds a context until it is killed.
+TEST(MachineLoadOnTheGpu, AnotherProcessWithAContextIsListed) {
+  constexpr const char* kHolder = "LB_TEST_HOLD_CONTEXT";
+  if (std::getenv(kHolder)) {
+    ASSERT_EQ(cudaFree(nullptr), cudaSuccess);
+    std::this_thread::sleep_for(std::chrono::seconds(60));  // killed long before
+    return;
+  }
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) GTEST_SKIP() << "no usable GPU";
+  ASSERT_EQ(cudaFree(nullptr), cudaSuccess);  // ours: listed as this process (or, in a container, taken as ours)
+  char bus[32] = {};
+  ASSERT_EQ(cudaDeviceGetPCIBusId(bus, sizeof bus, 0), cudaSuccess);
+  std::string why;
+  const auto processes = GpuProcesses::open(bus, &why);
+  ASSERT_TRUE(processes) << why;
+  const auto before = processes->others(&why);
+  ASSERT_TRUE(before) << why;
+
+  const std::string filter = "--gtest_filter=MachineLoadOnTheGpu.AnotherProcessWithAContextIsListed";
+  char* argv[] = {const_cast<char*>("/proc/self/exe"), const_cast<char*>(filter.c_str()), nullptr};
+  std::vector<std::string> env_text = {std::string(kHolder) + "=1"};
+  for (char** e = environ; *e; ++e) env_text.emplace_back(*e);
+  std::vector<char*> env;
+  for (std::string& e : env_text) env.push_back(e.data());
+  env.push_back(nullptr);
+  pid_t holder = 0;
+  ASSERT_EQ(posix_spawn(&holder, "/proc/self/exe", nullptr, nullptr, argv, env.data()), 0);
+
+  bool listed = false;
+  MachineLoad load;
+  for (int tries = 0; tries < 300 && !listed; ++tries) {  // up to 30 s for its context
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const auto now = processes->others(&why);
+    ASSERT_TRUE(now) << why;
+    listed = now->size() > before->size();
+    load.other_gpu_pids = now;
+  }
+  kill(holder, SIGKILL);
+  int status = 0;
+  waitpid(holder, &status, 0);
+  ASSERT_TRUE(listed) << "NVML listed no process besides those before the holder started";
+  load.read = true;
+  const std::vector<std::string> reasons = busy_reasons(load, true, false);
+  ASSERT_EQ(reasons.size(), 1u);
+  EXPECT_NE(reasons[0].find("on the GPU (pid"), std::string::npos) << reasons[0];
 }
 
 TEST(Record, CasesThatDidNotTimeCarryGoogleBenchmarksSkipOrErrorFields) {

@@ -234,12 +234,14 @@ def _loaded(what: str, value: Results) -> _results.Results:
     return value._loaded
 
 
-def compare(base: Results, new: Results, threshold: float = 0.05, k: float = 2.0) -> _compare.Comparison:
+def compare(base: Results, new: Results, threshold: float = 0.05, k: float = 1.0) -> _compare.Comparison:
     """Case by case, NEW against BASE: the ratio of medians and a verdict (faster, slower, same,
-    unclear) that accounts for both runs' noise (reports/compare.py says how). `threshold` is the
-    smallest change that counts (0.05: 5%), `k` how many times the combined noise it must exceed.
-    The Comparison's rows, only_base, only_new and regressed say what changed;
-    compare_markdown(comparison) gives `layerbench compare`'s table."""
+    unclear) and why, by `layerbench compare`'s rule (reports/verdict.py): the threshold, the spread
+    between runs of the case's timing kind, a rank test over the kept samples with robust noise,
+    and unclear for a case either run's machine was busy on. `threshold` is the smallest change that
+    counts (0.05: 5%), `k` how many times the runs' robust noise it must exceed. The Comparison's
+    rows (each with its verdict, why, p_value, allowance, timing and busy), only_base, only_new,
+    regressed and busy say what changed; compare_markdown(comparison) gives `layerbench compare`'s table."""
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold < 10:
         raise UsageError(f"compare(): threshold={threshold!r}: a fraction from 0 to 10 (0.05 is 5%)")
     if isinstance(k, bool) or not isinstance(k, (int, float)) or not k > 0:

@@ -79,7 +79,7 @@ def add_parser(sub) -> None:
     c = with_db(dsub.add_parser(
         "compare", help="per device, the newest run against a baseline",
         description="Per device, the newest run (or --new) against the --baseline run, case by case, with "
-                    "`layerbench compare`'s noise-aware verdicts; a Markdown table. Exit status 1 when a "
+                    "`layerbench compare`'s verdicts, each case held to the spread of the device's earlier runs where three or more hold it; a Markdown table. Exit status 1 when a "
                     "case is slower beyond the threshold with confidence.",
         epilog=f"Selectors: {SELECTOR_HELP}. latest~1 is the run before the newest on each device; a date "
                "or a commit picks that device's newest run of that day or commit; run:ID the run "

@@ -39,7 +39,7 @@ def case_history(db: Database, runs: list[StoredRun], new: StoredRun) -> compare
             for key, values in medians.items() if len(values) >= MIN_HISTORY}
 
 
-def compare_db(db: Database, baseline: str, new: str = "latest", threshold: float = 0.05, k: float = 2.0,
+def compare_db(db: Database, baseline: str, new: str = "latest", threshold: float = 0.05, k: float = 1.0,
                gpu: str | None = None) -> list[DeviceComparison]:
     """Per device: the run `new` selects against the run `baseline` selects, with compare.py's
     verdicts. ResultsError when a selector is unknown or matches no run of any device."""
@@ -78,7 +78,7 @@ def compare_markdown(found: list[DeviceComparison], db_label: str, baseline: str
            f"{fmt.pct(threshold, 1)}, noise k = {k:g} (verdicts as in `layerbench compare`, docs/reports.md; a "
            f"case's spread between runs from the device's earlier runs where at least {MIN_HISTORY} hold it).", ""]
     for d in found:
-        if d.comparison is None:
+        if d.comparison is None or d.base is None or d.new is None:  # compared: both runs found
             out += [f"## {d.device}", "", f"Not compared: {d.note}.", ""]
             continue
         table = compare_mod.to_markdown(d.comparison).splitlines()

@@ -52,9 +52,9 @@ def add_verdict_options(parser: argparse.ArgumentParser) -> None:
     """--threshold and --noise-k, the verdict's two parameters (args.threshold, args.noise_k)."""
     parser.add_argument("--threshold", "-t", metavar="PCT", type=_percent, default=0.05,
                         help="smallest change that counts, in percent (default: 5)")
-    parser.add_argument("--noise-k", metavar="K", type=_positive, default=2.0,
+    parser.add_argument("--noise-k", metavar="K", type=_positive, default=1.0,
                         help="how many times the runs' combined robust noise (MAD-based) a change must "
-                             "exceed (default: 2)")
+                             "exceed (default: 1)")
 
 # How far earlier runs of one device differed on a case: (largest / smallest median − 1, the
 # number of runs), by Case.key; db/compare.py reads it from the database.
@@ -127,7 +127,7 @@ def _identities(r: Results) -> dict[str, str]:
     return {run: (run if m in shared else m) for run, m in machine.items()}
 
 
-def compare(base: Results, new: Results, threshold: float = 0.05, k: float = 2.0, alpha: float = 0.01,
+def compare(base: Results, new: Results, threshold: float = 0.05, k: float = 1.0, alpha: float = 0.01,
             history: History | None = None) -> Comparison:
     """NEW against BASE, case by case. `threshold`: the smallest change that counts, a fraction
     (0.05: 5%); `k`: how many times the runs' robust noise a change must exceed; `alpha`: the rank
