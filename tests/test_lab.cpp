@@ -792,6 +792,30 @@ TEST(FreshInputs, SuccessiveSamplesInputsAreUnrelated) {
   }
 }
 
+// Every timed sample's problem is drawn again on the host for its verification, into the same
+// buffers: exactly the recipe's problem for the sample's seed, as if drawn afresh.
+TEST(FreshInputs, ASampleDrawnAgainInPlaceIsTheRecipesProblem) {
+  const auto same_bits = [](const HostBuffer& a, const HostBuffer& b) {
+    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+  };
+  for (const auto& [name, shape] : {std::pair{"vector_add", Shape{1, 4099, 1}}, std::pair{"saxpy", Shape{1, 4099, 1}},
+                                    std::pair{"reduce", Shape{1, 4099, 1}}, std::pair{"matmul", Shape{17, 33, 65}},
+                                    std::pair{"transpose", Shape{31, 40, 1}}}) {
+    const Workload& w = *find_workload(name);
+    HostProblem again = recipe_problem(w, shape, 1);
+    const float* first = again.inputs[0].data();
+    redraw_recipe_problem(w, again, 2);
+    const HostProblem fresh = recipe_problem(w, shape, 2);
+    EXPECT_EQ(again.inputs[0].data(), first) << name << ": the same buffer";
+    EXPECT_EQ(again.seed, 2u) << name;
+    EXPECT_EQ(again.alpha, fresh.alpha) << name;
+    ASSERT_EQ(again.inputs.size(), fresh.inputs.size()) << name;
+    for (std::size_t i = 0; i < fresh.inputs.size(); ++i) EXPECT_TRUE(same_bits(again.inputs[i], fresh.inputs[i])) << name << " " << i;
+    EXPECT_TRUE(same_bits(again.output, fresh.output)) << name << ": the output's start (poison or y)";
+    EXPECT_FALSE(same_bits(again.inputs[0], recipe_problem(w, shape, 1).inputs[0])) << name << ": the new seed's values";
+  }
+}
+
 // On the device: between two samples every input of the student's variant changes value, in the
 // same buffers (the kernel's arguments stay the same), the output restarts, and the scalar is new.
 TEST(FreshInputs, EachSampleRefillsTheSameBuffersOnTheGpu) {

@@ -178,7 +178,7 @@ TEST_F(TransferBuild, TheSolutionSkeletonAndTheFilesWrongOnTheGpuCompileAndPassT
   EXPECT_EQ(compile_check(kSolution), "");
   EXPECT_EQ(compile_check(kLab / "transfer.cu"), "");
   for (const char* name : {"pageable.cu", "no_overlap.cu", "too_few_chunks.cu", "short_download.cu",
-                           "drops_tail_chunk.cu", "writes_past_end.cu", "uploads_only_changes.cu"})
+                           "drops_tail_chunk.cu", "writes_past_end.cu", "uploads_only_changes.cu", "finds_its_seed.cu"})
     EXPECT_EQ(compile_check(kPlanted / name), "") << name;
   // What the solution's object calls, read from its ELF symbol table.
   compile_check(kSolution);

@@ -32,13 +32,20 @@ HostProblem recipe_problem(const Workload& workload, const Shape& shape, std::ui
                            " inputs, its descriptor has " + std::to_string(counts.size()));
   HostProblem p;
   p.shape = shape;
-  p.seed = seed;
-  if (recipe.scalar) p.alpha = random_scalar(seed, recipe.scalar->stream, recipe.scalar->lo, recipe.scalar->hi);
-  for (std::size_t i = 0; i < counts.size(); ++i)
-    p.inputs.push_back(random_vector(counts[i], seed, recipe.inputs[i].stream, recipe.inputs[i].draw));
-  const std::int64_t out = workload.output_elements(shape);
-  p.output = recipe.output ? random_vector(out, seed, recipe.output->stream, recipe.output->draw) : poisoned(out);
+  for (const std::int64_t count : counts) p.inputs.emplace_back(static_cast<std::size_t>(count));
+  p.output.resize(static_cast<std::size_t>(workload.output_elements(shape)));
+  redraw_recipe_problem(workload, p, seed);  // the first touch of every buffer, in parallel
   return p;
+}
+
+void redraw_recipe_problem(const Workload& workload, HostProblem& p, std::uint64_t seed) {
+  const InputRecipe& recipe = workload.descriptor().recipe;
+  p.seed = seed;
+  p.alpha = recipe.scalar ? random_scalar(seed, recipe.scalar->stream, recipe.scalar->lo, recipe.scalar->hi) : 0.0f;
+  for (std::size_t i = 0; i < p.inputs.size(); ++i)
+    fill_random(p.inputs[i], seed, recipe.inputs[i].stream, recipe.inputs[i].draw);
+  if (recipe.output) fill_random(p.output, seed, recipe.output->stream, recipe.output->draw);
+  else fill_nan(p.output);
 }
 
 HostProblem Workload::make_problem(const Shape& s, std::uint64_t seed) const { return recipe_problem(*this, s, seed); }

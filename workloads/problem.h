@@ -23,6 +23,10 @@ HostProblem draw_problem(const Workload& workload, const Shape& shape, std::uint
 // workload adjusts it, and exactly what recipe_on_device (fill_random.h) writes on the device from
 // the same (shape, seed).
 HostProblem recipe_problem(const Workload& workload, const Shape& shape, std::uint64_t seed);
+// recipe_problem(workload, problem.shape, seed), drawn into `problem`'s own buffers (which a
+// recipe_problem at that shape made): a lab's verification of every timed sample draws each
+// sample's problem again without a gigabyte of fresh host pages each time.
+void redraw_recipe_problem(const Workload& workload, HostProblem& problem, std::uint64_t seed);
 
 // Fills `out` with values drawn as `draw` says (random_draw.h: the device's fill gives the same
 // floats). Counter-based, so it runs in parallel and the same (seed, stream) always gives the same

@@ -30,7 +30,8 @@ class DrawnOnDevice final : public InputRefresh {
     variant_.set_scalar(recipe_on_device(workload_, shape_, sample_seed, buffers_.inputs, buffers_.output, stream));
   }
   const HostProblem& problem(std::uint64_t sample_seed) override {
-    problem_ = recipe_problem(workload_, shape_, sample_seed);
+    if (problem_.inputs.empty()) problem_ = recipe_problem(workload_, shape_, sample_seed);
+    else redraw_recipe_problem(workload_, problem_, sample_seed);  // the same host buffers every sample
     return problem_;
   }
 
@@ -111,6 +112,14 @@ FreshInputs::FreshInputs(const Workload& workload, const Shape& shape, std::uint
   clock->start();
   refresh_->refresh(seed_of(0), stream);
   refresh_ms_ = clock->stop_ms();
+  // And what one sample's verification will cost (the output as it is, not yet the kernel's: only
+  // the time counts), for the time cap (kernel_runner.cpp): after_sample's work but its verdict.
+  const auto started = std::chrono::steady_clock::now();
+  (void)variant_.first_write_past_end(stream);
+  result_.resize(static_cast<std::size_t>(workload_.output_elements(shape_)));
+  variant_.download(result_, stream);
+  (void)workload_.verify(refresh_->problem(seed_of(0)), result_);
+  verify_estimate_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
 }
 
 void FreshInputs::before_sample(std::size_t index, cudaStream_t stream) { refresh_->refresh(seed_of(index), stream); }
@@ -123,10 +132,9 @@ void FreshInputs::after_sample(std::size_t index, bool last, cudaStream_t stream
   if (const std::int64_t past_end = variant_.first_write_past_end(stream); past_end >= 0)
     throw WrongTimedResult(which + " wrote past the end of its output (" + std::to_string(past_end) +
                            " elements past it)");
-  HostBuffer result(static_cast<std::size_t>(workload_.output_elements(shape_)));
-  variant_.download(result, stream);
+  variant_.download(result_, stream);
   const HostProblem& problem = refresh_->problem(seed_of(index));  // the sample's own, drawn again from its key
-  const Verdict verdict = workload_.verify(problem, result);
+  const Verdict verdict = workload_.verify(problem, result_);
   if (!verdict.passed)
     throw WrongTimedResult(which + " was wrong (its inputs and output were fresh; the check sizes' were not): " +
                            verdict.detail);

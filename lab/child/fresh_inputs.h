@@ -74,6 +74,9 @@ class FreshInputs final : public SampleHooks {
   // Mean time of one sample's verification (guard zone, download, the problem drawn again on the
   // host, the check), on the host's clock: what verifying every sample costs beside its kernel.
   double verify_ms() const { return verified_ == 0 ? 0.0 : verify_ms_total_ / static_cast<double>(verified_); }
+  // The same, measured once before any sample (on the first sample's problem): what the time cap
+  // is widened by, per sample.
+  double verify_estimate_ms() const { return verify_estimate_ms_; }
   // Time of one sample's fresh inputs, output start and scalar (outside the timed region; on the
   // device, or on the host with its upload when drawn there): what every timed sample costs the
   // grade beside its kernel.
@@ -95,7 +98,8 @@ class FreshInputs final : public SampleHooks {
   StudentVariant& variant_;
   std::unique_ptr<InputRefresh> refresh_;
   std::size_t verified_ = 0;
-  double refresh_ms_ = 0, verify_ms_total_ = 0;
+  double refresh_ms_ = 0, verify_ms_total_ = 0, verify_estimate_ms_ = 0;
+  HostBuffer result_;  // each sample's output, downloaded into the same host buffer
 };
 
 }  // namespace lb::lab

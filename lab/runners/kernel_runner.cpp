@@ -2,8 +2,6 @@
 // program loaded, then checked, timed or profiled through the harness.
 #include "lab/runners/kernel_runner.h"
 
-#include <chrono>
-
 #include "common/cuda_check.h"
 #include "common/stream.h"
 #include "harness/environment.h"
@@ -131,21 +129,17 @@ void time_benchmarks(const LabSpec& spec, StudentProgram& program, const GradeKe
     {
       const std::unique_ptr<StudentVariant> variant = program.make_variant();
       variant->allocate(shape, {stream, &costs, nullptr});
-      const auto judged = std::chrono::steady_clock::now();
       std::string wrong = judge(*variant, spec, problem, stream, inputs.result());
-      // The judge run's check, as the cost of a sample's (a download and the host's check) to widen the cap by.
-      const double verify_ms_of_judge =
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - judged).count();
       if (wrong.empty()) {
         try {
           FreshInputs fresh(*spec.workload, shape, key_at(keys.samples, size, "benchmark size"), *variant, stream);
-          // Each sample costs the grade its verification (a download and a check on the host, tens
-          // of milliseconds at 2^26 where the kernel takes a fraction of one) and, where the
-          // problem is drawn on the host (a workload folder's), its draw; the wall-clock cap counts
-          // both: it is widened by the rule's minimum of samples' costs (and two more), measured on
-          // the judge run, so that the student's kernel gets that minimum, as ours does.
-          const WidenedTimeCap cap(env->options.rule,
-                                   (fresh.drawn_on_host() ? fresh.refresh_ms() : 0.0) + verify_ms_of_judge);
+          // Each sample costs the grade its verification (a download, the problem drawn again and
+          // checked on the host: tens of milliseconds at 2^26 where the kernel takes a fraction of
+          // one) and, where the problem is drawn on the host (a workload folder's), its draw; the
+          // wall-clock cap counts both: it is widened by the rule's minimum of samples' costs (and
+          // two more), so that the student's kernel gets that minimum, as ours does.
+          const WidenedTimeCap cap(env->options.rule, (fresh.drawn_on_host() ? fresh.refresh_ms() : 0.0) +
+                                                          fresh.verify_estimate_ms());
           if (!record_kept_samples(student, take_samples(student, *variant, *env, quiet, &fresh))) {
             emit(out, BenchmarkFailed{label, kThrottled});
             continue;
@@ -174,7 +168,6 @@ void time_benchmarks(const LabSpec& spec, StudentProgram& program, const GradeKe
     emit(out, timed);
   }
 }
-
 
 // ChildMode::kEnvironment: the GPU's name, ceilings and theoretical peaks, from a process that
 // loads no student code (Runner::environment_apart), and the L2 mode the timing child times in.

@@ -3,8 +3,10 @@
 // (LabSpec::runner) and asked by everything else, which never names a runner.
 //
 //   nvrtc/      CUDA C++ kernel text compiled alone with NVRTC, launched through the driver API
-//   python/     numba (a Python file of @cuda.jit kernels), pycuda and cuda-core (CUDA C++ kernel
-//               text compiled and launched from Python), through the embedded interpreter
+//   numba/      a Python file of @cuda.jit kernels, imported only in a compile process of its own
+//               (compile_process.h) that hands back PTX, which the child launches through the driver API
+//   python/     pycuda and cuda-core (CUDA C++ kernel text compiled and launched from Python),
+//               through the embedded interpreter
 //   host_trip/  a CUDA C++ file whose host code is the lesson, built with nvcc: it moves the data
 //               itself, and its whole trip from host memory to host memory is what is timed
 //

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "lab/runners/host_trip/host_trip_runner.h"
+#include "lab/runners/numba/numba_runner.h"
 #include "lab/runners/nvrtc/nvrtc_runner.h"
 #include "lab/runners/python/python_runner.h"
 
@@ -14,8 +15,8 @@ const std::vector<std::unique_ptr<const Runner>>& runners() {
   static const std::vector<std::unique_ptr<const Runner>> all = [] {
     std::vector<std::unique_ptr<const Runner>> r;
     r.push_back(std::make_unique<NvrtcRunner>("nvrtc", ".cu"));
+    r.push_back(std::make_unique<NumbaRunner>("numba", ".py"));
     // A Python runner names its program class in python/layerbench/lab (module.Class).
-    r.push_back(std::make_unique<PythonRunner>("numba", ".py", "numba_runner.NumbaProgram"));
     r.push_back(std::make_unique<PythonRunner>("pycuda", ".cu", "kernel_text.PycudaProgram"));
     r.push_back(std::make_unique<PythonRunner>("cuda-core", ".cu", "kernel_text.CudaCoreProgram"));
     r.push_back(std::make_unique<HostTripRunner>("host-trip", ".cu"));

@@ -70,7 +70,7 @@ def test_every_lab_names_a_registered_runner():
 
 def test_every_python_runner_names_a_program_class():
     programs = registered_programs()
-    assert {"numba", "pycuda", "cuda-core"} <= set(programs)
+    assert {"pycuda", "cuda-core"} <= set(programs)  # numba: no program class (lab/runners/numba/)
     for runner, program in programs.items():
         assert issubclass(L.program_class(program), L.Program), runner
     for wrong, error in (("kernel_text.Nothing", "is not a program class"),

@@ -9,13 +9,18 @@ Python labs (student_file *.py, Numba kernels; docs/labs.md, "Python labs") are 
 way with their own tools: python/layerbench/lab's rules check passes the skeleton, the solution and
 the planted mistakes that are wrong on the GPU, and rejects the planted rule breakers with their
 `# expect:` text; what passes the rules compiles to PTX for sm_90 with Numba (cuda.compile_ptx
-with cc=(9, 0): no GPU needed) for the lab's argument types."""
+with cc=(9, 0): no GPU needed) for the lab's argument types, in the numba runner's compile process
+(python -m layerbench.lab.numba_compile, in a folder of its own), never in this one."""
 from __future__ import annotations
 
 import copy
 import json
 import math
+import os
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -408,7 +413,7 @@ def test_there_is_a_python_lab():
 
 
 @pytest.mark.parametrize("lab, role, path", PY_SOURCES, ids=[f"{lab}/{role}/{p.name}" for lab, role, p in PY_SOURCES])
-def test_python_source_follows_the_rules_or_is_rejected_as_it_expects(lab, role, path):
+def test_python_source_follows_the_rules_or_is_rejected_as_it_expects(lab, role, path, tmp_path_factory):
     rules = lab_rules()
     spec = load_spec(lab)
     expect = planted_header(path, "#")[0].get("expect") if role == "planted" else None
@@ -419,17 +424,24 @@ def test_python_source_follows_the_rules_or_is_rejected_as_it_expects(lab, role,
         assert expect in str(e), f"expected {expect!r} in: {e}"
         assert str(e).startswith(f"{path}:"), str(e)
         return
-    # It follows the rules: it must then be a kernel Numba compiles for the lab's argument types.
-    numba_cuda = pytest.importorskip("numba.cuda", reason="numba-cuda is not installed (variants/python/requirements.txt)")
-    import importlib.util
-
-    module_spec = importlib.util.spec_from_file_location(f"lab_source_{path.stem}", path)
-    module = importlib.util.module_from_spec(module_spec)
-    module_spec.loader.exec_module(module)  # defines the kernels only: no GPU touched
-    kernel = getattr(module, spec["kernel"])
-    ptx, return_type = numba_cuda.compile_ptx(kernel.py_func, rules.signature_of(spec["arguments"]), cc=(9, 0))
-    assert ".target sm_90" in ptx and ".entry" in ptx
-    assert str(return_type) == "none"
+    # It follows the rules: it must then be a kernel Numba compiles for the lab's argument types, in
+    # the compile process the runner uses (never imported here: a signature string runs Python on
+    # import, and wrong/signature_runs_host_code.py exits the process that imports it).
+    pytest.importorskip("numba.cuda", reason="numba-cuda is not installed (variants/python/requirements.txt)")
+    work = tmp_path_factory.mktemp("compile")
+    shutil.copy(path, work / path.name)
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    env["PYTHONPATH"] = str(ROOT / "python")
+    done = subprocess.run([sys.executable, "-m", "layerbench.lab.numba_compile", path.name, spec["kernel"],
+                           ",".join(spec["arguments"]), "90", "kernel.json"], cwd=work, env=env,
+                          capture_output=True, text=True, timeout=600)
+    if not (work / "kernel.json").exists():
+        # Only a planted file may hand back nothing, and only one that expects it (the C++ side's words).
+        assert role == "planted" and expect == "handed back no kernel", (done.returncode, done.stdout, done.stderr)
+        return
+    assert done.returncode == 0, done.stderr
+    result = json.loads((work / "kernel.json").read_text())
+    assert ".target sm_90" in result["ptx"] and f".entry {result['entry']}(" in result["ptx"]
 
 
 @pytest.mark.parametrize("lab", PYTHON_LABS)

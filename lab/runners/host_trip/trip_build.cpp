@@ -201,7 +201,8 @@ std::string compile_and_check_student_file(const fs::path& file, const fs::path&
   return joined(shown);
 }
 
-BuiltTrip build_student_trip(const fs::path& file, const TripBuild& build) {
+BuiltTrip build_student_trip(const fs::path& file, const TripBuild& build,
+                             const std::function<void(const BuiltTrip&)>& before_load) {
   const TempDir dir;
   const fs::path object = dir.path() / "student.o", library = dir.path() / "student.so";
   const auto start = std::chrono::steady_clock::now();
@@ -211,6 +212,7 @@ BuiltTrip build_student_trip(const fs::path& file, const TripBuild& build) {
   run_nvcc({find_nvcc(&why_not).string(), "-shared", "-cudart", "shared", "-o", library.string(), object.string()},
            file.string() + ": the compiled file does not link");
   built.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  if (before_load) before_load(built);
   built.trip = load(library, file);
   return built;
 }

@@ -14,6 +14,7 @@
 // nvcc: the CUDA compiler CMake found (LB_NVCC), else nvcc where find_cuda_tool finds it.
 #pragma once
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,7 +39,11 @@ struct BuiltTrip {
 
 // Steps 1-5 above. StudentCompileError (lab/child/student_program.h) for a rule broken, a compile or
 // link error, a forbidden call or a missing function: what() is what the student reads.
-BuiltTrip build_student_trip(const std::filesystem::path& file, const TripBuild& build);
+// `before_load`, when given, is called between steps 4 and 5 with what was built (no trip yet):
+// the last moment this process holds nothing of the student's (its library's initialisers run in
+// step 5), for what must be measured and reported where no student code has been loaded.
+BuiltTrip build_student_trip(const std::filesystem::path& file, const TripBuild& build,
+                             const std::function<void(const BuiltTrip&)>& before_load = {});
 
 // Steps 1-3 only, the object left at `object` (no GPU needed: tests run them with the local nvcc).
 // Returns the nvcc command line as the student would type it.

@@ -308,9 +308,8 @@ std::string gpu_name() {
 // one slow series of ours once lifted a planted trip a tier (wrong/no_overlap.cu on the H100, 0.81
 // of ours, where it is usually near 0.73). They stop together: both under the noise target, the two
 // series' time cap, or the sample cap. Where ours fails (ours_error), the student's goes on alone.
+// The environment line is run_host_trip_child's (the link measured before the student's library is loaded).
 void time_trips(const LabSpec& spec, Trip& student, const GradeKeys& keys, const EventStream& events) {
-  events.emit(TimingEnvironment{.gpu = gpu_name(), .ceilings = link_json(measure_link()), .peaks = nullptr,
-                                .cache_mode = "hot"});
   const std::unique_ptr<Trip> ours = make_our_trip();
   for (std::size_t size = 0; size < spec.benchmark_sizes.size(); ++size) {
     const Shape& shape = spec.benchmark_sizes[size];
@@ -451,9 +450,17 @@ int run_host_trip_child(const LabSpec& spec, const std::filesystem::path& file, 
   try {
     std::unique_ptr<Trip> student;
     try {
+      // The build's line, and when timing, the host link (the ceiling, the limiter line and the
+      // plausibility bound read it) measured and reported before the student's library is loaded:
+      // no code of the student's has run in this process when they are written.
+      const auto before_load = [&](const BuiltTrip& built) {
+        events.emit(StudentBuilt{built.command, built.compile_ms});
+        if (request.mode == ChildMode::kTime)
+          events.emit(TimingEnvironment{.gpu = gpu_name(), .ceilings = link_json(measure_link()), .peaks = nullptr,
+                                        .cache_mode = "hot"});
+      };
       BuiltTrip built = build_student_trip(
-          file, {.sm = current_sm(), .line_info = request.line_info, .debug = request.exact_buffers});
-      events.emit(StudentBuilt{built.command, built.compile_ms});
+          file, {.sm = current_sm(), .line_info = request.line_info, .debug = request.exact_buffers}, before_load);
       student = std::move(built.trip);
     } catch (const StudentCompileError& e) {
       events.emit(CompileFailed{e.what()});

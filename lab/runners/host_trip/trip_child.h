@@ -7,7 +7,8 @@
 //   lab_setup(n), lab_trip, a device-wide wait; every cudaError_t returned, and the launch errors
 //   after, checked; the guard, a and b unchanged, c against the workload's reference; lab_teardown,
 //   lab_host_free. One SizeChecked line each.
-// time: the host link measured (lab/runners/host_trip/host_link.h, the environment line's ceilings); then at each
+// time: the host link measured (lab/runners/host_trip/host_link.h, the environment line's ceilings)
+//   after the build and before the student's library is loaded, and reported then; then at each
 //   benchmark size the student's trip and ours (lab/runners/host_trip/trip_ours.h), both set up, each
 //   with 2 warm-up trips, verified, then timed in turn, the student's, ours, the student's, ...
 //   (at least 10 each, until both noises are under 1% or 5 s each have passed, at most 40), so that

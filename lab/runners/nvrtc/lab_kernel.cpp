@@ -11,6 +11,41 @@ namespace {
 // What the guard zone after the output holds; compared bit for bit.
 constexpr std::uint32_t kGuardBits = 0x7F8ABCDEu;  // a NaN no arithmetic produces
 
+// A buffer as the Numba array its kernel takes: its extents at `shape`, outermost first, and a
+// buffer of one element (reduce's out, no extents) a 1-D array of one (rules.py's ARGUMENT_TYPES:
+// every buffer is at least float32[::1]).
+std::size_t numba_dimensions(const BufferSpec& buffer) { return std::max<std::size_t>(1, buffer.extents.size()); }
+std::vector<std::int64_t> numba_shape(const BufferSpec& buffer, const Shape& shape) {
+  std::vector<std::int64_t> extents;
+  for (const Dim dim : buffer.extents) extents.push_back(extent(shape, dim));
+  if (extents.empty()) extents.push_back(1);
+  return extents;
+}
+
+const BufferSpec& buffer_of(const LabSpec& spec, const KernelArg& arg) {
+  const WorkloadDescriptor& d = spec.workload->descriptor();
+  return arg.kind == ArgKind::kOutput ? d.output : d.inputs.at(static_cast<std::size_t>(arg.input));
+}
+
+// A Numba array argument, flattened as KernelAbi::kNumba says: C-contiguous float32.
+void push_numba_array(driver::ArgumentSlots& args, driver::DevicePtr data, const std::vector<std::int64_t>& extents) {
+  std::int64_t items = 1;
+  for (const std::int64_t e : extents) items *= e;
+  args.push(static_cast<void*>(nullptr));  // meminfo
+  args.push(static_cast<void*>(nullptr));  // parent
+  args.push(static_cast<long long>(items));
+  args.push(static_cast<long long>(sizeof(float)));  // itemsize
+  args.push(data);
+  for (const std::int64_t e : extents) args.push(static_cast<long long>(e));
+  long long stride = sizeof(float);
+  std::vector<long long> strides(extents.size());
+  for (std::size_t i = extents.size(); i-- > 0;) {
+    strides[i] = stride;
+    stride *= extents[i];
+  }
+  for (const long long s : strides) args.push(s);
+}
+
 // The cubin's symbol table holds an extern "C" kernel's name as a whole string.
 bool defines_symbol(const std::string& cubin, const std::string& name) {
   return cubin.find(std::string(1, '\0') + name + std::string(1, '\0')) != std::string::npos;
@@ -71,8 +106,24 @@ Grid grid_for(const LaunchShape& launch, const Shape& shape, int sm_count) {
   return {};
 }
 
-StudentKernel::StudentKernel(const LabSpec& spec, driver::Kernel kernel, const TargetDevice& device, bool exact_buffers)
-    : spec_(spec), kernel_(kernel), sm_count_(device.sm_count), exact_buffers_(exact_buffers) {}
+std::vector<int> parameter_bits(const LabSpec& spec, KernelAbi abi) {
+  std::vector<int> bits;
+  for (const BoundArgument& bound : spec.bound_arguments) {
+    const KernelArg& arg = bound.arg;
+    const bool buffer = arg.kind == ArgKind::kInput || arg.kind == ArgKind::kOutput;
+    if (abi == KernelAbi::kNumba) {
+      if (buffer) bits.insert(bits.end(), 5 + 2 * numba_dimensions(buffer_of(spec, arg)), 64);
+      else bits.push_back(arg.kind == ArgKind::kScalar ? 32 : 64);
+      continue;
+    }
+    bits.push_back(bound.as == PassedAs::kFloat || bound.as == PassedAs::kInt ? 32 : 64);
+  }
+  return bits;
+}
+
+StudentKernel::StudentKernel(const LabSpec& spec, driver::Kernel kernel, const TargetDevice& device, bool exact_buffers,
+                             KernelAbi abi)
+    : spec_(spec), kernel_(kernel), sm_count_(device.sm_count), exact_buffers_(exact_buffers), abi_(abi) {}
 
 void StudentKernel::allocate(const Shape& shape, const Setup&) {
   shape_ = shape;
@@ -120,6 +171,18 @@ void StudentKernel::run(cudaStream_t stream) {
   };
   for (const BoundArgument& bound : spec_.bound_arguments) {
     const KernelArg& arg = bound.arg;
+    if (abi_ == KernelAbi::kNumba) {
+      switch (arg.kind) {
+        case ArgKind::kInput:
+          push_numba_array(args, inputs_.at(static_cast<std::size_t>(arg.input)).get(),
+                           numba_shape(buffer_of(spec_, arg), shape_));
+          break;
+        case ArgKind::kOutput: push_numba_array(args, output_.get(), numba_shape(buffer_of(spec_, arg), shape_)); break;
+        case ArgKind::kScalar: args.push(alpha_); break;
+        case ArgKind::kSize: args.push(static_cast<long long>(extent(shape_, arg.dim))); break;
+      }
+      continue;
+    }
     switch (arg.kind) {
       case ArgKind::kInput: args.push(inputs_.at(static_cast<std::size_t>(arg.input)).get()); break;
       case ArgKind::kOutput: args.push(output_.get()); break;

@@ -4,6 +4,8 @@
 // (and its timing) runs it like any layer's.
 #pragma once
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <string>
 
 #include "lab/spec/lab_spec.h"
@@ -29,6 +31,19 @@ struct Grid {
 };
 Grid grid_for(const LaunchShape& launch, const Shape& shape, int sm_count);
 
+// How a kernel takes the lab's arguments. kC: as its CUDA C++ signature says (a buffer a pointer,
+// the scalar and the sizes by their C types, BoundArgument::as). kNumba: as a Numba kernel compiled
+// to PTX takes them (numba.cuda's dispatcher flattens each argument so, and the lab launches the
+// PTX without it: lab/runners/numba/): an array as meminfo, parent, nitems, itemsize, data, then
+// its shape and its strides in bytes, one 8-byte parameter each (meminfo and parent null: the
+// memory is ours; a buffer of one element, reduce's out, a 1-D array of one); the scalar a
+// float32; a size an int64.
+enum class KernelAbi { kC, kNumba };
+
+// The width in bits of each of the kernel's parameters, in order, as `abi` passes the spec's
+// arguments: what a compiled kernel's parameter list is checked against before it is launched.
+std::vector<int> parameter_bits(const LabSpec& spec, KernelAbi abi);
+
 // The student's kernel as a variant: device buffers for the workload's inputs and output, the
 // output started as the spec says (poison, y for saxpy, or zeros: then zeroed again before every
 // launch, so that each timed run adds into zero as the first did), the kernel's parameters bound
@@ -37,7 +52,8 @@ Grid grid_for(const LaunchShape& launch, const Shape& shape, int sm_count);
 // stream. The output is followed by a guard zone, except with exact buffers (StudentBuild).
 class StudentKernel final : public StudentVariant {
  public:
-  StudentKernel(const LabSpec& spec, driver::Kernel kernel, const TargetDevice& device, bool exact_buffers);
+  StudentKernel(const LabSpec& spec, driver::Kernel kernel, const TargetDevice& device, bool exact_buffers,
+                KernelAbi abi = KernelAbi::kC);
   void allocate(const Shape& shape, const Setup& setup) override;
   void upload(const HostProblem& problem, cudaStream_t stream) override;
   void run(cudaStream_t stream) override;
@@ -54,10 +70,28 @@ class StudentKernel final : public StudentVariant {
   driver::Kernel kernel_;
   int sm_count_;
   bool exact_buffers_;
+  KernelAbi abi_;
   Shape shape_;
   float alpha_ = 0;
   std::vector<driver::DeviceMemory> inputs_;
   driver::DeviceMemory output_;
+};
+
+// A compiled submission (a cubin, or PTX: cuModuleLoadData takes either) loaded on the current
+// context, its kernel `entry` looked up once, and a variant per size made by `make_variant` from
+// that kernel: the nvrtc runner's StudentKernel or FolderStudentKernel, the numba runner's
+// StudentKernel with KernelAbi::kNumba.
+class LoadedProgram final : public StudentProgram {
+ public:
+  using MakeVariant = std::function<std::unique_ptr<StudentVariant>(driver::Kernel)>;
+  LoadedProgram(const driver::CompiledProgram& compiled, const std::string& entry, MakeVariant make_variant)
+      : module_(compiled), kernel_(module_.kernel(entry)), make_variant_(std::move(make_variant)) {}
+  std::unique_ptr<StudentVariant> make_variant() override { return make_variant_(kernel_); }
+
+ private:
+  driver::Module module_;
+  driver::Kernel kernel_;
+  MakeVariant make_variant_;
 };
 
 // What a guard zone holds (StudentKernel::kGuardFloats floats of a NaN no arithmetic produces),

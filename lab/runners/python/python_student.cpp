@@ -1,5 +1,5 @@
-// A Python lab's submission (docs/labs.md, "Python labs"): the rules check in the parent and the
-// child, the kernel compiled by Numba in the child. The Python and pybind11 side lives in
+// A Python lab's submission (docs/labs.md, "Python labs"): a Numba file's rules check in the parent,
+// a kernel text's PyCUDA or cuda.core program in the child. The Python and pybind11 side lives in
 // python_student_embedded.cpp, built with the Python layers (where pybind11 is found).
 #include "lab/runners/python/python_student.h"
 

@@ -1,6 +1,7 @@
-// A submission the child loads through the embedded interpreter: a file of Numba @cuda.jit kernels
-// (and nothing that runs on the host), checked against the lab's rules, or CUDA C++ kernel text that
-// PyCUDA or cuda.core compiles; launched by the lab's runner, never by the student's code.
+// What the embedded interpreter does for the labs: a Numba lab file checked against the lab's rules
+// on its syntax tree, in the parent (nothing of it runs: lab/runners/numba/ imports it only in a
+// compile process of its own), and CUDA C++ kernel text that PyCUDA or cuda.core compiles in the
+// child; launched by the lab's runner, never by the student's code.
 #pragma once
 #include <filesystem>
 #include <memory>
@@ -14,7 +15,7 @@ namespace lb::lab {
 // file and line of the first problem, UsageError when it cannot be read.
 void precheck_python_file(const LabSpec& spec, const std::filesystem::path& file);
 
-// The file's kernel, compiled for this GPU by the lab's runner (Numba, PyCUDA, cuda.core), as a
+// The file's kernel, compiled for this GPU by the lab's runner (PyCUDA, cuda.core), as a
 // program the harness runs. `program`: the runner's class in python/layerbench/lab, module.Class.
 std::unique_ptr<StudentProgram> load_python_program(const LabSpec& spec, const std::filesystem::path& file,
                                                     const TargetDevice& device, const StudentBuild& build,

@@ -16,9 +16,8 @@ namespace lb::lab {
 // the file breaks (or its syntax error), or when no Python can be embedded here.
 void check_python_lab_rules(const LabSpec& spec, const std::filesystem::path& file);
 
-// layerbench.lab.load with the runner's program class: Numba checks the rules again, imports the file (its
-// kernels get defined, nothing else runs) and compiles the spec's kernel for the lab's argument
-// types; PyCUDA (nvcc) or cuda.core (NVRTC) compiles the kernel text. On the current (primary)
+// layerbench.lab.load with the runner's program class: PyCUDA (nvcc) or cuda.core (NVRTC) compiles
+// the kernel text (a Numba file is never loaded here: lab/runners/numba/). On the current (primary)
 // context. StudentCompileError with the compiler's message when it does not compile. `program_class` is
 // the runner's class in python/layerbench/lab (module.Class, as lab/runners/runners.cpp registers
 // it), passed in: the runners are lb_lab's, which the Python layers' library (where this file is

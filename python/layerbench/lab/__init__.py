@@ -1,19 +1,21 @@
-"""The Python labs (docs/labs.md, "Python labs"): the rules a student's file must follow, checked
-on its syntax tree before it is imported, and the runner that compiles its kernel with Numba and
-launches it for the harness (lab/runners/python/python_student_embedded.cpp imports this package, layerbench.lab, and calls both). The runners of the labs
-whose student writes CUDA C++ kernel text launched from Python (PyCUDA, cuda.core) are in
-kernel_text.py; what every runner shares (the buffers and their guard zone, the argument
-binding, the grid, the device addresses timing draws fresh inputs at) is Program and Variant (program.py); the rules are rules.py, the numba runner numba_runner.py.
+"""The Python labs (docs/labs.md, "Python labs"): the rules a Numba lab's file must follow,
+checked on its syntax tree (rules.py: the parent checks them through the embedded interpreter,
+lab/runners/python/python_student_embedded.cpp), and the compile process that alone imports the
+file and compiles its kernel to PTX (numba_compile.py, started by lab/runners/numba/). The runners
+of the labs whose student writes CUDA C++ kernel text launched from Python (PyCUDA, cuda.core) are
+in kernel_text.py; what they share (the buffers and their guard zone, the argument binding, the
+grid, the device addresses timing draws fresh inputs at) is Program and Variant (program.py).
 
-The rules exist for the grader's integrity. A judge that imports a submission runs the student's
-host code in the grading process, where it can patch the checker, the timer or the reference.
-Here the file may define GPU kernels only: its top level holds imports of numba and math, constant
-assignments, a docstring and functions decorated with @cuda.jit; everything that Python evaluates
-when the file is imported (decorator arguments, parameter defaults, constants) is a literal. So
-importing the file defines kernels and runs nothing of the student's; the kernels' bodies are
-compiled by Numba, never executed by Python. The runner, not the student, allocates, uploads,
-launches (the lab's grid and block, on the harness's stream) and downloads; the harness times
-and checks.
+A judge that imports a submission runs the student's host code in the grading process, where it
+can patch the checker, the timer or the reference, or write the lines the grade believes. Rules on
+the syntax tree cannot stop it alone: Numba eval's a @cuda.jit signature string when the file is
+imported, and a string is a literal. So the file is imported only in the compile process, which has
+limits, no seed and no channel to the grade, and hands back a kernel's PTX; the child loads the PTX
+and never imports the file. The rules remain the lab's: the file may define GPU kernels only (its
+top level holds imports of numba and math, constant assignments, a docstring and functions
+decorated with @cuda.jit; everything Python evaluates on import is a literal). The runner, not the
+student, allocates, uploads, launches (the lab's grid and block, on the harness's stream) and
+downloads; the harness times and checks.
 
 This module imports nothing but the standard library at its top, so that the rules can be checked
 (and tested) without Numba or a GPU; the runner imports Numba when it is first used. The runner is
@@ -51,7 +53,7 @@ def program_class(program: str) -> type:
 
 def load(path: str, kernel: str, arguments, workload: lb_variant.Workload, block, grid: str, line_info: bool,
          exact_buffers: bool = False, output_starts_zero: bool = False, sm_count: int = 1,
-         program: str = "numba_runner.NumbaProgram") -> Program:
+         program: str = "kernel_text.PycudaProgram") -> Program:
     """The student's file, compiled for the lab by the runner's `program` class (module.Class, as
     lab/runners/runners.cpp registers it; lab/runners/python/python_student_embedded.cpp calls
     this): `workload` is the lab's workload's descriptor, `output_starts_zero` the spec's

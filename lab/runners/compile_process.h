@@ -1,0 +1,75 @@
+// The process a Python runner compiles the student's file in (lab/runners/numba/): the only place
+// where anything of that file runs, since importing it runs Python (a @cuda.jit signature string
+// is eval'd by Numba). The lab child starts it and takes back only a compiled kernel, which it
+// validates; the timing and checking stay in the child, which never imports the file.
+//
+// The process is a fresh exec of the interpreter the Python layers use (common/python_interpreter.h),
+// so nothing of the child's memory reaches it, with:
+//   - resource limits (setrlimit after fork): CPU seconds, address space, file size, no core files;
+//     a wall-clock limit, after which its whole process group is killed; it dies with the child
+//     (PR_SET_PDEATHSIG), and whatever it left running in its group is killed when it ends;
+//   - an environment of our own: only the variables that find Python and CUDA (allowed_environment),
+//     HOME, TMPDIR and the working folder; no seed anywhere (the child's argv holds it, and is not
+//     passed on);
+//   - its own temporary working folder (the student's file is copied into it), removed after;
+//   - standard input /dev/null, standard output and error to a file of ours (the student's output:
+//     shown capped, never parsed), every other descriptor closed (the child's event channel too);
+//   - the process that starts it made non-dumpable first (PR_SET_DUMPABLE), so that it, running
+//     as the same user, cannot read its parent's memory (the grade's keys) through /proc or ptrace.
+#pragma once
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace lb::lab {
+
+struct ProcessLimits {
+  double wall_s = 60;                                // killed after this long
+  unsigned long cpu_s = 60;                          // RLIMIT_CPU
+  unsigned long long address_space = 16ull << 30;    // RLIMIT_AS, bytes
+  unsigned long long file_bytes = 64ull << 20;       // RLIMIT_FSIZE: any one file it writes
+};
+
+// What the process left: how it ended, and what it wrote to standard output and error, the first
+// kOutputCap bytes of it (the rest counted, not kept).
+struct CompileProcessOutcome {
+  static constexpr std::size_t kOutputCap = 16 << 10;
+  bool timed_out = false;
+  bool exited = false;
+  int exit_code = -1;
+  int signal = 0;
+  std::string output;
+  std::size_t output_bytes = 0;  // all it wrote
+  double elapsed_s = 0;
+  // One line: "exit status 1", "killed by signal 9 (Killed)", "stopped after 60 s".
+  std::string how_it_ended() const;
+  // The output as the student reads it: the kept bytes, and a line saying how much was left out.
+  std::string shown_output() const;
+};
+
+// A working folder under the system's temporary folder, made on construction (mode 0700) and
+// removed with everything in it when this is destroyed (symbolic links inside removed, not followed).
+class WorkingFolder {
+ public:
+  explicit WorkingFolder(const std::string& what);
+  ~WorkingFolder();
+  WorkingFolder(const WorkingFolder&) = delete;
+  WorkingFolder& operator=(const WorkingFolder&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// The variables the compile process may see of this process's environment: those that find the
+// interpreter's packages and CUDA (PATH, PYTHONPATH, PYTHONHOME, VIRTUAL_ENV, CUDA_HOME, CUDA_PATH,
+// LD_LIBRARY_PATH), "NAME=value" each; python_package_root() first on PYTHONPATH. Nothing else.
+std::vector<std::string> allowed_environment();
+
+// Runs `argv` (argv[0] a path, or a name searched on this process's PATH) in `folder` as the header
+// says, with `environment` ("NAME=value"; HOME, TMPDIR and PWD are set to `folder`), under `limits`.
+// Throws std::runtime_error naming the call when it cannot start it.
+CompileProcessOutcome run_compile_process(const std::vector<std::string>& argv, std::vector<std::string> environment,
+                                          const WorkingFolder& folder, const ProcessLimits& limits);
+
+}  // namespace lb::lab
