@@ -177,8 +177,6 @@ SuitePlan plan_suite(const SuiteRequest& request) {
                        names_of(request.layers));
   }
 
-  std::vector<std::pair<const Workload*, std::vector<PlannedSize>>> sized;
-
   const double host_memory = host_memory_bytes();
   // The GPU's memory when the run has GPU layers (0 without a usable GPU: not checked); only a
   // workload that says what its buffers take (Workload::device_bytes, a folder's) is checked by it.
@@ -189,14 +187,10 @@ SuitePlan plan_suite(const SuiteRequest& request) {
     const bool own_form_given = std::any_of(request.sizes.begin(), request.sizes.end(),
                                             [&](const std::string& text) { return written_as(*w, text); });
     auto sizes = sizes_for(*w, request.sizes, named, own_form_given, host_memory, device_memory);
-    if (sizes.empty()) {
-      plan.no_size.push_back(w->name());
-    } else {
-      plan.sizes.emplace_back(w, sizes);
-      sized.emplace_back(w, std::move(sizes));
-    }
+    if (sizes.empty()) plan.no_size.push_back(w->name());
+    else plan.sizes.emplace_back(w, std::move(sizes));
   }
-  if (sized.empty() && !plan.no_size.empty())  // every size MxNxK, and no workload here takes one
+  if (plan.sizes.empty() && !plan.no_size.empty())  // every size MxNxK, and no workload here takes one
     throw UsageError("size '" + one_line(request.sizes.front()) + "' is MxNxK, but no workload of this run takes one (" +
                      names_of(plan.no_size) + (plan.no_size.size() == 1 ? " takes" : " take") + " one number)");
 
@@ -211,7 +205,7 @@ SuitePlan plan_suite(const SuiteRequest& request) {
   };
 
   const bool default_sweep = request.sizes.empty();
-  for (const auto& [w, sizes] : sized)
+  for (const auto& [w, sizes] : plan.sizes)
     for (const PlannedSize& size : sizes) {
       const Shape& s = size.shape;
       if (std::find(own_cases_for.begin(), own_cases_for.end(), w) != own_cases_for.end())

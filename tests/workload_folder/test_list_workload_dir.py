@@ -145,18 +145,20 @@ def test_list_shows_a_sequence_and_an_inout_folder():
     assert "kernel saxpy_inout (size form n)" in r.stdout, r.stdout
 
 
-def test_missing_numpy_is_one_line_naming_what_to_install(stencil_copy, tmp_path):
-    """The embedded interpreter without NumPy (here: a numpy on PYTHONPATH that is not there): one
-    line, exit 2, naming the package and what to install; no traceback."""
+@pytest.mark.parametrize("package, install", [("numpy", "pip install -r variants/python/requirements.txt"),
+                                              ("jsonschema", "pip install -r python/requirements.txt")])
+def test_a_missing_package_is_one_line_naming_what_to_install(stencil_copy, tmp_path, package, install):
+    """The embedded interpreter without NumPy or jsonschema (here: one on PYTHONPATH that is not
+    there): one line, exit 2, naming the package and what to install; no traceback."""
     if why := python_layers_why():
         pytest.skip(why)
-    fake = tmp_path / "no_numpy" / "numpy"
+    fake = tmp_path / "missing" / package
     fake.mkdir(parents=True)
-    (fake / "__init__.py").write_text("raise ModuleNotFoundError(\"No module named 'numpy'\", name='numpy')\n")
+    (fake / "__init__.py").write_text(f"raise ModuleNotFoundError(\"No module named '{package}'\", name='{package}')\n")
     r = subprocess.run([BINARY, "list", "--workload-dir", str(stencil_copy)], capture_output=True, text=True, timeout=120,
                        env=os.environ | {"CUDA_VISIBLE_DEVICES": "", "PYTHONPATH": str(fake.parent)})
     assert r.returncode == 2, (r.stdout, r.stderr)
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1, r.stderr
-    assert "needs the Python package numpy" in lines[0] and "pip install -r variants/python/requirements.txt" in lines[0], lines[0]
+    assert f"needs the Python package {package}" in lines[0] and install in lines[0], lines[0]
     assert "Traceback" not in r.stderr and "\\x0a" not in r.stderr

@@ -1,4 +1,4 @@
-// check_workload_folder through the embedded interpreter (workload_folder.h).
+// read_workload_folder and register_workload_folder through the embedded interpreter (workload_folder.h).
 #include "variants/python/workload_folder.h"
 
 #include "common/data_root.h"
@@ -36,10 +36,10 @@ const FolderWorkload& register_workload_folder(const std::string& dir) {
 #include <tuple>
 
 #include "variants/python/python_folder.h"
-#include "workloads/sizes.h"
 #include "variants/python/python_layer.h"
 #include "variants/python/python_object.h"
 #include "variants/variant.h"
+#include "workloads/sizes.h"
 
 namespace py = pybind11;
 
@@ -149,7 +149,7 @@ class PythonFolderWorkload final : public FolderWorkload {
 
   const py::object& folder() const { return *folder_; }
 
-  // The folder's default_sizes through the harness's one size parser (harness/sizes.h, as -s):
+  // The folder's default_sizes through the one size parser (workloads/sizes.h, as -s reads sizes):
   // UsageError naming the field for a bad one ("2^64": too large).
   std::vector<Shape> default_sizes() const override {
     std::vector<Shape> shapes;
