@@ -151,3 +151,42 @@ def test_lb_torch_functions_write_their_output_in_place(workload):
     fn(*tensors, *((problem.alpha,) if has_alpha else ()))
     assert tensors[output].data_ptr() == target.data_ptr()
     np.testing.assert_allclose(tensors[output].numpy().ravel(), expected, rtol=1e-5)
+
+
+# --- through the harness: how each framework layer's cases are timed, in the results ------------
+
+def test_jax_is_timed_by_the_host_clock_and_torch_by_events(tmp_path):
+    """A short run of jax and torch beside runtime (one small size of two workloads): every case
+    verified; jax's layer records clock "host" and its cases timed_by "host", torch's and runtime's
+    "device events" and "device"; under --host-clock the run says gpu_timing "host" and every GPU
+    case is host-timed. The figures print (ctest's output) for the closing note."""
+    import json
+    import os
+    import subprocess
+
+    exe = os.environ.get("LB_EXE", "")
+    if not exe or not os.access(exe, os.X_OK):
+        pytest.skip("no layerbench binary ($LB_EXE: ctest sets it)")
+
+    def run(*extra):
+        out = tmp_path / f"run{len(extra)}.json"
+        r = subprocess.run([exe, "run", "-l", "runtime,torch,jax", "-w", "vector_add,matmul", "-s", "2^20,512",
+                            "--max-time", "0.05", "-o", str(out), *extra], capture_output=True, text=True, timeout=240)
+        assert r.returncode == 0, r.stdout + r.stderr
+        return json.loads(out.read_text())
+
+    results = run()
+    unavailable = results["context"].get("layers_unavailable") or {}  # layer -> why
+    if {"runtime", "torch", "jax"} & set(unavailable):
+        pytest.skip(f"a layer cannot run here: {unavailable}")
+    layers = results["context"]["layers"]
+    assert layers["jax"]["clock"] == "host" and layers["torch"]["clock"] == layers["runtime"]["clock"] == "device events"
+    cases = [c for c in results["benchmarks"] if c.get("run_type") != "aggregate"]
+    assert {c["layer"] for c in cases} == {"runtime", "torch", "jax"}
+    for c in cases:
+        assert c["status"] == "ok" and c["verified"], c
+        assert c["timed_by"] == ("host" if c["layer"] == "jax" else "device"), c
+        print(f"{c['name']}: {c.get('gbps') or 0:.0f} GB/s {c.get('gflops') or 0:.0f} GFLOP/s timed_by {c['timed_by']}")
+    host = run("--host-clock")
+    assert host["context"]["measurement"]["gpu_timing"] == "host"
+    assert all(c["timed_by"] == "host" for c in host["benchmarks"] if c.get("run_type") != "aggregate")
