@@ -263,12 +263,18 @@ class PythonSession final : public LayerSession {
   }
   const py::object& session() const { return session_; }
   // The modules, and what the Python session says of itself where it has a describe() (a dict):
-  // the settings it chose on purpose (a framework's allocator and compile caches, say).
+  // the settings it chose on purpose (a framework's allocator and compile caches, say). A describe()
+  // that fails is recorded as its error: the results are written all the same.
   nlohmann::json describe() const override {
     nlohmann::json described = {{"modules", layer_.modules}};
-    if (py::hasattr(session_, "describe")) {
-      const py::object said = checked(layer_.name + " session describe()", [&] { return session_.attr("describe")(); });
+    if (!session_ || !py::hasattr(session_, "describe")) return described;
+    try {
+      const py::object said = session_.attr("describe")();
       described.update(nlohmann::json::parse(py::module_::import("json").attr("dumps")(said).cast<std::string>()));
+    } catch (py::error_already_set& e) {
+      described["describe_error"] = python_error_line(e);
+    } catch (const std::exception& e) {  // a dict that is not JSON
+      described["describe_error"] = e.what();
     }
     return described;
   }
