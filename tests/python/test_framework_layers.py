@@ -155,7 +155,7 @@ def test_lb_torch_functions_write_their_output_in_place(workload):
 
 # --- through the harness: how each framework layer's cases are timed, in the results ------------
 
-def test_jax_is_timed_by_the_host_clock_and_torch_by_events(tmp_path):
+def test_jax_is_timed_by_the_host_clock_and_torch_by_events(tmp_path, capsys):
     """A short run of jax and torch beside runtime (one small size of two workloads): every case
     verified; jax's layer records clock "host" and its cases timed_by "host", torch's and runtime's
     "device events" and "device"; under --host-clock the run says gpu_timing "host" and every GPU
@@ -186,7 +186,9 @@ def test_jax_is_timed_by_the_host_clock_and_torch_by_events(tmp_path):
     for c in cases:
         assert c["status"] == "ok" and c["verified"], c
         assert c["timed_by"] == ("host" if c["layer"] == "jax" else "device"), c
-        print(f"{c['name']}: {c.get('gbps') or 0:.0f} GB/s {c.get('gflops') or 0:.0f} GFLOP/s timed_by {c['timed_by']}")
+        with capsys.disabled():  # into ctest's output, not pytest's capture
+            print(f"\n{c['name']}: {c.get('gbps') or 0:.0f} GB/s {c.get('gflops') or 0:.0f} GFLOP/s, "
+                  f"timed_by {c['timed_by']}, one-time {[(x['what'], round(x['ms'], 1)) for x in c.get('one_time_costs', [])]}")
     host = run("--host-clock")
     assert host["context"]["measurement"]["gpu_timing"] == "host"
     assert all(c["timed_by"] == "host" for c in host["benchmarks"] if c.get("run_type") != "aggregate")
