@@ -170,6 +170,9 @@ void add_measurement_options(CLI::App* sub, RunArgs& args, bool& no_kernel_cache
                   "GPU samples: cold (the L2 flushed before each) or hot (back to back); CPU layers run hot")
       ->capture_default_str()
       ->check(CLI::IsMember({"cold", "hot"}));
+  sub->add_flag("--host-clock", args.host_clock,
+                "Time every GPU layer by the host clock around a run() and its stream's drain, as the jax layer "
+                "(which enqueues on streams of its own) always is: the reference to compare such a layer with");
   sub->add_option("--noise", args.noise_percent, "Stop sampling once the samples' relative standard deviation is under this (%)")
       ->capture_default_str()
       ->check(kAboveZero);

@@ -89,6 +89,7 @@ MeasureOptions measure_options(const RunArgs& args) {
   if (args.max_time_s) options.rule.max_time_s = *args.max_time_s;
   options.cold = args.mode == "cold";
   options.check_only = args.check;
+  options.host_clock = args.host_clock;
   return options;
 }
 

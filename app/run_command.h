@@ -27,6 +27,7 @@ struct RunArgs {
   bool thorough = false;
   std::optional<double> max_time_s;  // --max-time; unset: the rule's cap, or --thorough's
   bool check = false;
+  bool host_clock = false;  // --host-clock: every GPU layer timed by the host clock
   bool verbose = false;  // the summary lists every one-time cost
   LayerConfig layers;
   std::vector<std::string> kernel_texts;  // --kernel-text NAME=FILE, as typed (run only)

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <vector>
 
+#include "common/cuda_check.h"
 #include "common/elapsed.h"
 #include "common/median.h"
 #include "common/stream.h"
@@ -21,6 +22,27 @@ class HostClock final : public SampleClock {
   double ms_ = 0.0;
 };
 
+// A GPU layer timed by the host clock: what the harness enqueued before (the L2 flush) is done
+// before the start, and what run() left on the harness's stream is done before the stop.
+class StreamHostClock final : public SampleClock {
+ public:
+  explicit StreamHostClock(cudaStream_t stream) : stream_(stream) {}
+  void start() override {
+    LB_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    t0_ = std::chrono::steady_clock::now();
+  }
+  void stop() override {
+    LB_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    ms_ = ms_since(t0_);
+  }
+  double elapsed_ms() override { return ms_; }
+
+ private:
+  cudaStream_t stream_;
+  std::chrono::steady_clock::time_point t0_;
+  double ms_ = 0.0;
+};
+
 class EventClock final : public SampleClock {
  public:
   explicit EventClock(cudaStream_t stream) : stream_(stream) {}
@@ -35,7 +57,8 @@ class EventClock final : public SampleClock {
 
 }  // namespace
 
-std::unique_ptr<SampleClock> make_sample_clock(bool on_gpu, cudaStream_t stream) {
+std::unique_ptr<SampleClock> make_sample_clock(bool on_gpu, cudaStream_t stream, bool host_clock) {
+  if (on_gpu && host_clock) return std::make_unique<StreamHostClock>(stream);
   if (on_gpu) return std::make_unique<EventClock>(stream);
   return std::make_unique<HostClock>();
 }

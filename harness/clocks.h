@@ -22,8 +22,11 @@ class SampleClock {
   }
 };
 
-// Device events on `stream` when `on_gpu`, else the host clock.
-std::unique_ptr<SampleClock> make_sample_clock(bool on_gpu, cudaStream_t stream);
+// Device events on `stream` when `on_gpu`, else the host clock. With `host_clock` a GPU layer is
+// timed by the host clock too (Layer::timing, run --host-clock): `stream` is drained before the
+// clock starts and again before it stops, so a sample spans the call and all the device work it
+// left on `stream` (a layer timed so enqueues on streams of its own and waits for them itself).
+std::unique_ptr<SampleClock> make_sample_clock(bool on_gpu, cudaStream_t stream, bool host_clock = false);
 
 // The median of `samples` timings of `work` on `stream`, after `warmups` untimed calls: how the
 // ceilings are measured.

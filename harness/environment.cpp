@@ -16,6 +16,7 @@ std::unique_ptr<Environment> open_environment(bool with_gpu, const MeasureOption
   env->options = options;
   env->measurement.check_only = options.check_only;
   env->measurement.gpu_cold = options.cold;
+  env->measurement.gpu_host_clock = options.host_clock;
   env->measurement.rule = options.rule;
   if (options.check_only) {
     if (with_gpu) {

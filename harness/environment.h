@@ -30,6 +30,9 @@ struct MeasureOptions {
   // --check: each case runs once, verified, and is not timed. No ceilings, no L2 flush, no stream
   // gate, no sampling: the mode that compute-sanitizer and cuda-gdb can run.
   bool check_only = false;
+  // --host-clock: every GPU layer timed by the host clock (Layer::timing), as a layer that cannot be
+  // timed on the harness's stream always is, so that its figures have references timed alike.
+  bool host_clock = false;
   // Measure the ceilings (copy bandwidth, SGEMM) on a timed GPU run. Off: a process that takes
   // them from elsewhere (a lab's timing child: its parent has them from a child that loads no
   // student code, lab/child/child_process.h) and saves the second or two.
@@ -59,6 +62,11 @@ struct Environment {
   cudaStream_t gpu_stream() const { return stream ? stream->get() : nullptr; }
   // What a case of `layer` works on: the harness's stream for a GPU layer, none for a CPU layer.
   cudaStream_t stream_for(const Layer& layer) const { return layer.on_gpu ? gpu_stream() : nullptr; }
+  // Whether a GPU layer's samples are timed by the host clock (Layer::timing, --host-clock) instead
+  // of device events on the harness's stream.
+  bool on_host_clock(const Layer& layer) const {
+    return layer.on_gpu && (layer.timing == LayerClock::kHostClock || options.host_clock);
+  }
 };
 
 // Whether this process runs under compute-sanitizer, which sets NV_SANITIZER_INJECTION_PORT_RANGE_BEGIN

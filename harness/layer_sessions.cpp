@@ -12,6 +12,7 @@ LayerSession* LayerSessions::open(const Layer& layer) {
 LayerRecord LayerSessions::record(const Layer& layer) const {
   LayerRecord r;
   r.on_gpu = layer.on_gpu;
+  r.host_clock = layer.on_gpu && layer.timing == LayerClock::kHostClock;
   if (layer.describe) r.described = layer.describe();
   const auto found = entries_.find(layer.name);
   if (found == entries_.end()) return r;

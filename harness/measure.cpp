@@ -13,15 +13,16 @@ namespace lb {
 SampleSeries take_samples(CaseResult& r, Variant& variant, const Environment& env, Progress& progress,
                           SampleHooks* hooks) {
   const bool gpu = r.spec.layer->on_gpu;
+  const bool host_clock = env.on_host_clock(*r.spec.layer);
   const cudaStream_t stream = env.stream_for(*r.spec.layer);
   L2Flusher* flusher = gpu && env.options.cold ? env.flusher.get() : nullptr;
   // Launch-overhead cases measure how fast the host feeds the GPU: holding the stream would
-  // measure the GPU draining a queue instead.
+  // measure the GPU draining a queue instead. A host-timed sample drains the stream before it stops.
   StreamGate* gate =
-      gpu && !variant.run_waits() && r.spec.workload->figure() != Figure::kLaunchTime ? env.gate.get() : nullptr;
+      gpu && !host_clock && !variant.run_waits() && r.spec.workload->figure() != Figure::kLaunchTime ? env.gate.get() : nullptr;
   SmClock* sm_clock = gpu ? env.sm_clock.get() : nullptr;
-  const auto clock = make_sample_clock(gpu, stream);
-  r.host_timed = !gate;  // CPU layers, launch-overhead workloads, and GPU cases whose run() waits
+  const auto clock = make_sample_clock(gpu, stream, host_clock);
+  r.host_timed = !gate;  // CPU layers, launch-overhead workloads, GPU cases whose run() waits or on the host clock
   SampleSeries series;
   double clock_sum = 0;
   r.throttled_samples = 0;

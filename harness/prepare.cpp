@@ -51,7 +51,7 @@ std::unique_ptr<Variant> prepare_case(CaseResult& r, CaseInputs& inputs, const E
     // each case once: the verified run below is its only run.
     if (!env.options.check_only) {
       variant->upload(problem, stream);
-      const auto clock = make_sample_clock(gpu, stream);
+      const auto clock = make_sample_clock(gpu, stream, env.on_host_clock(*c.layer));
       t0 = std::chrono::steady_clock::now();
       clock->start();
       variant->run(stream);

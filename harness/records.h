@@ -70,6 +70,7 @@ struct SmClockSetting {
 // How the cases are measured, as the results record it (context.measurement).
 struct MeasurementSettings {
   bool check_only = false;  // mode "check" (run --check): nothing below is recorded
+  bool gpu_host_clock = false;  // gpu_timing "host": --host-clock, every GPU layer on the host clock
   bool gpu_cold = true;     // gpu_cache_mode: the L2 flushed before each GPU sample; CPU layers run hot
   StoppingRule rule;
   std::optional<std::size_t> l2_flush_bytes;  // timed GPU runs: what the cold-mode flush reads
@@ -114,6 +115,7 @@ struct CpuInfo {
 // What the results record about a layer that could run (context.layers.<name>).
 struct LayerRecord {
   bool on_gpu = false;
+  bool host_clock = false;  // a GPU layer timed by the host clock (Layer::timing): JAX's
   // Layer::describe() with its session's LayerSession::describe() over it: each layer's free-form
   // record, written as it is.
   nlohmann::json described = nlohmann::json::object();

@@ -38,6 +38,9 @@ json descriptor_json(const WorkloadDescriptor& d) {
 json layer_json(const LayerRecord& layer) {
   json j = layer.described;
   j["on_gpu"] = layer.on_gpu;
+  // A GPU layer's clock: "host" for one that enqueues on streams of its own (Layer::timing; every
+  // GPU layer under --host-clock, which context.measurement.gpu_timing says), else device events.
+  if (layer.on_gpu) j["clock"] = layer.host_clock ? "host" : "device events";
   if (!layer.one_time_costs.entries().empty()) j["one_time_costs"] = layer.one_time_costs.to_json();
   return j;
 }
@@ -104,6 +107,7 @@ json measurement_json(const MeasurementSettings& m) {
   if (m.check_only) return {{"mode", "check"}};
   json j = {{"mode", "timed"},
             {"gpu_cache_mode", m.gpu_cold ? "cold" : "hot"},
+            {"gpu_timing", m.gpu_host_clock ? "host" : "events"},
             {"cpu_cache_mode", "hot"},
             {"noise_target", m.rule.target_rel_noise},
             {"min_samples", m.rule.min_samples},

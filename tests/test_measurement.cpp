@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "harness/case.h"
+#include "harness/environment.h"
 #include "harness/l2_flush.h"
 #include "harness/machine_load.h"
 #include "harness/progress.h"
@@ -148,6 +149,23 @@ TEST(SampleSeries, MeanAndRelativeStddev) {
   EXPECT_DOUBLE_EQ(s.mean_ms(), 5.0);
   EXPECT_NEAR(s.rel_stddev(), std::sqrt(32.0 / 7.0) / 5.0, 1e-12);
   EXPECT_NEAR(s.measured_s(), 0.040, 1e-12);
+}
+
+// Which layers' samples the host clock times: a GPU layer registered so (the jax layer), every GPU
+// layer under --host-clock, never a layer timed by device events otherwise; a CPU layer is on the
+// host clock anyway and is not "host-timed" GPU work.
+TEST(LayerClock, HostClockForLayersThatAskAndUnderHostClock) {
+  Environment env;
+  Layer events{.name = "events", .on_gpu = true};
+  Layer own_streams{.name = "own-streams", .on_gpu = true, .timing = LayerClock::kHostClock};
+  Layer cpu{.name = "cpu", .on_gpu = false};
+  EXPECT_FALSE(env.on_host_clock(events));
+  EXPECT_TRUE(env.on_host_clock(own_streams));
+  EXPECT_FALSE(env.on_host_clock(cpu));
+  env.options.host_clock = true;
+  EXPECT_TRUE(env.on_host_clock(events));
+  EXPECT_TRUE(env.on_host_clock(own_streams));
+  EXPECT_FALSE(env.on_host_clock(cpu));
 }
 
 TEST(L2Flush, FollowsTheDevicesL2) {

@@ -30,6 +30,15 @@ TEST(OneTimeCost, EveryNameTheLayersUseGetsItsKind) {
       {"module load matmul", CostKind::kLoad},
       {"capture + instantiate 1000 launches", CostKind::kSetup},
       {"CUB temp storage for reduce_into: size query + allocation (16127 bytes)", CostKind::kSetup},
+      {"PyTorch CUDA start (torch.cuda.init: primary context retained), once per process", CostKind::kContext},
+      {"torch.compile vector_add (1024 1024 1024): first call, cold caches (Dynamo trace, Inductor, Triton compile)",
+       CostKind::kCompile},
+      {"triton.jit vector_add_kernel first launch at 1x1024x1: compile, cold cache", CostKind::kCompile},
+      {"triton autotune matmul_kernel at 512x512x512: 12 configurations compiled (cold cache at the first shape) and "
+       "timed; best BLOCK_M: 128",
+       CostKind::kAutotune},
+      {"JAX GPU client start (XLA: the primary context retained, its streams, allocator)", CostKind::kContext},
+      {"jax.jit matmul at 512x512x512: first call, cold cache (trace, lower, XLA compile)", CostKind::kCompile},
   };
   for (const auto& [name, kind] : names) EXPECT_STREQ(to_string(cost_kind(name)), to_string(kind)) << name;
 }

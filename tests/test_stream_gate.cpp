@@ -15,6 +15,7 @@
 #include "common/cuda_check.h"
 #include "common/gpu.h"
 #include "common/stream.h"
+#include "harness/clocks.h"
 #include "harness/stream_gate.h"
 #include "tests/layer_rig.h"
 #include "tests/variant_pairs.h"
@@ -65,6 +66,26 @@ TEST_F(StreamGateTest, TheHarnessStreamDoesNotWaitForTheLegacyStream) {
   gate.release();
   LB_CUDA_CHECK(cudaDeviceSynchronize());
   EXPECT_FALSE(gate.timed_out());
+}
+
+// A GPU layer timed by the host clock (Layer::timing, run --host-clock): the sample spans what run()
+// left on the harness's stream, here the gate's kernel, which spins until it gives up (50 ms);
+// the plain host clock of a CPU layer stops at once.
+TEST_F(StreamGateTest, AHostTimedSampleSpansTheWorkLeftOnItsStream) {
+  const auto host_timed = make_sample_clock(/*on_gpu=*/true, stream_->get(), /*host_clock=*/true);
+  StreamGate gate(0.05);
+  host_timed->start();
+  gate.hold(stream_->get());
+  const double spanned_ms = host_timed->stop_ms();
+  EXPECT_GE(spanned_ms, 40.0) << "the host-timed sample stopped before the stream's work was done";
+  EXPECT_TRUE(gate.timed_out());
+  const auto cpu = make_sample_clock(/*on_gpu=*/false, nullptr);
+  StreamGate again(0.05);
+  cpu->start();
+  again.hold(stream_->get());
+  EXPECT_LT(cpu->stop_ms(), 40.0);
+  stream_->synchronize();
+  EXPECT_TRUE(again.timed_out());
 }
 
 class GpuVariantTest : public ::testing::TestWithParam<Pair> {

@@ -14,6 +14,7 @@ const char* to_string(CostKind kind) {
     case CostKind::kImport: return "import";
     case CostKind::kContext: return "context";
     case CostKind::kCompile: return "compile";
+    case CostKind::kAutotune: return "autotune";
     case CostKind::kLoad: return "load";
     case CostKind::kSetup: return "setup";
   }
@@ -25,8 +26,9 @@ CostKind cost_kind(std::string_view what) {
   std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
   const auto has = [&](std::string_view word) { return text.find(word) != std::string::npos; };
   // First match wins: a compile that includes its load ("SourceModule ... with the module load")
-  // is a compile, so compile is asked before load.
-  static constexpr std::array<std::pair<std::string_view, CostKind>, 14> kRules{{
+  // is a compile, so compile is asked before load; an autotune compiles its candidates, and is asked first.
+  static constexpr std::array<std::pair<std::string_view, CostKind>, 15> kRules{{
+      {"autotune", CostKind::kAutotune},
       {"import ", CostKind::kImport},
       {"interpreter start", CostKind::kImport},
       {"context", CostKind::kContext},

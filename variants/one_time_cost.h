@@ -14,7 +14,8 @@ namespace lb {
 enum class CostKind {
   kImport,   // the Python interpreter's start and the imports of a layer's modules
   kContext,  // creating or retaining the CUDA context
-  kCompile,  // a run-time compile (NVRTC, nvcc, Numba, CuPy), with the load where the tool does both
+  kCompile,  // a run-time compile (NVRTC, nvcc, Numba, CuPy, torch.compile, Triton, XLA), with the load where the tool does both
+  kAutotune, // compiling and timing candidate configurations to keep the fastest (Triton's @autotune)
   kLoad,     // loading compiled code into the context (cuModuleLoadData)
   kSetup,    // anything else once: a graph capture, CUB's temporary storage
 };

@@ -81,10 +81,19 @@ class Variant {
   virtual bool run_waits() const { return false; }
 };
 
+// How the harness times a GPU layer's run(). Device events on the harness's stream, unless the
+// layer's library enqueues its work on streams of its own that no event of ours can bracket (JAX:
+// XLA picks its streams): then the host clock, from after the harness's stream has drained to the
+// return of a run() that waits for its work (run_waits()): context.layers.<layer>.clock "host", and
+// each case's timed_by "host".
+// `run --host-clock` times every GPU layer that way, so that such a layer has a reference beside it.
+enum class LayerClock { kDeviceEvents, kHostClock };
+
 struct Layer {
   std::string name;
   std::string summary;
   bool on_gpu = false;  // device events time it, on the harness's stream; else the host clock
+  LayerClock timing = LayerClock::kDeviceEvents;  // a GPU layer's clock (CPU layers: always the host clock)
   int rank = 0;         // orders listings
   std::function<std::string()> unavailable_reason;  // empty string when usable here
   // What the results record about the layer whatever it ran: versions, compiler, threads.

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "lab/child/child_event.h"
+#include "lab/child/child_mode.h"
 #include "lab/child/grade_keys.h"
 #include "lab/child/watchdog.h"
 #include "lab/spec/lab_spec.h"
@@ -46,11 +47,6 @@ std::string protocol_error_text(const std::string& protocol_error);
 // $LAYERBENCH_LAB_RUNNER (a command, split on spaces; for tests, which stand in a child that hangs).
 std::vector<std::string> default_runner();
 
-// check: the check sizes; time: the benchmark sizes only, timed (`lab grade` runs it after a
-// check that passed, each under its own time limit); profile: one run for a profiler;
-// environment: the GPU's peaks and ceilings only, the student's file never loaded (before the
-// timing child, for a runner whose Runner::environment_apart is true).
-enum class ChildMode { kCheck, kTime, kProfile, kEnvironment };
 // As `lab run-child --mode` spells it: "check", "time", "profile", "environment".
 const char* to_string(ChildMode mode);
 

@@ -7,7 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "lab/child/child_process.h"
+#include "lab/child/child_mode.h"
 #include "lab/spec/lab_spec.h"
 
 namespace lb::lab {

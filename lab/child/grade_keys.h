@@ -16,7 +16,7 @@
 namespace lb::lab {
 
 struct LabSpec;
-enum class ChildMode;
+enum class ChildMode;  // lab/child/child_mode.h
 
 // HMAC-SHA256 of `message` under the 8 bytes of `key`, its first 8 bytes as a number.
 std::uint64_t keyed_hash(std::uint64_t key, std::string_view message);

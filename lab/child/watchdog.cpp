@@ -8,10 +8,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <algorithm>
 #include <stdexcept>
 
 extern char** environ;
@@ -67,8 +67,8 @@ ChildOutcome run_with_time_limit(const std::vector<std::string>& argv, double ti
   posix_spawn_file_actions_adddup2(&actions, in.fd[0], STDIN_FILENO);
   posix_spawn_file_actions_adddup2(&actions, out.fd[1], STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&actions, err.fd[1], STDERR_FILENO);
-  // Every other descriptor of this process is close-on-exec (the pipes above); the events pipe's
-  // write end is the one the child keeps besides its standard streams.
+  // The pipes above are close-on-exec: of them the child keeps only what is dup'ed here, its
+  // standard streams and the events pipe's write end as kEventsFd.
   if (with_events) posix_spawn_file_actions_adddup2(&actions, events.fd[1], kEventsFd);
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);

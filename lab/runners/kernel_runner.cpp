@@ -169,7 +169,6 @@ void time_benchmarks(const LabSpec& spec, StudentProgram& program, const GradeKe
   }
 }
 
-
 // ChildMode::kEnvironment: the GPU's name, ceilings and theoretical peaks, from a process that
 // loads no student code (Runner::environment_apart), and the L2 mode the timing child times in.
 int measure_environment(std::FILE* out) {

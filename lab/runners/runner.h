@@ -33,7 +33,7 @@ namespace lb::lab {
 
 struct LabSpec;             // lab/spec/lab_spec.h
 struct BoundArgument;       // lab/spec/lab_spec.h
-enum class ChildMode;       // lab/child/child_process.h
+enum class ChildMode;       // lab/child/child_mode.h
 enum class ArrivalClock;    // lab/child/watchdog.h
 struct ChildRequest;        // lab/child/child_process.h
 struct ChildReport;         // lab/child/child_process.h

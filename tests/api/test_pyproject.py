@@ -77,3 +77,23 @@ def test_the_console_script_and_the_packaged_prefix_agree():
     assert PYPROJECT["project"]["scripts"]["layerbench"] == "layerbench.native:main"
     install_dir = PYPROJECT["tool"]["scikit-build"]["wheel"]["install-dir"]
     assert native.PREFIX.relative_to(native.PREFIX.parents[1]).as_posix() == install_dir
+
+
+# The framework builds the project is measured with (the GPU image's: docs/layers/frameworks.md).
+MEASURED_WITH = {"torch": "2.11.0", "triton": "3.6.0", "jax": "0.11.2"}
+
+
+def test_the_frameworks_extra_admits_the_builds_measured_with_and_repeats_no_pin():
+    """[frameworks] gives ranges that include the framework versions the figures come from, and
+    names no package [layers] pins (a second requirement on one name is where two extras stop
+    installing side by side)."""
+    from packaging.requirements import Requirement
+
+    frameworks = [Requirement(r) for r in PYPROJECT["project"]["optional-dependencies"]["frameworks"]]
+    assert {r.name for r in frameworks} == set(MEASURED_WITH)
+    for r in frameworks:
+        assert r.specifier.contains(MEASURED_WITH[r.name]), f"{r} excludes {MEASURED_WITH[r.name]}"
+        assert not r.specifier.contains("0.0.1"), f"{r} is unbounded below"
+    assert "cuda13" in next(r for r in frameworks if r.name == "jax").extras
+    pinned = {Requirement(r).name for r in PYPROJECT["project"]["optional-dependencies"]["layers"]}
+    assert not pinned & {r.name for r in frameworks}

@@ -23,13 +23,22 @@ def r16() -> results_mod.Results:
 
 
 def test_the_fixture_holds_every_layer(r16):
-    assert sorted(r16.layers) == sorted(palette.LAYERS)
+    """Every layer but the four framework layers (torch, torch-compile, triton, jax), which came
+    after the run the fixture is made from."""
+    frameworks = ["jax", "torch", "torch-compile", "triton"]
+    assert sorted(r16.layers) == sorted(layer for layer in palette.LAYERS if layer not in frameworks)
+    assert all(layer in palette.LAYERS for layer in frameworks)
 
 
 def test_each_layer_has_a_colour_of_its_own(r16):
     colours = [palette.style(layer, r16.layers)[0] for layer in r16.layers]
     assert len(set(colours)) == len(colours) == 16
     assert palette.CEILING not in colours and palette.PEAK not in colours
+    # Every layer the table knows (the 20, framework layers included): a colour no other layer and
+    # no extra colour has.
+    known = [colour for _family, colour, _marker in palette.LAYERS.values()]
+    assert len(set(known)) == len(known) == 20
+    assert not set(known) & set(palette.EXTRA_COLOURS) and palette.CEILING not in known
     # Layers the table does not know get colours of their own too, and past the extra colours no
     # (colour, marker) pair is given twice.
     names = r16.layers + [f"new-layer-{i}" for i in range(12)]

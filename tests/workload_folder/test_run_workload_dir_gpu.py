@@ -19,7 +19,7 @@ BINARY = os.environ.get("LAYERBENCH_BINARY", "")
 if not BINARY or not os.access(BINARY, os.X_OK):
     pytest.skip("no layerbench binary ($LAYERBENCH_BINARY: ctest sets it)", allow_module_level=True)
 
-OWN_LAYERS = {"cupy": "cupy.py", "numba": "numba.py"}
+OWN_LAYERS = {"cupy": "cupy.py", "numba": "numba.py", "triton": "triton.py"}
 # Small sizes (odd ones among them: a partial last block), so each run takes seconds.
 SIZES = {"stencil5": "1000003,2^20", "row_softmax": "257x31,1024x1024",
          "saxpy_inout": "1000003,2^20", "softmax_passes": "257x31,1024x1024"}

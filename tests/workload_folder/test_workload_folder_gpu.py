@@ -89,10 +89,13 @@ def test_kernel_text_verifies(name, size_text):
 
 
 @pytest.mark.parametrize("name, size_text", ALL_CASES)
-@pytest.mark.parametrize("layer", ["cupy", "numba"])
+@pytest.mark.parametrize("layer", ["cupy", "numba", "triton"])
 def test_python_implementation_verifies(name, size_text, layer):
     if layer == "numba":
         pytest.importorskip("numba.cuda", reason="numba.py needs Numba's CUDA target")
+    if layer == "triton":
+        pytest.importorskip("torch", reason="triton.py needs PyTorch (pip install .[frameworks])")
+        pytest.importorskip("triton", reason="triton.py needs Triton (pip install .[frameworks])")
     w = wf.load(EXAMPLES / name)
     size = size_of(size_text, w.size_form)
     problem = w.draw_problem(size, seed=7)

@@ -257,3 +257,31 @@ def libraries(names: tuple[str, ...], versions: dict[str, str]) -> dict[str, dic
             entry["error"] = f"{type(e).__name__}: {e}"
         found[name] = entry
     return found
+
+
+def mapped_libraries(names: tuple[str, ...], versions: dict[str, str]) -> dict[str, dict[str, str]]:
+    """For each CUDA library name ("cudart", "cublas"), the file this process has mapped whose name
+    is lib<name>.so...: where a framework that loads its CUDA libraries itself (PyTorch from the
+    nvidia-* wheels beside it, JAX's CUDA plugin) found them, read after it loaded them. A name not
+    mapped says so; `versions` is what the framework reports about each."""
+    mapped: dict[str, str] = {}
+    try:
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                path = line.split(maxsplit=5)[-1].strip() if line.count(" ") >= 5 else ""
+                base = os.path.basename(path)
+                for name in names:
+                    if name not in mapped and base.startswith(f"lib{name}.so"):
+                        mapped[name] = path
+    except OSError as e:
+        return {name: {"version": versions.get(name, ""), "error": f"cannot read /proc/self/maps: {e}"}
+                for name in names}
+    found = {}
+    for name in names:
+        entry = {"version": versions.get(name, "")}
+        if name in mapped:
+            entry.update(path=mapped[name], found_via="mapped by this process (/proc/self/maps)")
+        else:
+            entry["error"] = "not loaded by this process"
+        found[name] = entry
+    return found

@@ -262,7 +262,22 @@ class PythonSession final : public LayerSession {
     return (data_root() / layer_.dir / (workload + ".py")).string();
   }
   const py::object& session() const { return session_; }
-  nlohmann::json describe() const override { return {{"modules", layer_.modules}}; }
+  // The modules, and what the Python session says of itself where it has a describe() (a dict):
+  // the settings it chose on purpose (a framework's allocator and compile caches, say). A describe()
+  // that fails is recorded as its error: the results are written all the same.
+  nlohmann::json describe() const override {
+    nlohmann::json described = {{"modules", layer_.modules}};
+    if (!session_ || !py::hasattr(session_, "describe")) return described;
+    try {
+      const py::object said = session_.attr("describe")();
+      described.update(nlohmann::json::parse(py::module_::import("json").attr("dumps")(said).cast<std::string>()));
+    } catch (py::error_already_set& e) {
+      described["describe_error"] = python_error_line(e);
+    } catch (const std::exception& e) {  // a dict that is not JSON
+      described["describe_error"] = e.what();
+    }
+    return described;
+  }
 
  private:
   PythonLayer layer_;
@@ -379,6 +394,7 @@ bool register_python_layer(PythonLayer layer) {
       .name = layer.name,
       .summary = layer.summary,
       .on_gpu = layer.on_gpu,
+      .timing = layer.timing,
       .rank = layer.rank,
       .unavailable_reason = [layer] { return unavailable_reason(layer); },
       .describe =

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "variants/variant.h"     // LayerClock
 #include "workloads/workload.h"  // LB_CONCAT
 
 namespace lb {
@@ -28,6 +29,7 @@ struct PythonLayer {
   // Workloads the library has no natural way to express, each with why (`list` shows them).
   std::map<std::string, std::string> not_provided;
   std::string changes_context;  // as Layer::changes_context
+  LayerClock timing = LayerClock::kDeviceEvents;  // as Layer::timing
 };
 
 // Registers the layer and one variant per <workload>.py in its folder. Unavailable, with the

@@ -46,5 +46,18 @@ LB_REGISTER_PYTHON_LAYER(PythonLayer{.name = "cuda-compute", .summary = "cuda.co
 LB_REGISTER_PYTHON_LAYER(PythonLayer{.name = "cython", .summary = "Cython: an extension module calling our runtime-API kernels through C++ launchers",
                                      .on_gpu = true, .rank = 48, .dir = "variants/cython", .modules = {"lb_cython"},
                                      .libraries_from = "_cython_layer"});
+LB_REGISTER_PYTHON_LAYER(PythonLayer{.name = "torch", .summary = "PyTorch as most users write it: torch.add(out=), y.add_(x, alpha=), torch.sum, torch.mm (no TF32), a.t() copied",
+                                     .on_gpu = true, .rank = 49, .dir = "variants/torch", .modules = {"torch"},
+                                     .libraries_from = "lb_torch"});
+LB_REGISTER_PYTHON_LAYER(PythonLayer{.name = "torch-compile", .summary = "The torch layer's functions under torch.compile: Dynamo, Inductor's generated Triton kernels",
+                                     .on_gpu = true, .rank = 50, .dir = "variants/torch-compile", .modules = {"torch"},
+                                     .libraries_from = "lb_torch"});
+LB_REGISTER_PYTHON_LAYER(PythonLayer{.name = "triton", .summary = "Triton: our kernels written with @triton.jit, matmul autotuned, on PyTorch's stream",
+                                     .on_gpu = true, .rank = 51, .dir = "variants/triton", .modules = {"torch", "triton"},
+                                     .libraries_from = "_triton_layer"});
+// XLA enqueues on streams of its own and takes none of ours: timed by the host clock (Layer::timing).
+LB_REGISTER_PYTHON_LAYER(PythonLayer{.name = "jax", .summary = "JAX: jax.jit functions of jax.numpy, Precision.HIGHEST for matmul; timed by the host clock",
+                                     .on_gpu = true, .rank = 52, .dir = "variants/jax", .modules = {"jax"},
+                                     .libraries_from = "_jax_layer", .timing = LayerClock::kHostClock});
 }  // namespace
 }  // namespace lb

@@ -13,7 +13,7 @@ from typing import Callable
 from workload_formula import WorkloadFolderError
 
 # The Python layers a folder may implement itself, one file each: <layer>.py, "-" written "_".
-PYTHON_LAYER_FILES = ("cupy", "numba", "numba-vectorize", "cuda-compute", "cython")
+PYTHON_LAYER_FILES = ("cupy", "numba", "numba-vectorize", "cuda-compute", "cython", "torch", "torch-compile", "triton", "jax")
 
 
 def call_user(path: Path, what: str, fn: Callable, *args):

@@ -5,7 +5,10 @@ __device__ unsigned int runs_at_benchmark_size;
 extern "C" __global__ void lab_vector_add(const float* a, const float* b, float* c, long long n) {
   const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (n > (1LL << 24)) {
-    if (runs_at_benchmark_size > 0) {  // a timed sample: the fault
+    __shared__ unsigned int runs;  // read once per block: every thread of it takes the same way
+    if (threadIdx.x == 0) runs = runs_at_benchmark_size;
+    __syncthreads();
+    if (runs > 0) {  // a timed sample: the fault
       if (i == 0) c[n + (1LL << 40)] = 0.0f;
       return;
     }

@@ -20,22 +20,23 @@ from . import fmt, palette
 from .figure import Plot, save, setup
 from .results import Case, Results
 
-# (key, legend label, colour): the stacking order, left to right. The first five are the kinds the
+# (key, legend label, colour): the stacking order, left to right. The first six are the kinds the
 # harness writes on each cost (`kind`: variants/one_time_cost.cpp); "first run" is the report's.
 SEGMENTS = (
     ("import", "Python start + imports", "#6a51a3"),
     ("context", "CUDA context", "#636363"),
-    ("compile", "compile (NVRTC, nvcc, Numba, cuda.compute)", "#e6550d"),
+    ("compile", "compile (NVRTC, nvcc, Numba, cuda.compute, torch.compile, Triton, XLA)", "#e6550d"),
+    ("autotune", "autotune (Triton)", "#fdae6b"),
     ("load", "module load", "#31a354"),
     ("setup", "setup (graph capture, temporary storage)", "#bdbdbd"),
     ("first run", "first run over the median", "#3182bd"),
 )
-KINDS = ("import", "context", "compile", "load", "setup")
+KINDS = ("import", "context", "compile", "autotune", "load", "setup")
 # For files written before the harness recorded `kind`: its rules (variants/one_time_cost.cpp),
 # the same words in the same order, the first that the lower-cased `what` holds wins. A compile
 # that includes its load ("SourceModule ... with the module load") is a compile.
 _RULES = (
-    ("import ", "import"), ("interpreter start", "import"), ("context", "context"),
+    ("autotune", "autotune"), ("import ", "import"), ("interpreter start", "import"), ("context", "context"),
     ("nvrtc", "compile"), ("compile", "compile"), ("sourcemodule", "compile"), (".jit ", "compile"),
     ("@vectorize", "compile"), ("@cuda.reduce", "compile"), ("cuda.compute build", "compile"),
     ("rawmodule", "compile"), ("cumoduleload", "load"), ("module load", "load"), ("load", "load"),

@@ -8,7 +8,9 @@ families"):
 - libraries: a library's own kernels (Thrust/CUB, cuBLAS, CuPy's built-ins, cuda.compute), called
              from C++ or Python: what a user gets without writing a kernel;
 - python:    our kernels launched from Python, as kernel text (RawModule, NVRTC, nvcc) or written in
-             Python (Numba).
+             Python (Numba, Triton);
+- frameworks: what a PyTorch or JAX user calls: the framework's own kernels and libraries (PyTorch's,
+             XLA's, cuBLAS) or the kernels its compiler generates (torch.compile's Triton).
 
 The results file records where a layer runs (context.layers.<l>.on_gpu) and whether it is a Python
 layer (context.layers.<l>.language), but not whose kernels it runs, so the known layers are listed
@@ -36,6 +38,7 @@ FAMILIES = (
     Family("c++", "C++, our kernels", "our kernel text, launched from C++"),
     Family("libraries", "libraries' kernels", "a library's own kernels (Thrust/CUB, cuBLAS, CuPy, cuda.compute)"),
     Family("python", "Python, our kernels", "our kernels, launched from Python"),
+    Family("frameworks", "frameworks", "PyTorch's and JAX's own or generated kernels"),
 )
 _BY_KEY = {f.key: f for f in FAMILIES}
 
@@ -57,6 +60,10 @@ LAYERS: dict[str, tuple[str, str, str]] = {
     "cython": ("python", "#6baed6", "v"),
     "numba": ("python", "#c51b7d", "P"),
     "numba-vectorize": ("python", "#1b9e77", "X"),
+    "triton": ("python", "#756bb1", "<"),
+    "torch": ("frameworks", "#e6550d", "s"),
+    "torch-compile": ("frameworks", "#54278f", "^"),
+    "jax": ("frameworks", "#006d2c", "D"),
 }
 # For layers the table does not know, in the order they appear; none is a colour above.
 EXTRA_COLOURS = ("#637939", "#7b4173", "#3182bd", "#e7969c", "#8c6d31", "#5254a3", "#d6616b", "#31a354")

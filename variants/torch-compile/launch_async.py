@@ -1,0 +1,6 @@
+# launch_async from torch.compile: n launches back to back of a compiled out.add_(1) (see _torch_compile_layer.Launch).
+from _torch_compile_layer import Launch
+
+
+def Variant():
+    return Launch(wait_each_time=False)

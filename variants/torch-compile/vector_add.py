@@ -1,0 +1,7 @@
+# vector_add under torch.compile: lb_torch.vector_add, the torch layer's function, compiled (see
+# _torch_compile_layer: the compile at the first call, a recompile per shape, cold and warm caches).
+from _torch_compile_layer import Call
+
+
+def Variant():
+    return Call("vector_add")
