@@ -308,6 +308,19 @@ TEST_F(TripProcessTest, HoldsNoKeyInItsArgvEnvironmentOrMemory) {
     EXPECT_FALSE(memory_holds(process->pid(), key)) << "key " << hex << " is in the trip process's memory";
   }
   EXPECT_FALSE(has(argv, keys_text.substr(0, keys_text.find('\n')))) << argv;
+  // Its descriptors: the standard three, its socket and the shared memory; nothing else of ours
+  // (this process's other descriptors are closed on exec).
+  const int spare = open("/dev/null", O_RDONLY);  // not close-on-exec: it must not reach the trip process
+  const std::unique_ptr<TripProcess> second = start(kSolution);
+  close(spare);
+  std::vector<std::string> others;
+  for (const auto& entry : fs::directory_iterator("/proc/" + std::to_string(second->pid()) + "/fd")) {
+    const int fd = std::stoi(entry.path().filename().string());
+    const std::string target = fs::read_symlink(entry.path()).string();
+    if (fd > 2 && !target.starts_with("socket:") && !target.starts_with("/memfd:lb-trip-data"))
+      others.push_back(std::to_string(fd) + " -> " + target);
+  }
+  EXPECT_TRUE(others.empty()) << others.front() << " (" << others.size() << ")";
 }
 
 // What a call of the student's returns in the trip process comes back as the student's message,

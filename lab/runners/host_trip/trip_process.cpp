@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <linux/close_range.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -307,7 +308,11 @@ TripProcess::TripProcess(const fs::path& program, const fs::path& library, const
   if (pid_ == 0) {
     // A fresh image (exec): nothing of this process's memory, its keys among it, comes along.
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // the child gone (killed at its time limit): this goes too
-    const int null = ::open("/dev/null", O_RDONLY);
+    // No descriptor of the child's but the standard ones and these two reaches the trip process.
+    if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) != 0 || fcntl(their_socket, F_SETFD, 0) != 0 ||
+        fcntl(their_memory, F_SETFD, 0) != 0)
+      _exit(127);
+    const int null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);  // its copy on 0 stays open
     if (null < 0 || dup2(null, STDIN_FILENO) < 0) _exit(127);
     execv(argv[0], argv.data());
     _exit(127);
@@ -334,7 +339,6 @@ TripProcess::~TripProcess() {
 }
 
 void TripProcess::send(int op, TripOf who, std::int64_t n, bool inputs_back) {
-  fault_.clear();
   const Command command{op, who == TripOf::kOurs ? 1 : 0, n, inputs_back ? 1 : 0};
   if (::send(socket_, &command, sizeof command, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof command))
     throw std::runtime_error(system_error("the trip process (which runs the student's code) stopped"));

@@ -84,7 +84,8 @@ class TripProcess {
   void run(TripOf who, std::int64_t n, bool inputs_back, Started started, Ended ended);
   void close(TripOf who);
   void abandon(TripOf who);
-  // After a failure: why the GPU context is unusable, else empty.
+  // Why the GPU context is unusable, as the last failed call's reply said, else empty. Never
+  // cleared: an unusable context stays so.
   const std::string& fault() const { return fault_; }
 
  private:
