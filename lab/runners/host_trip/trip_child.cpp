@@ -17,6 +17,7 @@
 #include "common/gpu.h"
 #include "common/median.h"
 #include "harness/sampling.h"
+#include "lab/child/grade_keys.h"  // keyed_hash
 #include "lab/child/student_program.h"  // StudentCompileError
 #include "lab/runners/host_trip/trip_build.h"
 #include "lab/runners/host_trip/trip_feedback.h"
@@ -327,15 +328,6 @@ int current_sm() {
   return major * 10 + minor;
 }
 
-// splitmix64: a well-mixed 64-bit hash of a counter (workloads/problem.cpp's generator is the same
-// construction; this one only makes seeds).
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
 }  // namespace
 
 TripInputs::TripInputs(const Workload& workload, const Shape& shape, std::uint64_t seed) {
@@ -350,9 +342,9 @@ TripInputs::TripInputs(const Workload& workload, const Shape& shape, std::uint64
 }
 
 std::uint64_t TripInputs::trip_seed(std::uint64_t case_seed, std::int64_t trip) {
-  // Two rounds: a trip's seed is unrelated to the case seed itself (the check's draw at the same
-  // shape) and to every other trip's.
-  return mix(case_seed ^ mix(static_cast<std::uint64_t>(trip) + 0x7219'B6A0'5C33'E1D5ull));
+  // Keyed and one-way (grade_keys.h): a trip's seed, recovered from the floats it was given, says
+  // nothing about the case seed nor any other trip's.
+  return keyed_hash(case_seed, "trip " + std::to_string(trip));
 }
 
 double TripInputs::prepare(std::int64_t trip, std::span<float> a, std::span<float> b, std::span<float> c) {

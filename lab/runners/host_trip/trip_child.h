@@ -51,7 +51,7 @@ class TripInputs {
   // The last prepared trip's inputs and c's starting contents: what its c is verified against
   // (the runner's own copy, which the student's code is not given).
   const HostProblem& problem() const { return problem_; }
-  // Trip `trip`'s seed: the size's case seed and the trip's index, mixed.
+  // Trip `trip`'s seed: HMAC-SHA256 of the trip's index under the size's case seed (keyed_hash).
   static std::uint64_t trip_seed(std::uint64_t case_seed, std::int64_t trip);
 
  private:
