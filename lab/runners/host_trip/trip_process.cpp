@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <csignal>
 #include <cstring>
 #include <memory>
@@ -410,12 +411,22 @@ void TripProcess::abandon(TripOf who) {
 }
 
 int run_trip_process(int socket_fd, int memory_fd, const fs::path& library, const fs::path& file) {
+  // Started only by the host trip's child (TripProcess): anything else is a usage error, said once.
+  const auto refuse = [](const std::string& why) {
+    std::fprintf(stderr, "layerbench lab run-trip: error: %s (lab 8's child starts this command)\n", why.c_str());
+    return 2;
+  };
   struct stat info {};
-  if (fstat(memory_fd, &info) != 0 || info.st_size < static_cast<off_t>(memory_bytes(1))) return 2;
+  if (fstat(memory_fd, &info) != 0 || info.st_size < static_cast<off_t>(memory_bytes(1)))
+    return refuse("--memory-fd " + std::to_string(memory_fd) + " is not the trip's shared memory");
+  int type = 0;
+  socklen_t length = sizeof type;
+  if (getsockopt(socket_fd, SOL_SOCKET, SO_TYPE, &type, &length) != 0 || type != SOCK_SEQPACKET)
+    return refuse("--socket-fd " + std::to_string(socket_fd) + " is not the child's socket");
   const std::int64_t max_n = (static_cast<std::int64_t>(info.st_size) / static_cast<std::int64_t>(sizeof(float)) -
                               kGuardFloats) / 3;
   void* mapped = mmap(nullptr, memory_bytes(max_n), PROT_READ | PROT_WRITE, MAP_SHARED, memory_fd, 0);
-  if (mapped == MAP_FAILED) return 2;
+  if (mapped == MAP_FAILED) return refuse(system_error("mmap of the trip's shared memory"));
   fcntl(socket_fd, F_SETFD, FD_CLOEXEC);
   fcntl(memory_fd, F_SETFD, FD_CLOEXEC);
   std::unique_ptr<Trip> student;
