@@ -15,6 +15,7 @@
 #include "lab/grading/grade_writer.h"  // autograder_format_names
 #include "lab/grading/leaderboard.h"
 #include "lab/commands/profile.h"
+#include "lab/runners/host_trip/trip_process.h"
 
 namespace lb::lab {
 namespace {
@@ -159,6 +160,15 @@ int run_lab_cli(const std::vector<std::string>& args) {
   run_child_command->add_flag("--line-info", line_info);
   run_child_command->add_flag("--exact-buffers", exact_buffers);
 
+  // Internal: lab 8's trip process, which the host trip's child starts (trip_process.h).
+  std::string trip_library;
+  int socket_fd = -1, memory_fd = -1;
+  CLI::App* run_trip_command = app.add_subcommand("run-trip", "")->group("");
+  run_trip_command->add_option("LIBRARY", trip_library)->required();
+  run_trip_command->add_option("FILE", file)->required();
+  run_trip_command->add_option("--socket-fd", socket_fd)->required();
+  run_trip_command->add_option("--memory-fd", memory_fd)->required();
+
   // The first word that is not an option (or --labs's value) names the command: an unknown one is
   // named here, where CLI11 would say only that a subcommand is required.
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -235,6 +245,7 @@ int run_lab_cli(const std::vector<std::string>& args) {
       return run_child_with_channel(parse_lab_spec(lab_json), file,
                                     {child_mode, read_grade_keys(stdin), line_info, exact_buffers}, events_fd);
     }
+    if (app.got_subcommand(run_trip_command)) return run_trip_process(socket_fd, memory_fd, trip_library, file);
     return list_labs(labs_dir);
   } catch (const UsageError& e) {
     std::fprintf(stderr, "layerbench lab: error: %s\n", one_line(e.what()).c_str());

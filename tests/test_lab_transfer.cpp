@@ -5,6 +5,14 @@
 // breakers refused without a GPU, each trip's fresh inputs (CPU; the nvcc tests skip without nvcc); the solution graded, the
 // skeleton failed (GPU; skipped without one; the planted files are graded by test_lab's planted tests).
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
 
 #include <algorithm>
 #include <cmath>
@@ -27,6 +35,9 @@
 #include "lab/runners/host_trip/trip_child.h"
 #include "lab/runners/host_trip/trip_rules.h"
 #include "lab/runners/host_trip/trip_clock.h"
+#include "lab/runners/host_trip/trip_process.h"
+#include "lab/child/grade_keys.h"
+#include "lab/child/child_process.h"
 #include "lab/runners/host_trip/trip_event.h"
 #include "lab/child/watchdog.h"
 #include "lab_test_support.h"
@@ -213,10 +224,151 @@ TEST_F(TransferBuild, AMissingFunctionIsNamed) {
   text = text.substr(0, text.find("extern \"C\" cudaError_t lab_teardown"));
   write(dir_ / "no_teardown.cu", text);
   try {
-    build_student_trip(dir_ / "no_teardown.cu", {.sm = 90});
+    const StudentLibrary built = build_student_library(dir_ / "no_teardown.cu", {.sm = 90});
+    load_student_trip(built.library, dir_ / "no_teardown.cu");
     FAIL() << "built without lab_teardown";
   } catch (const StudentCompileError& e) {
     EXPECT_TRUE(has(e.what(), "defines no extern \"C\" lab_teardown")) << e.what();
+  }
+}
+
+// --- the trip process: the student's code runs where no key is -------------------------------
+
+// The readable memory of process `pid` (its /proc/PID/maps and /proc/PID/mem): true when it holds
+// the 8 bytes of `value` anywhere.
+bool memory_holds(pid_t pid, std::uint64_t value) {
+  const std::string proc = "/proc/" + std::to_string(pid);
+  std::ifstream maps(proc + "/maps");
+  const int mem = open((proc + "/mem").c_str(), O_RDONLY);
+  EXPECT_GE(mem, 0) << "cannot open " << proc << "/mem: " << std::strerror(errno);
+  if (mem < 0) return false;
+  bool found = false;
+  std::vector<char> bytes;
+  for (std::string line; !found && std::getline(maps, line);) {
+    unsigned long long from = 0, to = 0;
+    char permissions[5] = {};
+    if (std::sscanf(line.c_str(), "%llx-%llx %4s", &from, &to, permissions) != 3 || permissions[0] != 'r') continue;
+    if (line.find("[vvar") != std::string::npos || line.find("[vsyscall]") != std::string::npos) continue;
+    bytes.resize(to - from);
+    const ssize_t got = pread(mem, bytes.data(), bytes.size(), static_cast<off_t>(from));
+    if (got <= 0) continue;  // a device mapping, not readable here
+    found = memmem(bytes.data(), static_cast<std::size_t>(got), &value, sizeof value) != nullptr;
+  }
+  close(mem);
+  return found;
+}
+
+std::string proc_text(pid_t pid, const char* what) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/" + what, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class TripProcessTest : public TransferBuild {
+ protected:
+  // The trip process of `file`, its library loaded, for trips of up to 1024 elements.
+  std::unique_ptr<TripProcess> start(const fs::path& file) {
+    library_ = build_student_library(file, {.sm = 90});
+    auto process = std::make_unique<TripProcess>(LB_EXE, library_.library, file, 1024);
+    process->wait_loaded();
+    return process;
+  }
+  StudentLibrary library_;
+};
+
+// The child holds the grade's keys when it starts the trip process (fork and exec of layerbench):
+// none of them, nor the secret, may be in the trip process's argv, environment or memory. This
+// process plays the child: it holds the keys, and the same scan of its own memory finds them.
+TEST_F(TripProcessTest, HoldsNoKeyInItsArgvEnvironmentOrMemory) {
+  if (const std::string why = nvcc_missing(); !why.empty()) GTEST_SKIP() << why;
+  const LabSpec spec = parse_lab_spec(kLab / "lab.json");
+  const std::uint64_t secret = std::random_device{}() * 0x9E3779B97F4A7C15ull ^ std::random_device{}();
+  const GradeKeys keys = GradeKeys::derive(secret, spec, ChildMode::kTime);
+  std::vector<std::uint64_t> held = {secret};
+  held.insert(held.end(), keys.judge.begin(), keys.judge.end());
+  held.insert(held.end(), keys.samples.begin(), keys.samples.end());
+  const std::string keys_text = keys.to_text();
+  for (const std::uint64_t key : held) ASSERT_TRUE(memory_holds(getpid(), key)) << "the scan cannot see a key";
+  const std::unique_ptr<TripProcess> process = start(kSolution);
+  // The scan reads the trip process's memory: it finds what the trip process does hold (the
+  // library's path, on its argv, as 8 bytes from the folder's name on).
+  const std::string path = library_.library.string();
+  std::uint64_t path_bytes = 0;
+  std::memcpy(&path_bytes, path.data() + path.find("lb-trip-"), sizeof path_bytes);
+  ASSERT_TRUE(memory_holds(process->pid(), path_bytes)) << "the scan cannot read the trip process's memory";
+  const std::string argv = proc_text(process->pid(), "cmdline"), environment = proc_text(process->pid(), "environ");
+  for (const std::uint64_t key : held) {
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(key));
+    for (const std::string& text : {argv, environment}) {
+      EXPECT_FALSE(has(text, hex)) << hex;
+      EXPECT_FALSE(has(text, std::to_string(key))) << key;
+    }
+    EXPECT_FALSE(memory_holds(process->pid(), key)) << "key " << hex << " is in the trip process's memory";
+  }
+  EXPECT_FALSE(has(argv, keys_text.substr(0, keys_text.find('\n')))) << argv;
+  // Its descriptors: the standard three, its socket and the shared memory; nothing else of ours
+  // (this process's other descriptors are closed on exec).
+  const int spare = open("/dev/null", O_RDONLY);  // not close-on-exec: it must not reach the trip process
+  const std::unique_ptr<TripProcess> second = start(kSolution);
+  close(spare);
+  std::vector<std::string> others;
+  for (const auto& entry : fs::directory_iterator("/proc/" + std::to_string(second->pid()) + "/fd")) {
+    const int fd = std::stoi(entry.path().filename().string());
+    const std::string target = fs::read_symlink(entry.path()).string();
+    if (fd > 2 && !target.starts_with("socket:") && !target.starts_with("/memfd:lb-trip-data"))
+      others.push_back(std::to_string(fd) + " -> " + target);
+  }
+  EXPECT_TRUE(others.empty()) << others.front() << " (" << others.size() << ")";
+}
+
+// What a call of the student's returns in the trip process comes back as the student's message,
+// and the trip process serves the next command after it.
+TEST_F(TripProcessTest, AFailedCallComesBackAsTheStudentsMessage) {
+  if (const std::string why = nvcc_missing(); !why.empty()) GTEST_SKIP() << why;
+  std::string text = slurp(kSolution);
+  const std::string pinned = "return cudaMallocHost(&p, bytes) == cudaSuccess ? p : nullptr;";
+  const std::size_t alloc = text.find(pinned);
+  ASSERT_NE(alloc, std::string::npos);
+  text.replace(alloc, pinned.size(), "(void)p; (void)bytes; return nullptr;");
+  write(dir_ / "no_memory.cu", text);
+  const std::unique_ptr<TripProcess> process = start(dir_ / "no_memory.cu");
+  for (int twice = 0; twice < 2; ++twice) {
+    try {
+      process->open(TripOf::kStudent, 64, "64");
+      FAIL() << "opened with no host memory";
+    } catch (const TripError& e) {
+      EXPECT_TRUE(has(e.what(), "lab_host_alloc(256) returned a null pointer (for a)")) << e.what();
+    }
+  }
+}
+
+// On the GPU: a trip's a and b reach the student's buffers through the shared memory, and its c
+// comes back; the data are the trip's own, written only for it.
+TEST_F(TripProcessTest, ATripsDataGoInAndItsResultComesBack) {
+  if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
+  const std::unique_ptr<TripProcess> process = start(kSolution);
+  for (const std::int64_t n : {std::int64_t{1000}, std::int64_t{17}}) {
+    process->open(TripOf::kStudent, n, std::to_string(n));
+    for (int trip = 0; trip < 3; ++trip) {
+      for (std::int64_t i = 0; i < n; ++i) {
+        process->a(n)[i] = static_cast<float>(i * (trip + 1));
+        process->b(n)[i] = 0.5f * static_cast<float>(trip);
+        process->c(n)[i] = std::nanf("");
+      }
+      bool started = false, ended = false;
+      process->run(TripOf::kStudent, n, true, [&] { started = true; }, [&] { ended = started; });
+      EXPECT_TRUE(ended);
+      for (std::int64_t i = 0; i < n; ++i)
+        ASSERT_EQ(process->c(n)[i], static_cast<float>(i * (trip + 1)) + 0.5f * static_cast<float>(trip)) << i;
+      for (const float guard : process->c_guard(n)) {
+        std::uint32_t bits;
+        std::memcpy(&bits, &guard, sizeof bits);
+        ASSERT_EQ(bits, kGuardBits);
+      }
+    }
+    process->close(TripOf::kStudent);
   }
 }
 

@@ -27,8 +27,10 @@ namespace fs = std::filesystem;
 // would not reach) and says so, rather than being stopped itself.
 constexpr double kNvccLimitS = 45;
 
-// A private folder for the build's files, removed with everything in it when the build is done
-// (the loaded library stays mapped).
+}  // namespace
+
+// A private folder for the build's files, removed with everything in it when the last
+// StudentLibrary naming it goes (after the trip process has ended).
 class TempDir {
  public:
   TempDir() {
@@ -47,6 +49,8 @@ class TempDir {
  private:
   fs::path path_;
 };
+
+namespace {
 
 std::string joined(const std::vector<std::string>& words) {
   std::string text;
@@ -92,7 +96,9 @@ class LoadedTrip final : public Trip {
   Teardown teardown_;
 };
 
-std::unique_ptr<Trip> load(const fs::path& library, const fs::path& file) {
+}  // namespace
+
+std::unique_ptr<Trip> load_student_trip(const fs::path& library, const fs::path& file) {
   void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) throw StudentCompileError(file.string() + ": the compiled file does not load: " + dlerror());
   std::vector<std::string> missing;
@@ -114,6 +120,8 @@ std::unique_ptr<Trip> load(const fs::path& library, const fs::path& file) {
                                       reinterpret_cast<LoadedTrip::Setup>(setup), reinterpret_cast<LoadedTrip::Run>(run),
                                       reinterpret_cast<LoadedTrip::Teardown>(teardown));
 }
+
+namespace {
 
 template <class T>
 T read_at(const std::string& data, std::size_t offset) {
@@ -201,19 +209,18 @@ std::string compile_and_check_student_file(const fs::path& file, const fs::path&
   return joined(shown);
 }
 
-BuiltTrip build_student_trip(const fs::path& file, const TripBuild& build,
-                             const std::function<void(const BuiltTrip&)>& before_load) {
-  const TempDir dir;
-  const fs::path object = dir.path() / "student.o", library = dir.path() / "student.so";
+StudentLibrary build_student_library(const fs::path& file, const TripBuild& build) {
+  StudentLibrary built;
+  built.folder = std::make_shared<const TempDir>();
+  const fs::path object = built.folder->path() / "student.o";
+  built.library = built.folder->path() / "student.so";
   const auto start = std::chrono::steady_clock::now();
-  BuiltTrip built;
   built.command = compile_and_check_student_file(file, object, build);
   std::string why_not;
-  run_nvcc({find_nvcc(&why_not).string(), "-shared", "-cudart", "shared", "-o", library.string(), object.string()},
+  run_nvcc({find_nvcc(&why_not).string(), "-shared", "-cudart", "shared", "-o", built.library.string(),
+            object.string()},
            file.string() + ": the compiled file does not link");
   built.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  if (before_load) before_load(built);
-  built.trip = load(library, file);
   return built;
 }
 

@@ -1,4 +1,5 @@
-// The student's file of the host trip (runner host-trip), built and loaded in the child:
+// The student's file of the host trip (runner host-trip), built in the lab child and loaded in its
+// trip process (trip_process.h):
 // in a private temporary folder, removed when the build is done,
 //   1. the source rules (lab/runners/host_trip/trip_rules.h), again: the file may have changed since the parent
 //      read it;
@@ -14,7 +15,6 @@
 // nvcc: the CUDA compiler CMake found (LB_NVCC), else nvcc where find_cuda_tool finds it.
 #pragma once
 #include <filesystem>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,21 +29,25 @@ struct TripBuild {
   bool debug = false;      // -G: device code unoptimised (under compute-sanitizer, as the other labs)
 };
 
-// What was built: the student's functions, and the compile as the student would type it and what
-// nvcc took (a one-time cost, shown, never graded).
-struct BuiltTrip {
-  std::unique_ptr<Trip> trip;
+class TempDir;
+
+// What was built: the library, in a private folder removed with the last copy of this object, and
+// the compile as the student would type it and what nvcc took (a one-time cost, shown, never graded).
+struct StudentLibrary {
+  std::shared_ptr<const TempDir> folder;
+  std::filesystem::path library;
   std::string command;
   double compile_ms = 0;
 };
 
-// Steps 1-5 above. StudentCompileError (lab/child/student_program.h) for a rule broken, a compile or
-// link error, a forbidden call or a missing function: what() is what the student reads.
-// `before_load`, when given, is called between steps 4 and 5 with what was built (no trip yet):
-// the last moment this process holds nothing of the student's (its library's initialisers run in
-// step 5), for what must be measured and reported where no student code has been loaded.
-BuiltTrip build_student_trip(const std::filesystem::path& file, const TripBuild& build,
-                             const std::function<void(const BuiltTrip&)>& before_load = {});
+// Steps 1-4 above, in the lab child, which holds the grade's keys and loads nothing of the
+// student's. StudentCompileError (lab/child/student_program.h) for a rule broken, a compile or link
+// error or a forbidden call: what() is what the student reads.
+StudentLibrary build_student_library(const std::filesystem::path& file, const TripBuild& build);
+
+// Step 5, in the trip process (trip_process.h): StudentCompileError when the library does not load
+// or lacks one of the five functions (named as `file`'s).
+std::unique_ptr<Trip> load_student_trip(const std::filesystem::path& library, const std::filesystem::path& file);
 
 // Steps 1-3 only, the object left at `object` (no GPU needed: tests run them with the local nvcc).
 // Returns the nvcc command line as the student would type it.

@@ -1,6 +1,9 @@
 // The child of the host trip (runner host-trip, labs/08-transfer): the student's file is
-// built with nvcc and loaded (lab/runners/host_trip/trip_build.h), and its five functions (lab/runners/host_trip/trip.h) are run
-// by this runner, which owns the data, the checking and the timing.
+// built with nvcc (lab/runners/host_trip/trip_build.h) and loaded only in the trip process this
+// child starts (lab/runners/host_trip/trip_process.h), which runs its five functions
+// (lab/runners/host_trip/trip.h) on command and never holds a key. This child owns the keys, the
+// data, the checking and the timing: it writes each trip's a, b and c's starting contents into the
+// shared memory only for that trip, after the last trip's result is in, and verifies c there.
 //
 // check: per check size, a, b and c from the student's lab_host_alloc (c with a guard zone of
 //   64 KiB after its n floats), a and b filled from the check's seed, c poisoned (NaN);
@@ -42,12 +45,13 @@ class TripInputs {
   // `seed`: the grade's (secret) seed; each size draws from case_seed(seed, workload, shape).
   TripInputs(const Workload& workload, const Shape& shape, std::uint64_t seed);
   // Trip `trip`'s a and b drawn into the runner's copy (problem()) and copied into `a` and `b`
-  // (the student's buffers), `c` poisoned: the host milliseconds that took, outside the timed trip.
+  // (the trip process's shared memory, which it copies into the student's buffers), `c` poisoned:
+  // the host milliseconds that took, outside the timed trip.
   double prepare(std::int64_t trip, std::span<float> a, std::span<float> b, std::span<float> c);
   // The last prepared trip's inputs and c's starting contents: what its c is verified against
   // (the runner's own copy, which the student's code is not given).
   const HostProblem& problem() const { return problem_; }
-  // Trip `trip`'s seed: the size's case seed and the trip's index, mixed.
+  // Trip `trip`'s seed: HMAC-SHA256 of the trip's index under the size's case seed (keyed_hash).
   static std::uint64_t trip_seed(std::uint64_t case_seed, std::int64_t trip);
 
  private:
