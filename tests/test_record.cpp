@@ -132,7 +132,8 @@ TEST(Record, TheContextHasEveryFieldTheReportsReadUnderItsDocumentedName) {
   EXPECT_EQ(j.at("context_probe"), json::parse(R"([{"when": "start", "us_per_kernel": 1.25},
                                                     {"when": "end", "us_per_kernel": 1.5}])"));
   EXPECT_EQ(j.at("measurement"),
-            json({{"mode", "timed"}, {"gpu_cache_mode", "hot"}, {"cpu_cache_mode", "hot"}, {"noise_target", 0.01},
+            json({{"mode", "timed"}, {"gpu_cache_mode", "hot"}, {"cpu_cache_mode", "hot"}, {"gpu_timing", "events"},
+                  {"noise_target", 0.01},
                   {"min_samples", 7}, {"min_time_s", 0.1}, {"enough_samples", 400}, {"max_time_s", 1.0},
                   {"stops_early_above_target", true},
                   {"l2_flush_bytes", 104857600},
