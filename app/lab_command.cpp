@@ -15,7 +15,6 @@
 #include "lab/grading/grade_writer.h"  // autograder_format_names
 #include "lab/grading/leaderboard.h"
 #include "lab/commands/profile.h"
-#include "lab/runners/host_trip/trip_process.h"
 
 namespace lb::lab {
 namespace {
@@ -160,14 +159,12 @@ int run_lab_cli(const std::vector<std::string>& args) {
   run_child_command->add_flag("--line-info", line_info);
   run_child_command->add_flag("--exact-buffers", exact_buffers);
 
-  // Internal: lab 8's trip process, which the host trip's child starts (trip_process.h).
-  std::string trip_library;
-  int socket_fd = -1, memory_fd = -1;
-  CLI::App* run_trip_command = app.add_subcommand("run-trip", "")->group("");
-  run_trip_command->add_option("LIBRARY", trip_library)->required();
-  run_trip_command->add_option("FILE", file)->required();
-  run_trip_command->add_option("--socket-fd", socket_fd)->required();
-  run_trip_command->add_option("--memory-fd", memory_fd)->required();
+  // Internal: a runner's own helper process, which its child starts (Runner::run_helper: lab 8's
+  // trip process).
+  std::string helper_runner;
+  CLI::App* run_helper_command = app.add_subcommand("run-helper", "")->group("");
+  run_helper_command->add_option("RUNNER", helper_runner)->required();
+  run_helper_command->prefix_command();  // the words after RUNNER are the runner's own (remaining())
 
   // The first word that is not an option (or --labs's value) names the command: an unknown one is
   // named here, where CLI11 would say only that a subcommand is required.
@@ -245,7 +242,11 @@ int run_lab_cli(const std::vector<std::string>& args) {
       return run_child_with_channel(parse_lab_spec(lab_json), file,
                                     {child_mode, read_grade_keys(stdin), line_info, exact_buffers}, events_fd);
     }
-    if (app.got_subcommand(run_trip_command)) return run_trip_process(socket_fd, memory_fd, trip_library, file);
+    if (app.got_subcommand(run_helper_command)) {
+      const Runner* runner = find_runner(helper_runner);
+      if (runner == nullptr) throw UsageError("run-helper: no runner '" + helper_runner + "' (runners: " + runner_names() + ")");
+      return runner->run_helper(run_helper_command->remaining());
+    }
     return list_labs(labs_dir);
   } catch (const UsageError& e) {
     std::fprintf(stderr, "layerbench lab: error: %s\n", one_line(e.what()).c_str());

@@ -114,6 +114,10 @@ class Runner {
   // What is timed, as the grade's feedback names it: "your kernel".
   virtual std::string what_is_timed() const { return "your kernel"; }
   // Where the student finds what limits it, as the grade's line on the next tier says.
+  // --- a process of the runner's own that its child starts (`layerbench lab run-helper NAME ARGS...`,
+  // hidden): the host trip's trip process. `args` are the words after NAME; the exit status.
+  // By default there is none: a one-line usage error.
+  virtual int run_helper(const std::vector<std::string>& args) const;
   virtual std::string where_its_time_goes() const { return "`layerbench lab profile` shows what limits your kernel"; }
 
  private:

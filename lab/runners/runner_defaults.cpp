@@ -6,6 +6,8 @@
 #include "lab/child/child_process.h"
 #include "lab/grading/grading.h"
 #include "lab/runners/runner.h"
+
+#include <cstdio>
 #include "lab/spec/lab_spec.h"
 
 namespace lb::lab {
@@ -17,6 +19,11 @@ ArrivalClock Runner::arrival_clock(ChildMode) const { return ArrivalClock::kSlee
 std::shared_ptr<ChildNotes> Runner::child_notes(ChildMode) const { return nullptr; }
 
 std::string Runner::why_not_profiled(const LabSpec&, const std::filesystem::path&) const { return {}; }
+
+int Runner::run_helper(const std::vector<std::string>&) const {
+  std::fprintf(stderr, "layerbench lab run-helper: error: the %s runner starts no helper process\n", name().c_str());
+  return 2;
+}
 
 std::vector<std::string> Runner::timing_feedback(const LabSpec&, const ChildReport&, const Grade&) const { return {}; }
 

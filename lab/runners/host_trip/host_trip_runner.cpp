@@ -4,6 +4,11 @@
 #include "lab/runners/host_trip/trip_child.h"
 #include "lab/runners/host_trip/trip_clock.h"
 #include "lab/runners/host_trip/trip_grading.h"
+#include "lab/runners/host_trip/trip_process.h"
+
+#include <cstdio>
+#include <exception>
+#include <string>
 
 namespace lb::lab {
 
@@ -61,6 +66,32 @@ std::string HostTripRunner::environment_refusal(const LabSpec& spec,
 std::vector<std::string> HostTripRunner::timing_feedback(const LabSpec& spec, const ChildReport& timed,
                                                          const Grade& grade) const {
   return limiter_feedback(spec, timed, grade);
+}
+
+int HostTripRunner::run_helper(const std::vector<std::string>& args) const {
+  // Only the host trip's child starts it (TripProcess), with exactly these words.
+  int socket_fd = -1, memory_fd = -1;
+  const auto descriptor = [](const std::string& word) {
+    try {
+      std::size_t used = 0;
+      const int fd = std::stoi(word, &used);
+      return used == word.size() ? fd : -1;
+    } catch (const std::exception&) {
+      return -1;
+    }
+  };
+  if (args.size() == 6 && args[2] == "--socket-fd" && args[4] == "--memory-fd") {
+    socket_fd = descriptor(args[3]);
+    memory_fd = descriptor(args[5]);
+  }
+  if (socket_fd < 0 || memory_fd < 0) {
+    std::fprintf(stderr,
+                 "layerbench lab run-helper %s: error: expected LIBRARY FILE --socket-fd N --memory-fd M "
+                 "(lab 8's child starts this command)\n",
+                 name().c_str());
+    return 2;
+  }
+  return run_trip_process(socket_fd, memory_fd, args[0], args[1]);
 }
 
 std::string HostTripRunner::what_ours_is(const LabSpec&) const {

@@ -31,6 +31,8 @@ class HostTripRunner final : public Runner {
                                   const std::optional<TimingEnvironment>& environment) const override;
   std::vector<std::string> timing_feedback(const LabSpec& spec, const ChildReport& timed,
                                            const Grade& grade) const override;
+  // The trip process (trip_process.h): LIBRARY FILE --socket-fd N --memory-fd M.
+  int run_helper(const std::vector<std::string>& args) const override;
   std::string what_ours_is(const LabSpec& spec) const override;
   std::string what_is_timed() const override { return "your trip"; }
   std::string where_its_time_goes() const override {

@@ -298,7 +298,7 @@ TripProcess::TripProcess(const fs::path& program, const fs::path& library, const
     throw std::runtime_error(why);
   }
   memory_ = static_cast<float*>(mapped);
-  std::vector<std::string> words = {program.string(), "lab", "run-trip", library.string(), file.string(),
+  std::vector<std::string> words = {program.string(), "lab", "run-helper", "host-trip", library.string(), file.string(),
                                     "--socket-fd", std::to_string(their_socket), "--memory-fd",
                                     std::to_string(their_memory)};
   std::vector<char*> argv;
@@ -413,7 +413,7 @@ void TripProcess::abandon(TripOf who) {
 int run_trip_process(int socket_fd, int memory_fd, const fs::path& library, const fs::path& file) {
   // Started only by the host trip's child (TripProcess): anything else is a usage error, said once.
   const auto refuse = [](const std::string& why) {
-    std::fprintf(stderr, "layerbench lab run-trip: error: %s (lab 8's child starts this command)\n", why.c_str());
+    std::fprintf(stderr, "layerbench lab run-helper host-trip: error: %s (lab 8's child starts this command)\n", why.c_str());
     return 2;
   };
   struct stat info {};

@@ -4,7 +4,7 @@
 //
 // The lab child (run_host_trip_child, trip_child.h) holds the grade's keys: it builds the student's
 // file, measures the host link, then starts this process by fork and exec of layerbench
-// (`layerbench lab run-trip`): a fresh image, so nothing of the child's memory comes with it; its
+// (`layerbench lab run-helper host-trip`): a fresh image, so nothing of the child's memory comes with it; its
 // argv names only the library, the student's file and two descriptors; its standard input is
 // /dev/null; its environment is the child's, which never held a key (the parent hands the keys to
 // the child on its standard input, grade_keys.h). It loads the library and answers commands on a
@@ -114,7 +114,7 @@ void TripProcess::run(TripOf who, std::int64_t n, bool inputs_back, Started star
   finish_collected();  // throws the trip's error, if any
 }
 
-// `layerbench lab run-trip`: the trip process itself, serving `socket_fd` with the shared memory
+// `layerbench lab run-helper host-trip` (HostTripRunner::run_helper): the trip process itself, serving `socket_fd` with the shared memory
 // `memory_fd`; its exit status.
 int run_trip_process(int socket_fd, int memory_fd, const std::filesystem::path& library,
                      const std::filesystem::path& file);
