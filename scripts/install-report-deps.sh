@@ -34,10 +34,10 @@ apt_install() {  # apt_install PACKAGE...: 0 when installed
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@" >/dev/null 2>&1
 }
 
-# 1. matplotlib, pytest and scipy (compare's rank test)
-if python3 -c 'import matplotlib, pytest, scipy' 2>/dev/null; then
+# 1. matplotlib and pytest
+if python3 -c 'import matplotlib, pytest' 2>/dev/null; then
   :   # the system python3 has them: nothing to install
-elif [ -x .venv/bin/python3 ] && .venv/bin/python3 -c 'import matplotlib, pytest, scipy' 2>/dev/null; then
+elif [ -x .venv/bin/python3 ] && .venv/bin/python3 -c 'import matplotlib, pytest' 2>/dev/null; then
   :   # installed by an earlier run
 else
   # Failures here are reported in one line but do not stop the caller: the C++ build does not
@@ -46,13 +46,13 @@ else
     rm -rf .venv  # Debian's python3 needs python3-venv for `-m venv`
     if ! { apt_install python3-venv && python3 -m venv .venv >/dev/null 2>&1; }; then
       rm -rf .venv
-      say "cannot create .venv (python3 -m venv failed; install python3-venv); the report tool needs matplotlib and pytest, compare needs scipy"
+      say "cannot create .venv (python3 -m venv failed; install python3-venv); the report tool needs matplotlib and pytest"
     fi
   fi
   if [ -x .venv/bin/python3 ]; then
     say "installing python/requirements.txt into .venv"
     if ! .venv/bin/python3 -m pip install -q --disable-pip-version-check -r python/requirements.txt; then
-      say "pip could not install python/requirements.txt into .venv (no package registry?); the report tool needs matplotlib and pytest, compare needs scipy"
+      say "pip could not install python/requirements.txt into .venv (no package registry?); the report tool needs matplotlib and pytest"
     fi
   fi
 fi

@@ -57,11 +57,21 @@ def device_timed_large(r: results.Results, c: results.Case) -> bool:
 
 # --- the rank test --------------------------------------------------------------------------------
 
-def test_mann_whitney_u_is_scipys_two_sided_asymptotic_test():
+def test_mann_whitney_u_gives_scipys_documented_value():
     # scipy.stats.mannwhitneyu's documentation: males [19, 22, 16, 29, 24] against females
     # [20, 11, 17, 12], method="asymptotic": p = 0.11134688653314041
     assert mann_whitney_u([19, 22, 16, 29, 24], [20, 11, 17, 12]) == pytest.approx(0.11134688653314041, rel=1e-12)
     assert mann_whitney_u([1.0] * 5, [1.0] * 7) == 1.0  # nothing to tell apart
+
+
+def test_mann_whitney_u_agrees_with_scipy_where_installed():
+    stats = pytest.importorskip("scipy.stats")
+    rng = random.Random(7)
+    for n1, n2, shift in ((5, 5, 0.0), (40, 400, 0.02), (400, 380, 0.0), (3, 200, 0.5)):
+        x = [round(rng.lognormvariate(0, 0.05), 3) for _ in range(n1)]  # rounded: ties
+        y = [round(rng.lognormvariate(shift, 0.05), 3) for _ in range(n2)]
+        want = stats.mannwhitneyu(x, y, alternative="two-sided", method="asymptotic").pvalue
+        assert mann_whitney_u(x, y) == pytest.approx(want, rel=1e-9)
 
 
 def test_robust_noise_ignores_a_few_outliers():

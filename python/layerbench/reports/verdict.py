@@ -25,9 +25,9 @@ For medians b (BASE) and n (NEW), r = n / b, change c = |ln r|, threshold t:
      GROSS times the runs' spread (a median of many samples is not moved by a few outliers, as
      the range is), else `unclear`.
 
-The rank test is scipy's (scipy.stats.mannwhitneyu, two-sided, method="asymptotic": the normal
-approximation with the tie and continuity corrections, as Google Benchmark's tools/gbench/report.py
-runs it), imported when a comparison first needs it.
+The rank test is computed here (mann_whitney_u: scipy's method="asymptotic", tie- and
+continuity-corrected; tests/reports/test_verdict.py checks it against scipy where scipy is
+installed), so that reading and comparing results needs no scientific stack.
 """
 from __future__ import annotations
 
@@ -111,14 +111,34 @@ class Decision:
 
 
 def mann_whitney_u(x: Sequence[float], y: Sequence[float]) -> float:
-    """The two-sided p-value of the Mann-Whitney U test of x against y (scipy's asymptotic method,
-    tie- and continuity-corrected). 1.0 when every value is equal: nothing tells the runs apart."""
-    if not x or not y:
+    """The two-sided p-value of the Mann-Whitney U test of x against y, by the normal
+    approximation with the tie correction and the continuity correction (scipy.stats.mannwhitneyu's
+    method="asymptotic", use_continuity=True). 1.0 when every value is equal."""
+    n1, n2 = len(x), len(y)
+    if n1 == 0 or n2 == 0:
         raise ValueError("the rank test needs samples on both sides")
-    if min(min(x), min(y)) == max(max(x), max(y)):
+    values = sorted([(v, 0) for v in x] + [(v, 1) for v in y])
+    n = n1 + n2
+    rank_sum_x = 0.0
+    tie_term = 0.0
+    i = 0
+    while i < n:  # average ranks over ties
+        j = i
+        while j + 1 < n and values[j + 1][0] == values[i][0]:
+            j += 1
+        rank = (i + j) / 2 + 1
+        rank_sum_x += rank * sum(1 for m in range(i, j + 1) if values[m][1] == 0)
+        t = j - i + 1
+        tie_term += t ** 3 - t
+        i = j + 1
+    u1 = rank_sum_x - n1 * (n1 + 1) / 2
+    u = max(u1, n1 * n2 - u1)
+    mu = n1 * n2 / 2
+    sigma = math.sqrt(n1 * n2 / 12 * ((n + 1) - tie_term / (n * (n - 1))))
+    if sigma == 0:
         return 1.0
-    from scipy.stats import mannwhitneyu  # imported here: loading and reporting need no scipy
-    return float(mannwhitneyu(x, y, alternative="two-sided", method="asymptotic").pvalue)
+    z = (u - mu - 0.5) / sigma
+    return min(1.0, math.erfc(z / math.sqrt(2)))  # 2 × the normal survival function
 
 
 def robust_noise(samples: Sequence[float]) -> float | None:
