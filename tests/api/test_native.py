@@ -24,7 +24,9 @@ def command(tmp_path: Path, *args: str, left_out: bool = True) -> subprocess.Com
                f"native.PREFIX = pathlib.Path({str(prefix)!r}); native.LEFT_OUT = native.PREFIX / 'native-left-out.txt'; "
                "sys.exit(native.main(sys.argv[1:]))")
     env = {k: v for k, v in os.environ.items() if k not in ("LAYERBENCH_EXE", "LAYERBENCH_PYTHON")}
-    env["PYTHONPATH"] = str(REPO / "python")
+    # The package first; then whatever PYTHONPATH already held (a GPU machine's carried wheels, where
+    # jsonschema comes from: docs/offline-install.md).
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO / "python"), os.environ.get("PYTHONPATH")) if p)
     return subprocess.run([sys.executable, "-c", program, *args], capture_output=True, text=True, env=env,
                           cwd=tmp_path, timeout=120)
 
