@@ -134,7 +134,12 @@ def one_time_costs(results: Results, out: Path) -> Plot | None:
     # them whole, up to a round number past the longest of them (and past 1/40 of the longest bar).
     small = [t for t in totals if t < longest / 25]
     zoom = _nice_ceiling(max([longest / 40] + small) * 1.05) if small else None
-    height = min(0.3 * len(rows) + 1.9, 7.4)
+    present = [s for s in SEGMENTS if any(segs.get(s[0]) for _w, segs in rows)]
+    # Two columns of kinds where there are many (the compile kind's label is long): three side by
+    # side ran past the figure's right edge at 20 layers; each row of the key gets its height.
+    key_columns = min(len(present), 3 if len(present) <= 3 else 2)
+    key_rows = -(-len(present) // key_columns)
+    height = min(0.3 * len(rows) + 1.9, 7.4) + 0.22 * max(0, key_rows - 2)
     # A row under the panels holds the legend of the kinds (a figure legend "outside" the axes
     # needs matplotlib 3.7; this works from 3.6, as the report tool requires).
     mosaic = [["full", "near"], ["key", "key"]] if zoom else [["full"], ["key"]]
@@ -184,10 +189,9 @@ def one_time_costs(results: Results, out: Path) -> Plot | None:
     full.set_title("whole range", loc="left", fontsize=10.5)
     if zoom:
         near.set_title(f"zoom on 0–{fmt.ms(zoom)} ms (→: the bar runs on)", loc="left", fontsize=10.5)
-    present = [s for s in SEGMENTS if any(segs.get(s[0]) for _w, segs in rows)]
     handles = [plt.Rectangle((0, 0), 1, 1, color=colour) for _k, _l, colour in present]
     axes["key"].axis("off")
-    axes["key"].legend(handles, [label for _k, label, _c in present], loc="center", ncol=min(len(present), 3),
+    axes["key"].legend(handles, [label for _k, label, _c in present], loc="center", ncol=key_columns,
                        frameon=False, fontsize=9.5)
     fig.suptitle("One-time costs before the first result, per layer (shorter is better)", fontsize=12)
     return save(fig, out, "one_time_costs", _caption(results, rows, zoom),
