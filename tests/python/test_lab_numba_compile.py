@@ -37,7 +37,9 @@ def test_entry_names_are_the_kernels_a_ptx_defines():
 def compile_in(tmp_path: Path, source: str, *extra: str) -> subprocess.CompletedProcess:
     pytest.importorskip("numba.cuda", reason="numba-cuda is not installed (variants/python/requirements.txt)")
     (tmp_path / "vector_add.py").write_text(textwrap.dedent(source))
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
+    # The package first, then what PYTHONPATH held (a GPU machine's carried wheels: the NumPy that
+    # Numba imports there, docs/offline-install.md), as the runner's compile process keeps it.
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(ROOT / "python"), os.environ.get("PYTHONPATH")) if p))
     env.pop("NUMBA_ENABLE_CUDASIM", None)
     return subprocess.run([sys.executable, "-m", "layerbench.lab.numba_compile", "vector_add.py", "lab_vector_add",
                            "a,b,c,n", "90", "kernel.json", *extra], cwd=tmp_path, env=env, capture_output=True,

@@ -431,7 +431,7 @@ def test_python_source_follows_the_rules_or_is_rejected_as_it_expects(lab, role,
     work = tmp_path_factory.mktemp("compile")
     shutil.copy(path, work / path.name)
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
-    env["PYTHONPATH"] = str(ROOT / "python")
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT / "python"), os.environ.get("PYTHONPATH")) if p)  # keeps carried wheels
     done = subprocess.run([sys.executable, "-m", "layerbench.lab.numba_compile", path.name, spec["kernel"],
                            ",".join(spec["arguments"]), "90", "kernel.json"], cwd=work, env=env,
                           capture_output=True, text=True, timeout=600)
