@@ -256,7 +256,8 @@ def test_the_threshold_is_in_percent_as_the_commands():
         c = layerbench.compare(base, new, threshold=percent)
         printed = subprocess.run([sys.executable, "-m", "layerbench.reports", "compare", str(H200_RUN1), str(H200_RUN2),
                                   "--threshold", str(percent)], capture_output=True, text=True,
-                                 env={**os.environ, "PYTHONPATH": str(REPO / "python")})
+                                 env={**os.environ, "PYTHONPATH": os.pathsep.join(
+                                     p for p in (str(REPO / "python"), os.environ.get("PYTHONPATH")) if p)})
         assert printed.returncode in (0, 1), printed.stderr
         assert c.to_markdown().strip() == printed.stdout.strip(), percent
         for row in c.rows:  # within the threshold: the same
