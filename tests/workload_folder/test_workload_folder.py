@@ -10,7 +10,7 @@ from conftest import EXAMPLE_NAMES, EXAMPLES, edit_json
 
 import workload_folder as wf
 
-pytest.importorskip("jsonschema", reason="the workload-folder schema is checked with jsonschema (reports/requirements.txt)")
+pytest.importorskip("jsonschema", reason="the workload-folder schema is checked with jsonschema (python/requirements.txt)")
 
 
 def error_of(folder) -> str:

@@ -14,7 +14,7 @@ _MAX_MESSAGE = 200  # jsonschema quotes the offending value whole; a line names 
 
 @functools.cache
 def _validator() -> Any:
-    import jsonschema  # pinned in reports/requirements.txt
+    import jsonschema  # pinned in python/requirements.txt
 
     return jsonschema.Draft202012Validator(json.loads(SCHEMA_FILE.read_text(encoding="utf-8")))
 
