@@ -25,8 +25,11 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 MAX_PYTHON_LINES = 600
-RESULTS_LIMIT = 4_000_000  # bytes: docs/results
-RESULTS_AND_FIXTURES_LIMIT = 5_000_000  # bytes: docs/results and every tests/**/fixtures/
+# Bytes under docs/results, and with every tests/**/fixtures/. Raised from 4 and 5 MB when results
+# began to keep each case's timed samples (samples_ms, up to 500 a case: P24), which the 20-layer
+# run (docs/results/h200-frameworks, 1.25 MB written compactly) needs for a test afterwards.
+RESULTS_LIMIT = 5_500_000
+RESULTS_AND_FIXTURES_LIMIT = 7_000_000
 CPP_SUFFIXES = {".h", ".hpp", ".cuh", ".cpp", ".cc", ".cu"}
 
 
