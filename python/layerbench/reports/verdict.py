@@ -66,9 +66,12 @@ class TimingKind:
 # same-build pair of the default suite (tests/reports/fixtures/same-build/: the H200's, with
 # samples; docs/results/h100/: results.json and warm-caches.json) with room above it. Device-timed
 # medians moved by up to 16.3% under 12 us (reduce at 2^20), 7.3% under 50 us, 1.9% above;
-# launch-overhead cases by 1.6x; CPU layers by 1.65x there and 3.5x in the issue's pair.
+# launch-overhead cases by 1.6x; CPU layers by 1.65x there and 3.5x in the issue's pair. The room
+# above 12 us holds a real 3% change on top of that spread below the band (1.073 x 1.03 < 1.13,
+# 1.019 x 1.03 < 1.06), so that it is never called slower across runs; under 12 us the band stays
+# below 20%, so that a 1.2x change of a run is still slower (tests/reports/test_verdict.py).
 TIMING_KINDS = {
-    "device": TimingKind("device", "device-timed", 0.0, bands=((0.012, 0.18), (0.05, 0.10))),
+    "device": TimingKind("device", "device-timed", 0.06, bands=((0.012, 0.18), (0.05, 0.13))),
     "cpu": TimingKind("cpu", "host-timed (a CPU layer)", 3.0),
     "host-feeds-gpu": TimingKind("host-feeds-gpu", "host-timed (the host feeding the GPU)", 1.0),
 }
