@@ -40,7 +40,7 @@ def main():
     verdicts = {(row.base.workload, row.base.layer_label, "x".join(map(str, row.base.size))): row.verdict
                 for row in compare_mod.compare(r1, r2).rows}
     print(f'{"case":38} {"run 1":>22} {"run 2":>22} {"diff":>7}  verdict')
-    worst = 0.0
+    worst: float | None = None
     for key in sorted(a):
         w, layer, size = key
         d = r1.descriptor(w)
@@ -54,8 +54,9 @@ def main():
         cell = lambda e: f'{rate(e)} {100 * e["rel_stddev"]:.2f}%{"" if e.get("noise_target_reached") else "*"}'
         print(f'{"/".join(key):38} {cell(x):>22} {cell(y):>22} {diff:+6.2f}%  {verdicts.get(key, "-")}')
         if d.figure == "gbps" and r1.on_gpu(layer):
-            worst = max(worst, abs(diff))
-    print(f"largest difference, GPU GB/s cases at each workload's largest size: {worst:.2f}% "
+            worst = abs(diff) if worst is None else max(worst, abs(diff))
+    largest_diff = "none in both runs" if worst is None else f"{worst:.2f}%"
+    print(f"largest difference, GPU GB/s cases at each workload's largest size: {largest_diff} "
           f"(* = noise target not reached)")
     for name, run in (("run 1", a), ("run 2", b)):
         reasons = Counter(c.entry.get("stop_reason", "?") for c in run.values())

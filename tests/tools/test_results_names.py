@@ -1,6 +1,8 @@
 """One name per case in every committed results file (python/layerbench/reports/names.py), so that
 Google Benchmark's tools/compare.py, which matches two files' cases by name alone, matches any two
-of them; and tools/upgrade-results, which re-makes a file of the older form."""
+of them; and tools/upgrade-results, which re-makes a file of the older form. The results files a
+user reads are docs/results'; the tests' fixtures (tests/reports/fixtures) and the fuzzers' corpus
+(fuzz/corpus/results) keep older forms on purpose: the reader must still take them."""
 from __future__ import annotations
 
 import json

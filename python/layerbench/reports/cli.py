@@ -141,7 +141,8 @@ def run_report(args) -> int:
         from . import report  # matplotlib is imported only when a report is made
     except ImportError as e:
         raise UsageError(f"{e.name or 'matplotlib'} is not installed for {sys.executable}; "
-                         f"run scripts/install-report-deps.sh (docs/reports.md)") from None
+                         f"pip install 'layerbench[reports]', or in a checkout scripts/install-report-deps.sh "
+                         f"(docs/reports.md)") from None
 
     if out.exists() and not out.is_dir():
         raise UsageError(f"{out}: exists and is not a folder")
