@@ -181,6 +181,7 @@ def test_jax_is_timed_by_the_host_clock_and_torch_by_events(tmp_path, capsys):
         pytest.skip(f"a layer cannot run here: {unavailable}")
     layers = results["context"]["layers"]
     assert layers["jax"]["clock"] == "host" and layers["torch"]["clock"] == layers["runtime"]["clock"] == "device events"
+    assert "one-element" in layers["torch"]["launch_equivalent"] and "x + 1" in layers["jax"]["launch_equivalent"]
     cases = [c for c in results["benchmarks"] if c.get("run_type") != "aggregate"]
     assert {c["layer"] for c in cases} == {"runtime", "torch", "jax"}
     for c in cases:

@@ -90,7 +90,8 @@ class Session(lb_variant.Session):
         return {"jax": jax.__version__, "jaxlib": _version("jaxlib"), "device": str(self.device),
                 "XLA_PYTHON_CLIENT_PREALLOCATE": os.environ.get("XLA_PYTHON_CLIENT_PREALLOCATE", ""),
                 "XLA_PYTHON_CLIENT_ALLOCATOR": os.environ.get("XLA_PYTHON_CLIENT_ALLOCATOR", "default (BFC)"),
-                "compilation_cache_dir": self.cache_dir, "timing": "host clock around the call and block_until_ready"}
+                "compilation_cache_dir": self.cache_dir, "timing": "host clock around the call and block_until_ready",
+                "launch_equivalent": " ".join(Launch.__doc__.split())}
 
     def settle(self, cost) -> None:
         for what, ms in self.unpaid:

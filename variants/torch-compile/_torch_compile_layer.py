@@ -30,7 +30,8 @@ class Session(lb_torch.Session):
         self.shapes = set()  # (workload, the shapes compiled for)
 
     def describe(self) -> dict:
-        return lb_torch.framework_settings() | self.settings | {"compile_caches": self.caches}
+        return lb_torch.framework_settings() | self.settings | {"compile_caches": self.caches,
+                                                                "launch_equivalent": " ".join(Launch.__doc__.split())}
 
     def function(self, workload: str, fn, args: tuple, cost):
         """torch.compile(fn) of this session, its first call for these arguments' shapes made here

@@ -11,7 +11,7 @@ class Session(lb_torch.Session):
         self.unpaid += lb_torch.torch_cuda_start()
 
     def describe(self) -> dict:
-        return lb_torch.framework_settings()
+        return lb_torch.framework_settings() | {"launch_equivalent": " ".join(Launch.__doc__.split())}
 
 
 class Launch(lb_torch.Launch):

@@ -150,7 +150,8 @@ class Session(lb_torch.Session):
 
     def describe(self) -> dict:
         return lb_torch.framework_settings() | {"triton": triton.__version__, "compile_caches": self.caches,
-                                                "matmul_autotune_configs": len(MATMUL_CONFIGS)}
+                                                "matmul_autotune_configs": len(MATMUL_CONFIGS),
+                                                "launch_equivalent": " ".join(Launch.__doc__.split())}
 
     def first_launch(self, name: str, launch, cost, shape: str) -> None:
         """Runs launch(kernel) once, synchronized, with the kernel as launched by the variants,
