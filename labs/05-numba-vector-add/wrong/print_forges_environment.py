@@ -1,6 +1,5 @@
 # expect-check: pass
 # expect-grade: graded 60 0 0
-# expect-feedback: none is read as a result
 # A kernel `print` forges the environment: at the benchmark size thread 0 prints, on every launch, an environment line as the environment child writes it but without the GPU's peaks (so that no speed limit could be checked) and with a copy ceiling far below ours, then a benchmark line far faster than ours; there the kernel adds only the first half of the elements. It is right at every check size (n up to 2^24), so the check passes. A device print reaches the child's standard output, which is the student's output, never parsed: the peaks and ceilings come from the environment child, which loads no student code, and the grade's untimed first run at 2^26, verified, is wrong, so the performance part earns nothing.
 from numba import cuda
 
