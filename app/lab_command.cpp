@@ -8,6 +8,7 @@
 
 #include "common/output_file.h"  // kStandardOutput
 #include "common/usage_error.h"
+#include "lab/child/key_holder.h"
 #include "lab/commands/lab_check.h"
 #include "lab/runners/runner.h"
 #include "lab/commands/lab_grade.h"
@@ -200,6 +201,12 @@ int run_lab_cli(const std::vector<std::string>& args) {
     return kExitBadInput;
   }
   try {
+    // `seed` is the grade's secret, and run-child reads the keys of its mode on standard input:
+    // before either process reads or starts anything, nothing of its user may read its memory
+    // (lab/child/key_holder.h; run_child_process and run_child_with_channel make sure again).
+    if (app.got_subcommand(check) || app.got_subcommand(profile) || app.got_subcommand(grade) ||
+        app.got_subcommand(run_child_command))
+      make_key_holder_undumpable();
     if (app.got_subcommand(start)) {
       const LabSpec spec = find_lab(labs_dir, lab_name);
       const fs::path where = dest.empty() ? fs::path(spec.name) : fs::path(dest);

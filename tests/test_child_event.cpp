@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/device_peaks.h"
 #include "lab/child/child_event.h"
 #include "lab/child/child_process.h"
 #include "lab/child/grade_keys.h"
@@ -298,6 +299,66 @@ TEST_F(ChildEventParent, TheEnvironmentComesFromItsOwnChildAndNeedsEveryFigure) 
   }
 }
 
+// Some peaks are not every peak: a size whose speed limit the environment leaves unchecked (matmul
+// without an fp32 peak, an integrated GPU, a working set the L2 can hold) refuses the performance
+// part, naming the size and the figure, as a missing environment does.
+TEST_F(ChildEventParent, AnEnvironmentThatLeavesASizesSpeedLimitUncheckedIsRefused) {
+  const auto environment = [](const json& peaks, const char* cache_mode) {
+    return std::optional<TimingEnvironment>(TimingEnvironment{
+        .gpu = "G", .ceilings = {{"copy_gbps", 3000.0}, {"sgemm_gflops", 50000.0}}, .peaks = peaks,
+        .cache_mode = cache_mode});
+  };
+  const json dram_only = {{"dram_gbps", 3352.32}, {"l2_bytes", 52428800.0}, {"compute_capability", "9.0"}};
+  json integrated = dram_only;
+  integrated["integrated"] = true;
+  json huge_l2 = dram_only;
+  huge_l2["l2_bytes"] = 4e9;  // hot: the whole working set could be served by lines left in the L2
+  const LabSpec lab1 = find_lab(kLabs, "1"), lab4 = find_lab(kLabs, "4");
+  const std::vector<std::tuple<const LabSpec*, std::optional<TimingEnvironment>, std::string>> cases = {
+      {&lab4, environment(dram_only, "cold"),
+       "an environment that leaves the speed limit at 2048x2048x2048 unchecked: no fp32 peak"},
+      {&lab1, environment(integrated, "cold"),
+       "an environment that leaves the speed limit at 67108864 unchecked: an integrated GPU"},
+      {&lab1, environment(huge_l2, "hot"), "an environment that leaves the speed limit at 67108864 unchecked: working set"},
+  };
+  for (const auto& [spec, env, why] : cases) {
+    const std::string refusal = spec->runner->environment_refusal(*spec, env);
+    EXPECT_TRUE(has(refusal, why)) << why << "\n" << refusal;
+  }
+  EXPECT_EQ(lab1.runner->environment_refusal(lab1, environment(dram_only, "cold")), "");
+
+  // Through the grade's children: the refusal is the timing report's protocol error.
+  const std::string timed =
+      "{\"benchmark\": \"67108864\", \"student\": {\"median_ms\": 0.3, \"gbps\": 2684.4, \"samples\": 40}, "
+      "\"runtime\": {\"median_ms\": 0.27, \"gbps\": 2982.6, \"samples\": 40}}\n";
+  const std::string integrated_line = "{\"event\": \"environment\", \"gpu\": \"G\", \"ceilings\": {\"copy_gbps\": 3000.0}, "
+                                      "\"peaks\": " + integrated.dump() + ", \"cache_mode\": \"cold\"}\n";
+  const ChildReport report = run_child_process(lab1, kSolution, ChildMode::kTime,
+                                               {{child(every_size_passed(), timed, integrated_line).string()}, 1}, 30);
+  EXPECT_TRUE(has(report.protocol_error, "leaves the speed limit at 67108864 unchecked: an integrated GPU"))
+      << report.protocol_error;
+}
+
+// Every committed lab's environment as an H100's or an H200's children write it has a speed limit
+// at every benchmark size: the refusal above never meets a lab's normal case (lab 8 bounds its
+// trips by the host link its timing child measures).
+TEST(EnvironmentRefusal, NoCommittedLabIsRefusedOnAnH100OrAnH200) {
+  // cudaDeviceGetAttribute's figures: clocks in kHz.
+  const json h100 = lb::peaks_json(lb::peaks_from_attributes(9, 0, 132, 1980000, 2619000, 5120, 52428800, false));
+  const json h200 = lb::peaks_json(lb::peaks_from_attributes(9, 0, 132, 1980000, 3134000, 6144, 62914560, false));
+  for (const LabSpec& spec : checkable_labs()) {
+    for (const json& peaks : {h100, h200}) {
+      const bool trip = !spec.runner->environment_apart();  // lab 8: its timing child's link, no peaks
+      const TimingEnvironment env =
+          trip ? TimingEnvironment{.gpu = "G", .ceilings = {{"h2d_gbps", 55.0}, {"d2h_gbps", 55.0}},
+                                   .peaks = nullptr, .cache_mode = "hot"}
+               : TimingEnvironment{.gpu = "G", .ceilings = {{"copy_gbps", 3000.0}, {"sgemm_gflops", 50000.0}},
+                                   .peaks = peaks, .cache_mode = "cold"};
+      EXPECT_EQ(spec.runner->environment_refusal(spec, env), "") << spec.name << " " << peaks.dump();
+    }
+  }
+}
+
 // --- the channel: only file descriptor 3 is read; what the student's code prints is shown --------
 
 // A child whose stdout (where a kernel's device printf goes) claims every size passed and a
@@ -342,6 +403,28 @@ TEST_F(ChildEventParent, WhatTheStudentPrintedIsShownCappedSayingHowMuchWasCut) 
   EXPECT_EQ(report.sizes_passed(), 7u);
 }
 
+// A child that stops with a status of its own: its last line on stderr is the student's output
+// (a kernel's printf, a Python print), quoted as theirs, one line and capped, never as our reason.
+TEST_F(ChildEventParent, WhyTheChildStoppedQuotesItsLastStderrLineAsTheStudents) {
+  const LabSpec spec = find_lab(kLabs, "1");
+  const fs::path script = dir_ / "stops.sh";
+  write(script, "#!/bin/sh\necho 'the grader: every size passed, 100 points' >&2\n"
+                "printf '\\033[2Jcleared\\n' >&2\nexit 5\n");
+  fs::permissions(script, fs::perms::owner_all);
+  const ChildReport report = run_child_process(spec, kSolution, ChildMode::kCheck, {{script.string()}, 1}, 30);
+  ASSERT_TRUE(report.ended_abnormally());
+  const std::string why = report.why_stopped();
+  EXPECT_TRUE(has(why, "the check stopped (exit status 5); your code's last line on standard error: '")) << why;
+  EXPECT_TRUE(has(why, "\\x1b[2Jcleared'")) << why;  // control characters spelled out
+  EXPECT_EQ(why.find('\n'), std::string::npos) << why;
+
+  write(script, "#!/bin/sh\necho 'PASS: all' >&2\nprintf 'y%.0s' $(seq 1 500) >&2\nexit 5\n");
+  const std::string long_why = run_child_process(spec, kSolution, ChildMode::kCheck, {{script.string()}, 1}, 30)
+                                   .why_stopped();
+  EXPECT_TRUE(has(long_why, "yyy...'")) << long_why;
+  EXPECT_LT(long_why.size(), 300u) << long_why;
+}
+
 // A line missing, extra, repeated or out of order on the channel: a protocol error, never a pass.
 TEST_F(ChildEventParent, EveryLineInItsPlaceOrTheReportIsNotTrusted) {
   const LabSpec spec = find_lab(kLabs, "1");
@@ -372,8 +455,9 @@ TEST_F(ChildEventParent, EveryLineInItsPlaceOrTheReportIsNotTrusted) {
 TEST_F(ChildEventParent, TheChildGetsItsModesKeysOnStandardInputAndNoSeed) {
   const LabSpec spec = find_lab(kLabs, "1");
   const fs::path script = dir_ / "recording.sh";
-  write(script, "#!/bin/sh\necho \"$@\" > " + (dir_ / "args.txt").string() + "\ncat > " +
-                    (dir_ / "stdin.txt").string() + "\ncat >&3 <<'EOF'\n" + every_size_passed() + "EOF\n");
+  write(script, "#!/bin/sh\necho \"$@\" > " + (dir_ / "args.txt").string() + "\nenv > " +
+                    (dir_ / "env.txt").string() + "\ncat > " + (dir_ / "stdin.txt").string() + "\ncat >&3 <<'EOF'\n" +
+                    every_size_passed() + "EOF\n");
   fs::permissions(script, fs::perms::owner_all);
   const std::uint64_t secret = 0x5EC2E7;
   const ChildReport report = run_child_process(spec, kSolution, ChildMode::kCheck, {{script.string()}, secret}, 30);
@@ -385,6 +469,19 @@ TEST_F(ChildEventParent, TheChildGetsItsModesKeysOnStandardInputAndNoSeed) {
   EXPECT_EQ(handed.check, GradeKeys::derive(secret, spec, ChildMode::kCheck).check);
   EXPECT_EQ(handed.check.size(), spec.check_sizes.size());
   EXPECT_TRUE(handed.judge.empty() && handed.samples.empty()) << "a check needs no timing keys";
+  // Its environment holds neither the secret nor any key, in decimal or in hexadecimal (as its
+  // standard input spells them), nor the keys' text.
+  const std::string environment = slurp(dir_ / "env.txt");
+  ASSERT_FALSE(environment.empty());
+  std::vector<std::uint64_t> values = handed.check;
+  values.push_back(secret);
+  for (const std::uint64_t value : values) {
+    char hex[32];
+    std::snprintf(hex, sizeof hex, "%llx", static_cast<unsigned long long>(value));
+    EXPECT_FALSE(has(environment, std::to_string(value))) << value << "\n" << environment;
+    EXPECT_FALSE(has(environment, hex)) << hex << "\n" << environment;
+  }
+  EXPECT_FALSE(has(environment, "check ")) << environment;
 }
 
 // --- the keys: HMAC-SHA256, each one its own -----------------------------------------------------

@@ -616,6 +616,9 @@ TEST_P(LabSolutionOnTheGpu, GradeTimesTheSolution) {
   EXPECT_EQ(g["check"]["points"], spec_.check_points) << g.dump(2);
   EXPECT_GT(g["performance"]["speed_vs_runtime"].get<double>(), 0.0) << g.dump(2);
   EXPECT_EQ(g["performance"]["benchmarks"].size(), spec_.benchmark_sizes.size()) << g.dump(2);
+  // Every timed sample (lab 8: every timed trip) is verified, and what that cost is measured.
+  for (const nlohmann::json& b : g["performance"]["benchmarks"])
+    EXPECT_GT(b.value("sample_verify_ms", 0.0), 0.0) << spec_.name << "\n" << b.dump(2);
   std::printf("%s: %s\n", spec_.name.c_str(), o.out.substr(o.out.find("GRADE")).c_str());
 }
 

@@ -8,7 +8,9 @@
 // files through `lab check` and `lab grade` on a GPU are tests/test_lab.cpp's.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -22,6 +24,7 @@
 
 #include "common/gpu.h"
 #include "common/python_interpreter.h"
+#include "lab/child/child_process.h"
 #include "lab/child/student_program.h"
 #include "lab/runners/compile_process.h"
 #include "lab/runners/numba/numba_kernel.h"
@@ -103,6 +106,86 @@ TEST(CompileProcess, WhatItLeavesRunningIsKilledWhenItEnds) {
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   EXPECT_TRUE(kill(sleeper, 0) != 0 || has(slurp("/proc/" + std::to_string(sleeper) + "/stat"), " Z "))
       << "sleep " << sleeper << " still runs";
+}
+
+// A student's daemon: a double fork whose sleep runs in a session (and group) of its own, its
+// parent gone before the compile process ends. Neither the group kill nor PDEATHSIG reaches it;
+// the subreaper does (compile_process.h).
+TEST(CompileProcess, ADaemonItLeavesOutsideItsGroupIsKilledWhenItEnds) {
+  const WorkingFolder folder("test");
+  const CompileProcessOutcome done = shell(
+      "( setsid sh -c 'sleep 30 >/dev/null 2>&1 & echo $! > daemon' & ); "
+      "while [ ! -s daemon ]; do sleep 0.05; done; cat daemon",
+      folder, {.wall_s = 20});
+  ASSERT_TRUE(done.exited) << done.how_it_ended() << done.output;
+  const pid_t daemon = std::atoi(done.output.c_str());
+  ASSERT_GT(daemon, 0) << done.output;
+  const bool gone = kill(daemon, 0) != 0;  // reaped as well as killed: not even a zombie is left
+  if (!gone) kill(daemon, SIGKILL);        // not left behind by a failing test
+  EXPECT_TRUE(gone) << "sleep " << daemon << " outlived the compile process";
+}
+
+// From a compile process, tries each of `holders` (process ids): reading its /proc environ,
+// opening its memory; then what the process holds of capabilities. Its output to `probed`; true
+// when the probe ran to its end.
+bool probe_key_holders(const std::string& holders, const fs::path& probed) {
+  const WorkingFolder folder("test");
+  const CompileProcessOutcome done = shell(
+      "for p in " + holders + "; do "
+      "cat /proc/$p/environ >/dev/null 2>&1 && echo \"read the environ of $p\"; "
+      "(exec 3</proc/$p/mem) 2>/dev/null && echo \"opened the memory of $p\"; done; "
+      "grep -E '^(CapPrm|CapEff|CapBnd|CapAmb|NoNewPrivs):' /proc/self/status",
+      folder);
+  std::ofstream(probed) << done.output;
+  return done.exited && done.exit_code == 0;
+}
+
+// The grade's secret and keys are out of the compile process's reach (lab/child/key_holder.h): in
+// a process of its own standing in for `lab grade`, a check through run_child_process (a stand-in
+// child writes lab 1's lines), then a process of its standing in for the lab child starts the
+// compile process, which tries to read both of them through /proc. Without the holders
+// non-dumpable (a grader that is not root), or with the compile process holding a capability (a
+// grader that is root: CAP_SYS_PTRACE reads any process), it could.
+TEST(CompileProcess, CannotReadTheKeyHoldersMemoryNorHoldsACapability) {
+  const WorkingFolder scratch("test-holder");
+  const fs::path child_script = scratch.path() / "child.sh", probed = scratch.path() / "probed.txt";
+  write(child_script, stand_in_child(lab1_every_size_passed()));
+  fs::permissions(child_script, fs::perms::owner_all);
+  const LabSpec spec = find_lab(kLabs, "1");
+  std::fflush(nullptr);
+  const pid_t holder = fork();
+  ASSERT_GE(holder, 0);
+  if (holder == 0) {  // `lab grade`: holds the secret
+    int code = 0;
+    try {
+      const ChildReport report = run_child_process(spec, solution_file("01-vector-add", "vector_add.cu"),
+                                                   ChildMode::kCheck, {{child_script.string()}, 0x5EC2E7}, 30);
+      if (report.sizes_passed() != 7) code |= 4;
+      if (prctl(PR_GET_DUMPABLE) != 0) code |= 2;  // the parent still dumpable
+      const pid_t child = fork();
+      if (child == 0) {  // the lab child: starts the compile process
+        const bool probe_ran = probe_key_holders(std::to_string(getppid()) + " " + std::to_string(getpid()), probed);
+        _exit(probe_ran ? 0 : 1);
+      }
+      int status = 1;
+      waitpid(child, &status, 0);
+      if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) code |= 1;
+    } catch (...) {
+      code |= 8;
+    }
+    _exit(code);
+  }
+  int status = -1;
+  waitpid(holder, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  const std::string output = slurp(probed);
+  EXPECT_EQ(WEXITSTATUS(status) & 2, 0) << "the parent that holds the secret is still dumpable";
+  EXPECT_EQ(WEXITSTATUS(status) & ~2, 0) << "the check or the probe did not run\n" << output;
+  EXPECT_FALSE(has(output, "read the environ")) << output;
+  EXPECT_FALSE(has(output, "opened the memory")) << output;
+  for (const char* set : {"CapPrm", "CapEff", "CapBnd", "CapAmb"})
+    EXPECT_TRUE(has(output, std::string(set) + ":\t0000000000000000")) << set << "\n" << output;
+  EXPECT_TRUE(has(output, "NoNewPrivs:\t1")) << output;
 }
 
 TEST(CompileProcess, ItsCpuTimeIsLimited) {

@@ -26,8 +26,8 @@ is a query:
   grade FIELD [FILE]                                   a lab grade (`lab grade --json`): points,
                                                        speed (ours / yours), ceiling (the fraction of
                                                        the ceiling), or the first benchmark size's ms,
-                                                       ours_ms, gbps; FILE: the submission whose file
-                                                       name holds it (default: the file's only one)
+                                                       ours_ms, gbps, reset_ms, verify_ms (per sample); FILE:
+                                                       the submission whose file name holds it (else its one)
   timing STAGE FIELD                                   a timing record (build/timings.json of
                                                        scripts/build.sh and scripts/test.sh): a stage's
                                                        wall or cpu time (min and s), steps, warnings,
@@ -312,6 +312,8 @@ GRADE_FIELDS = {
     "ms": (lambda s: s["performance"]["benchmarks"][0]["student"]["median_ms"], lambda x: fmt.sig_kept(x, 4), "ms"),
     "ours_ms": (lambda s: s["performance"]["benchmarks"][0]["runtime"]["median_ms"], lambda x: fmt.sig_kept(x, 4), "ms"),
     "gbps": (lambda s: s["performance"]["benchmarks"][0]["student"]["gbps"], fmt.docs_rate, "GB/s"),
+    "reset_ms": (lambda s: s["performance"]["benchmarks"][0]["input_reset_ms"], lambda x: fmt.sig_kept(x, 4), "ms"),
+    "verify_ms": (lambda s: s["performance"]["benchmarks"][0]["sample_verify_ms"], lambda x: fmt.sig_kept(x, 4), "ms"),
 }
 
 

@@ -25,7 +25,8 @@
 //                       one per benchmark size; in place of "runtime" (ours: the lab's baseline
 //                       layer's kernel), "runtime_error": "..." when ours could not be timed;
 //                       samples_verified, input_reset_ms and sample_verify_ms (each sample's fresh
-//                       inputs and its verification: lab/child/fresh_inputs.h) optional, 0 when absent
+//                       inputs and its verification: lab/child/fresh_inputs.h; lab 8: each timed
+//                       trip's, lab/runners/host_trip/trip_child.cpp) optional, 0 when absent
 //   BenchmarkFailed     {"benchmark": "2^26", "error": "..."}   the student's kernel was wrong or untimed
 //   figures             {"median_ms": ..., "samples": 40, "noise": ..., "gbps": ..., "gflops": ...,
 //                        "stop": "noise reached"}   median_ms and samples required, the others optional

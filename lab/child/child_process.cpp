@@ -5,7 +5,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/usage_error.h"  // one_line
 #include "lab/child/grade_keys.h"
+#include "lab/child/key_holder.h"
 #include "lab/child/student_program.h"
 #include "lab/commands/sanitize.h"
 #include "lab/runners/runner.h"
@@ -23,6 +25,9 @@ std::string last_line(const std::string& text) {
   return last;
 }
 
+// At most this much of a line the student's code printed is quoted in a reason of ours.
+constexpr std::size_t kQuotedLineBytes = 160;
+
 // Why the child stopped before reporting a size: the time limit, a signal, or its own error.
 std::string why_child_stopped(const ChildOutcome& child, double limit_s) {
   char text[256];
@@ -34,8 +39,14 @@ std::string why_child_stopped(const ChildOutcome& child, double limit_s) {
     std::snprintf(text, sizeof text, "the check crashed (signal %d, %s)", child.signal, strsignal(child.signal));
     return text;
   }
+  // The child's stderr is the student's output (a device printf, a Python print) as much as ours:
+  // quoted as theirs, one line and short, never as a reason of ours.
   const std::string err = last_line(child.err);
-  return "the check stopped (exit status " + std::to_string(child.exit_code) + ")" + (err.empty() ? "" : ": " + err);
+  std::string stopped = "the check stopped (exit status " + std::to_string(child.exit_code) + ")";
+  if (!err.empty())
+    stopped += "; your code's last line on standard error: '" + one_line(err.substr(0, kQuotedLineBytes)) +
+               (err.size() > kQuotedLineBytes ? "...'" : "'");
+  return stopped;
 }
 
 std::string cuda_error_text(const std::string& error) {
@@ -250,6 +261,9 @@ const char* to_string(ChildMode mode) {
 ChildReport run_child_process(const LabSpec& spec, const fs::path& given, ChildMode mode, const CheckOptions& options,
                               double time_limit_s) {
   require_student_file(given);
+  // This process holds the grade's secret: nothing it starts (the child, a compiler, and theirs)
+  // may read its memory (key_holder.h).
+  make_key_holder_undumpable();
   // A file named "-x.cu" would reach the child, nvcc and NVRTC (which takes a program's name as an
   // argument of its own) as an option: "./-x.cu" is the same file.
   const fs::path file = given.string().starts_with("-") ? fs::path(".") / given : given;

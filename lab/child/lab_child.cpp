@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "lab/child/child_process.h"
+#include "lab/child/key_holder.h"
 #include "lab/runners/runner.h"
 #include "variants/driver/kernel_program.h"
 
@@ -36,6 +37,9 @@ GradeKeys read_grade_keys(std::FILE* in) {
 
 int run_child_with_channel(const LabSpec& spec, const std::filesystem::path& file, const ChildRequest& request,
                            int events_fd) {
+  // The keys of its mode are in this process's memory now: nothing it starts (a compiler, the
+  // numba runner's compile process, lab 8's trip process) may read it (key_holder.h).
+  make_key_holder_undumpable();
   // Close-on-exec: a program the child starts (nvcc for the host trip, a profiler's helper) does
   // not get the channel.
   if (events_fd <= STDERR_FILENO || fcntl(events_fd, F_SETFD, FD_CLOEXEC) != 0)

@@ -13,10 +13,13 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <set>
 #include <stdexcept>
 #include <thread>
 
 #include "common/python_interpreter.h"
+#include "lab/child/key_holder.h"
 
 namespace lb::lab {
 namespace {
@@ -59,12 +62,58 @@ std::string resolve(const std::string& program) {
   if (null_fd < 0 || dup2(null_fd, STDIN_FILENO) < 0 || dup2(output_fd, STDOUT_FILENO) < 0 ||
       dup2(output_fd, STDERR_FILENO) < 0)
     _exit(127);
+  // No capability survives its exec (as root it would get every one back, CAP_SYS_PTRACE among
+  // them, and read the key holders' memory whatever their dumpable flag says). Said on its output.
+  if (!give_up_every_capability()) {
+    static constexpr char kWhy[] = "layerbench: the compile process could not give up its capabilities (a root "
+                                   "without CAP_SETPCAP?): it does not run the file\n";
+    (void)!write(STDERR_FILENO, kWhy, sizeof kWhy - 1);
+    _exit(127);
+  }
   // Every other descriptor closed: the child's event channel, its pipes, anything it opened.
   if (syscall(SYS_close_range, 3u, ~0u, 0u) != 0)
     for (int fd = 3; fd < 65536; ++fd) close(fd);
   if (chdir(folder) != 0) _exit(127);
   execve(program, argv, envp);
   _exit(127);
+}
+
+// This process's children, as /proc says (each process's parent, the field after its name's closing
+// parenthesis in /proc/PID/stat): the processes it adopted as a subreaper among them.
+std::set<pid_t> children_of_this_process() {
+  std::set<pid_t> children;
+  const pid_t self = getpid();
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string text;
+    std::getline(stat, text);
+    const std::size_t paren = text.rfind(')');
+    if (paren == std::string::npos) continue;  // gone meanwhile
+    char state = 0;
+    long parent = 0;
+    if (std::sscanf(text.c_str() + paren + 1, " %c %ld", &state, &parent) == 2 && parent == self)
+      children.insert(static_cast<pid_t>(std::stol(name)));
+  }
+  return children;
+}
+
+// Kills and reaps every child of this process not in `spared`, over and over until none is left:
+// with this process a subreaper, whatever the compile process left (a double fork, a setsid daemon)
+// was adopted when its parent died, and what a killed one had started is adopted in turn.
+void kill_what_it_left(const std::set<pid_t>& spared) {
+  for (;;) {
+    std::set<pid_t> left;
+    for (const pid_t child : children_of_this_process())
+      if (!spared.contains(child)) left.insert(child);
+    if (left.empty()) return;
+    for (const pid_t child : left) kill(child, SIGKILL);
+    for (const pid_t child : left)
+      while (waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
+      }
+  }
 }
 
 }  // namespace
@@ -128,10 +177,22 @@ CompileProcessOutcome run_compile_process(const std::vector<std::string>& argv, 
 
   // This process (the lab child) becomes non-dumpable first: the compile process runs as the same
   // user, and must not read the child's memory (the grade's keys) through /proc/PID/mem or ptrace.
-  if (prctl(PR_SET_DUMPABLE, 0) != 0) {
+  try {
+    make_key_holder_undumpable();
+  } catch (...) {
     close(output_fd);
-    fail("prctl(PR_SET_DUMPABLE)", errno);
+    throw;
   }
+  // A child subreaper: whatever the compile process leaves behind, in its group or not (setsid, a
+  // double fork), is adopted by this process when its parent dies, and killed below. The children
+  // this process had before are not its.
+  int was_subreaper = 0;
+  prctl(PR_GET_CHILD_SUBREAPER, &was_subreaper);
+  if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
+    close(output_fd);
+    fail("prctl(PR_SET_CHILD_SUBREAPER)", errno);
+  }
+  const std::set<pid_t> children_before = children_of_this_process();
   const auto start = std::chrono::steady_clock::now();
   const pid_t pid = fork();
   if (pid < 0) {
@@ -161,6 +222,8 @@ CompileProcessOutcome run_compile_process(const std::vector<std::string>& argv, 
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   kill(-pid, SIGKILL);  // whatever it started and left running in its group
+  kill_what_it_left(children_before);  // and everything else it left, adopted meanwhile
+  if (!was_subreaper) prctl(PR_SET_CHILD_SUBREAPER, 0);
   outcome.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!outcome.timed_out) {
     outcome.exited = WIFEXITED(status);

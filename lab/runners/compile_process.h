@@ -7,15 +7,28 @@
 // so nothing of the child's memory reaches it, with:
 //   - resource limits (setrlimit after fork): CPU seconds, address space, file size, no core files;
 //     a wall-clock limit, after which its whole process group is killed; it dies with the child
-//     (PR_SET_PDEATHSIG), and whatever it left running in its group is killed when it ends;
+//     (PR_SET_PDEATHSIG);
+//   - no capability (lab/child/key_holder.h: the bounding set emptied, no_new_privs): as root, its
+//     exec would otherwise give it CAP_SYS_PTRACE, which reads any process's memory;
 //   - an environment of our own: only the variables that find Python and CUDA (allowed_environment),
-//     HOME, TMPDIR and the working folder; no seed anywhere (the child's argv holds it, and is not
-//     passed on);
+//     HOME, TMPDIR and the working folder; no key or seed anywhere (the child got its keys on its
+//     standard input, read to its end before anything of the student's was loaded, and holds them
+//     only in its memory; its argv and environment never held one);
 //   - its own temporary working folder (the student's file is copied into it), removed after;
 //   - standard input /dev/null, standard output and error to a file of ours (the student's output:
 //     shown capped, never parsed), every other descriptor closed (the child's event channel too);
 //   - the process that starts it made non-dumpable first (PR_SET_DUMPABLE), so that it, running
-//     as the same user, cannot read its parent's memory (the grade's keys) through /proc or ptrace.
+//     as the same user, cannot read its parent's memory (the grade's keys) through /proc or ptrace;
+//   - whatever it leaves running is killed and reaped before run_compile_process returns, so that
+//     nothing of the student's loads the GPU while our kernels are timed: its process group, and,
+//     the process that starts it being a child subreaper (PR_SET_CHILD_SUBREAPER) for the while,
+//     every other descendant (a double fork, a setsid daemon), which is adopted by it when its
+//     parent dies and killed in turn, until none is left.
+//     What this cannot reach: a process the student's code has someone else start, outside this
+//     tree (a user service manager, cron, at, an ssh to localhost, where any is there); and if the
+//     child itself is killed first (at its own time limit) what it had adopted goes to the next
+//     subreaper up, or init, and the watchdog kills only the child's own group. Only a cgroup or a
+//     PID namespace would hold those too, and neither is available to an unprivileged grader.
 #pragma once
 #include <filesystem>
 #include <string>

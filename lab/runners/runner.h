@@ -86,7 +86,13 @@ class Runner {
   // Why the grade cannot read a rate against `environment` (no peaks to bound it, no ceiling to
   // read it against), in a few words; empty when it can. A grade with a reason earns no
   // performance points: a figure missing is never a check skipped.
+  // Every runner's refuses, among others, an environment that leaves the speed limit (rate_limit)
+  // of any benchmark size unchecked: unchecked_size_refusal.
   virtual std::string environment_refusal(const LabSpec& spec, const std::optional<TimingEnvironment>& environment) const;
+  // The first benchmark size whose rate_limit `environment` leaves unchecked, in a refusal's words
+  // with the figure it lacks ("... leaves the speed limit at 2048x2048x2048 unchecked: no fp32
+  // peak: ..."); empty when every size has a limit.
+  std::string unchecked_size_refusal(const LabSpec& spec, const std::optional<TimingEnvironment>& environment) const;
 
   // --- the child, on the GPU (lab/child/lab_child.cpp): its events to `out`, its exit status.
   virtual int run_child(const LabSpec& spec, const std::filesystem::path& file, const ChildRequest& request,

@@ -46,7 +46,7 @@ RateLimit Runner::rate_limit(const LabSpec& spec, const std::string& label,
                              const std::optional<TimingEnvironment>& environment) const {
   const Figure figure = spec.workload->figure();
   const std::optional<DevicePeaks> peaks = peaks_from_json(environment ? environment->peaks : nlohmann::json());
-  if (!peaks) return RateLimit::unchecked(figure, "the timing child reported no peaks of its GPU");
+  if (!peaks) return RateLimit::unchecked(figure, "the environment child reported no peaks of its GPU");
   for (const Shape& shape : spec.benchmark_sizes)
     if (spec.workload->size_label(shape) == label)
       return lb::rate_limit(*spec.workload, shape, *peaks, environment->cache_mode == "cold");
@@ -59,6 +59,20 @@ std::string Runner::environment_refusal(const LabSpec& spec,
   if (!peaks_from_json(environment->peaks)) return "an environment without the GPU's peaks (no rate could be bounded)";
   const Ceiling limit = ceiling(spec, environment);
   if (!(limit.value > 0)) return "an environment without the GPU's " + limit.what;
+  return unchecked_size_refusal(spec, environment);
+}
+
+std::string Runner::unchecked_size_refusal(const LabSpec& spec,
+                                           const std::optional<TimingEnvironment>& environment) const {
+  // Some peaks are not every peak: matmul needs the fp32 one, a bandwidth lab a DRAM peak that
+  // bounds its working set (not on an integrated GPU, nor where the working set fits in the L2).
+  // A size without a limit would be graded on a rate nothing bounds.
+  for (const Shape& shape : spec.benchmark_sizes) {
+    const std::string label = spec.workload->size_label(shape);
+    const RateLimit limit = rate_limit(spec, label, environment);
+    if (!limit.checked())
+      return "an environment that leaves the speed limit at " + label + " unchecked: " + limit.not_checked;
+  }
   return {};
 }
 

@@ -127,7 +127,8 @@ def test_commit_is_the_sources_short_commit(repo):
 @pytest.fixture()
 def grades(repo):
     def submission(file, outcome, points, speed=None, fraction=None, ms=None, ours_ms=None):
-        bench = [{"size": "67108864", "student": {"median_ms": ms, "gbps": 2815.4}, "runtime": {"median_ms": ours_ms}}]
+        bench = [{"size": "67108864", "student": {"median_ms": ms, "gbps": 2815.4}, "runtime": {"median_ms": ours_ms},
+                  "input_reset_ms": 1.604383945, "sample_verify_ms": 86.72059, "samples_verified": 52}]
         return {"file": file, "outcome": outcome, "points": points,
                 "performance": {"speed_vs_runtime": speed, "fraction_of_ceiling": fraction,
                                 "benchmarks": bench if ms else []}}
@@ -146,6 +147,9 @@ def grades(repo):
     ("gpu/lab1.json grade ours_ms solution/", "0.2779 ms"),
     ("gpu/lab1.json grade gbps solution/", "2815 GB/s"),
     ("gpu/lab1.json grade points off_by_one", "42.9"),
+    # what verifying every timed sample costs, beside its fresh inputs
+    ("gpu/lab1.json grade reset_ms solution/", "1.604 ms"),
+    ("gpu/lab1.json grade verify_ms solution/", "86.72 ms"),
 ])
 def test_grade_queries(grades, query, text):
     assert figures.evaluate(query) == text

@@ -60,7 +60,7 @@ std::string HostTripRunner::environment_refusal(const LabSpec& spec,
   if (!environment) return "no environment line";
   const Ceiling link = ceiling(spec, environment);
   if (!(link.value > 0)) return "an environment without the host link's " + link.what;
-  return {};
+  return unchecked_size_refusal(spec, environment);
 }
 
 std::vector<std::string> HostTripRunner::timing_feedback(const LabSpec& spec, const ChildReport& timed,

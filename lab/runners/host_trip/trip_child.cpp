@@ -1,7 +1,6 @@
 #include "lab/runners/host_trip/trip_child.h"
 
 #include <fcntl.h>
-#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,6 +17,7 @@
 #include "common/median.h"
 #include "harness/sampling.h"
 #include "lab/child/grade_keys.h"  // keyed_hash
+#include "lab/child/key_holder.h"
 #include "lab/child/student_program.h"  // StudentCompileError
 #include "lab/runners/host_trip/trip_build.h"
 #include "lab/runners/host_trip/trip_feedback.h"
@@ -147,6 +147,10 @@ struct TimedTrips {
   Figures figures;  // the child's own clock: the parent replaces them with its own (trip_clock.h)
   std::size_t verified = 0;
   double prepare_ms = 0;  // median host time of one trip's fresh inputs (drawn, copied, c poisoned)
+  // Mean host time of one timed trip's verification (c's guard zone and c against the trip's own
+  // problem, outside the timed trip), as FreshInputs::verify_ms is a kernel sample's: the event's
+  // sample_verify_ms. c is already on the host (the trip downloads it), so there is no download.
+  double verify_ms = 0;
 };
 
 // One trip timed at one size: its buffers and lab_setup on construction, then its verified
@@ -182,8 +186,10 @@ class TripTiming {
           ms = ms_since(t0);
           events_.emit(runner_event(TripMark{label_, who_, t, true}));
         });
+    const auto verify_start = std::chrono::steady_clock::now();
     if (const std::string wrong = judge(workload_, inputs_.problem(), process_); !wrong.empty())
       throw TripError("timed trip " + std::to_string(t) + " was wrong: " + wrong);
+    verify_ms_total_ += ms_since(verify_start);
     series_.add(ms);
   }
 
@@ -196,6 +202,7 @@ class TripTiming {
     TimedTrips timed;
     timed.verified = series_.count() + static_cast<std::size_t>(kWarmupTrips);
     timed.prepare_ms = median(prepare_ms_);
+    timed.verify_ms = series_.count() == 0 ? 0.0 : verify_ms_total_ / static_cast<double>(series_.count());
     timed.figures = figures_of_trips(series_.samples(), trip_bytes(workload_, inputs_.problem().shape).upload, stop);
     return timed;
   }
@@ -217,6 +224,7 @@ class TripTiming {
   OpenedTrip opened_;
   SampleSeries series_;
   std::vector<double> prepare_ms_;
+  double verify_ms_total_ = 0;  // the timed trips' verifications, host milliseconds
 };
 
 std::string gpu_name() {
@@ -297,6 +305,7 @@ void time_trips(const LabSpec& spec, TripProcess& process, const GradeKeys& keys
       timed.student = t.figures;
       timed.samples_verified = t.verified;
       timed.input_reset_ms = t.prepare_ms;
+      timed.sample_verify_ms = t.verify_ms;
     } catch (const TripError& e) {
       student_failed(e);
       continue;
@@ -383,9 +392,10 @@ int run_host_trip_child(const LabSpec& spec, const std::filesystem::path& file, 
         events.emit(TimingEnvironment{.gpu = gpu_name(), .ceilings = link_json(measure_link()), .peaks = nullptr,
                                       .cache_mode = "hot"});
       const std::filesystem::path layerbench = std::filesystem::read_symlink("/proc/self/exe");
-      // Not dumpable: no process of the same user (the trip process among them) may read this
-      // one's memory through /proc or ptrace.
-      if (prctl(PR_SET_DUMPABLE, 0) != 0) throw std::runtime_error("prctl(PR_SET_DUMPABLE, 0) failed");
+      // Not dumpable (again: run_child_with_channel made it so before anything ran): no process of
+      // the same user (the trip process among them) may read this one's memory through /proc or
+      // ptrace.
+      make_key_holder_undumpable();
       process.emplace(layerbench, built.library, file, largest_n(spec));
       process->wait_loaded();  // the library may go now: the trip process has it mapped
     } catch (const StudentCompileError& e) {

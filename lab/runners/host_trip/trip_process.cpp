@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "common/gpu.h"
+#include "lab/child/key_holder.h"
 #include "lab/child/student_program.h"  // StudentCompileError
 #include "lab/runners/host_trip/trip_build.h"
 #include "lab/runners/host_trip/trip_ours.h"
@@ -309,6 +310,14 @@ TripProcess::TripProcess(const fs::path& program, const fs::path& library, const
   if (pid_ == 0) {
     // A fresh image (exec): nothing of this process's memory, its keys among it, comes along.
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // the child gone (killed at its time limit): this goes too
+    // The student's host code gets no capability: as root its exec would otherwise give it every
+    // one, CAP_SYS_PTRACE among them, which reads the key holders whatever their dumpable flag says.
+    if (!give_up_every_capability()) {
+      static constexpr char kWhy[] = "layerbench: the trip process could not give up its capabilities (a root "
+                                     "without CAP_SETPCAP?): it does not load the library\n";
+      (void)!write(STDERR_FILENO, kWhy, sizeof kWhy - 1);
+      _exit(127);
+    }
     // No descriptor of the child's but the standard ones and these two reaches the trip process.
     if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) != 0 || fcntl(their_socket, F_SETFD, 0) != 0 ||
         fcntl(their_memory, F_SETFD, 0) != 0)
