@@ -17,11 +17,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kResultName = "kernel.json";
+// (Names of their own: the lab library is a unity build, beside numba_kernel.cpp's.)
+constexpr const char* kTritonResultName = "kernel.json";
 
-std::string joined(const std::vector<std::string>& words, const char* separator) {
+std::string comma_joined(const std::vector<std::string>& words) {
   std::string text;
-  for (const std::string& w : words) text += (text.empty() ? "" : separator) + w;
+  for (const std::string& w : words) text += (text.empty() ? "" : ",") + w;
   return text;
 }
 
@@ -99,7 +100,7 @@ TritonPtx compile_triton_kernel(const LabSpec& spec, const fs::path& file, int s
   fs::copy_file(file, copy, ec);
   if (ec) throw UsageError("cannot read " + file.string() + ": " + ec.message());
   std::vector<std::string> argv = {chosen_python(), "-m", "layerbench.lab.triton_compile", copy.filename().string(),
-                                   spec.kernel, joined(argument_c_types(spec), ","), std::to_string(sm), kResultName,
+                                   spec.kernel, comma_joined(argument_c_types(spec)), std::to_string(sm), kTritonResultName,
                                    "--num-warps", std::to_string(block / 32)};
   if (build.line_info) argv.push_back("--lineinfo");
   if (build.exact_buffers) argv.push_back("--debug");
@@ -119,7 +120,7 @@ TritonPtx compile_triton_kernel(const LabSpec& spec, const fs::path& file, int s
     throw StudentCompileError(what + " failed (" + done.how_it_ended() + ")" + printed);
   if (!printed.empty()) std::cerr << what << printed << "\n";
   try {
-    TritonPtx kernel = triton_result(folder.path() / kResultName, parameter_bits(spec, KernelAbi::kTriton), block);
+    TritonPtx kernel = triton_result(folder.path() / kTritonResultName, parameter_bits(spec, KernelAbi::kTriton), block);
     kernel.compile_ms = ms;
     return kernel;
   } catch (const StudentCompileError& e) {
