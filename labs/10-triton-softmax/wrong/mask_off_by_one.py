@@ -1,5 +1,5 @@
 # expect: past the end
-# An off-by-one tail mask: `cols <= n` lets each row's last block load and store one column past the row's end. Row r writes y[(r + 1) * n], the next row's first element (a race with that row's own program), and the last row writes one float past the end of y, into the runner's guard zone, which the check reports at every size.
+# An off-by-one tail mask: `cols <= n` lets each row's last block load and store one column past the row's end. Row r writes y[(r + 1) * n], the next row's first element (a race with that row's own program), and the last row writes one float past the end of y, into the runner's guard zone, which the check reports at every size whose width is not a multiple of BLOCK (at 7x1024 and 257x4096 no block reaches past the row, and those pass).
 import triton
 import triton.language as tl
 
