@@ -11,6 +11,7 @@
 // (EachLab/LabSolutionOnTheGpu, EachPlantedFile/PlantedOnTheGpu, EachGradedPlantedFile/...).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -35,6 +36,14 @@ using namespace lb::lab;
 using namespace lb::lab::testing;
 
 const std::vector<int> kLab10Bits = {64, 64, 64, 64, 64, 64};  // x, y, m, n, then the two scratch pointers
+
+// Lab 10 is on a workload folder, which only the embedded interpreter reads: a build without it
+// (-DLAYERBENCH_PYTHON_LAYERS=OFF, or no pybind11) leaves the lab out, and these tests skip.
+#define NEED_EMBEDDED_PYTHON()                                                                                    \
+  do {                                                                                                            \
+    if (const std::string why = python_layers_built_without(); !why.empty())                                      \
+      GTEST_SKIP() << "lab 10's workload folder is read by the embedded interpreter, which this build lacks: " << why; \
+  } while (0)
 
 std::string fixture_ptx() { return slurp(kRoot / "tests" / "fixtures" / "triton" / "row_softmax.ptx"); }
 
@@ -118,6 +127,7 @@ TEST(TritonResult, AcceptsOnlyAKernelWithTheLabsParametersBlockAndSharedMemory) 
 }
 
 TEST(TritonResult, Lab10sKernelTakesItsFoldersArgumentsAsTheirCTypesThenTwoPointers) {
+  NEED_EMBEDDED_PYTHON();
   const LabSpec spec = find_lab(kLabs, "10-triton-softmax");
   EXPECT_EQ(spec.runner->name(), "triton");
   EXPECT_EQ(argument_c_types(spec), (std::vector<std::string>{"const float*", "float*", "long long", "long long"}));
@@ -145,7 +155,43 @@ std::string triton_unavailable() {
   return std::system(command.c_str()) == 0 ? "" : chosen_python() + " cannot import triton (LAYERBENCH_PYTHON names another)";
 }
 
+TEST(TritonCompile, TheProbeSaysWhetherTheChosenPythonHasTriton) {
+  const std::string why = triton_unavailable_reason();
+  EXPECT_EQ(why.empty(), triton_unavailable().empty()) << why;
+  if (!why.empty()) {
+    EXPECT_EQ(why.find('\n'), std::string::npos) << why;
+    EXPECT_TRUE(has(why, chosen_python() + " cannot import (")) << why;
+    EXPECT_TRUE(has(why, "-m pip install triton")) << why;
+    EXPECT_TRUE(has(why, "LAYERBENCH_PYTHON")) << why;
+  }
+}
+
+// Without Triton the check cannot run here: one line naming what to install, exit 3 (as without a
+// GPU), after the rules (which need no Triton) have been checked; never a traceback, never a fail
+// of the student's file.
+class TritonCheck : public LabCliTest {};
+
+TEST_F(TritonCheck, WithoutTritonTheCheckSaysWhatToInstallAndExits3) {
+  NEED_EMBEDDED_PYTHON();
+  if (triton_unavailable().empty()) GTEST_SKIP() << chosen_python() << " has triton: TritonCompile.* and the GPU tests run";
+  const Outcome o = run("lab check 10 " + solution_file("10-triton-softmax", "row_softmax.py").string());
+  EXPECT_EQ(o.code, 3) << o.out << o.err;
+  EXPECT_TRUE(has(o.out, "cannot run the check here: the triton runner compiles with Triton, which ")) << o.out;
+  EXPECT_TRUE(has(o.out, "-m pip install triton")) << o.out;
+  EXPECT_EQ(std::count(o.out.begin(), o.out.end(), '\n'), 1) << o.out;
+  EXPECT_FALSE(has(o.out + o.err, "Traceback")) << o.out << o.err;
+  // The rules come first: a file that breaks them is told so, Triton or not.
+  const Outcome planted = run("lab check 10 " + planted_file("10-triton-softmax", "host_code_at_import.py").string());
+  EXPECT_EQ(planted.code, 1) << planted.out << planted.err;
+  EXPECT_TRUE(has(planted.out, "this imports os")) << planted.out;
+  // The lab is listed all the same: it is read without Triton (its rules, its folder).
+  const Outcome list = run("lab list");
+  EXPECT_EQ(list.code, 0) << list.out << list.err;
+  EXPECT_TRUE(has(list.out, "  10-triton-softmax ")) << list.out;
+}
+
 TEST(TritonCompile, TheSolutionComesBackAsPtxWithItsEntryAndLaunch) {
+  NEED_EMBEDDED_PYTHON();
   if (const std::string why = triton_unavailable(); !why.empty()) GTEST_SKIP() << why;
   const LabSpec spec = find_lab(kLabs, "10-triton-softmax");
   const TritonPtx kernel = compile_triton_kernel(spec, solution_file(spec), 90, {});
@@ -157,11 +203,33 @@ TEST(TritonCompile, TheSolutionComesBackAsPtxWithItsEntryAndLaunch) {
   EXPECT_GT(kernel.compile_ms, 0);
 }
 
+// The compile's whole C++ path (the process's command line and environment, its result checked)
+// for a lab on a built-in workload, which needs no embedded interpreter: lab 7's spec (saxpy:
+// alpha a float, x, y, n a long long; a block of 256), a Triton saxpy in its place.
+TEST(TritonCompile, ABuiltInWorkloadsArgumentsComeBackAsTheirWidths) {
+  if (const std::string why = triton_unavailable(); !why.empty()) GTEST_SKIP() << why;
+  const LabSpec spec = find_lab(kLabs, "07-cuda-core-saxpy");
+  const WorkingFolder folder("test");
+  const fs::path file = folder.path() / "saxpy.py";
+  write(file,
+        "import triton\nimport triton.language as tl\n\n@triton.jit\n"
+        "def lab_saxpy(alpha, x, y, n, BLOCK: tl.constexpr = 1024):\n"
+        "    i = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)\n"
+        "    tl.store(y + i, alpha * tl.load(x + i, mask=i < n) + tl.load(y + i, mask=i < n), mask=i < n)\n");
+  const TritonPtx kernel = compile_triton_kernel(spec, file, 90, {});
+  EXPECT_EQ(kernel.entry, "lab_saxpy");
+  EXPECT_EQ(kernel.num_warps, 8u);
+  EXPECT_TRUE(has(kernel.ptx, ".reqntid 256")) << kernel.ptx.substr(0, 1200);
+  EXPECT_EQ(ptx_parameter_bits(kernel.ptx, kernel.entry), (std::vector<int>{32, 64, 64, 64, 64, 64}));
+  EXPECT_EQ(ptx_parameter_bits(kernel.ptx, kernel.entry), parameter_bits(spec, KernelAbi::kTriton));
+}
+
 // What runs of the student's file runs in the compile process alone: here tl.static_print, which
 // Triton runs while it compiles, writes a line the grade would believe, then the kernel fails to
 // compile. The failure comes first, in one line; what the file printed follows as its output,
 // never parsed, and no kernel comes back.
 TEST(TritonCompile, WhatTheFilePrintsWhileCompilingIsShownAsItsOutputNeverBelieved) {
+  NEED_EMBEDDED_PYTHON();
   if (const std::string why = triton_unavailable(); !why.empty()) GTEST_SKIP() << why;
   const LabSpec spec = find_lab(kLabs, "10-triton-softmax");
   const WorkingFolder folder("test");
@@ -184,6 +252,7 @@ TEST(TritonCompile, WhatTheFilePrintsWhileCompilingIsShownAsItsOutputNeverBeliev
 }
 
 TEST(TritonCompile, HostCodeAtImportIsRefusedInTheCompileProcessToo) {
+  NEED_EMBEDDED_PYTHON();
   if (const std::string why = triton_unavailable(); !why.empty()) GTEST_SKIP() << why;
   const LabSpec spec = find_lab(kLabs, "10-triton-softmax");
   const fs::path planted = planted_file(spec.name, "host_code_at_import.py");

@@ -164,3 +164,19 @@ def test_a_rule_breaker_is_refused_before_it_is_imported(tmp_path):
     done = compile_in(tmp_path, HEADER + "import os\nos.system('touch ran')\n" + GOOD_KERNEL)
     assert done.returncode == 1 and "this imports os" in done.stderr
     assert not (tmp_path / "ran").exists()
+
+
+def test_a_python_without_triton_exits_no_triton_in_one_line(tmp_path):
+    # Runs everywhere: triton made unimportable (sys.modules["triton"] = None) in the process, as on a
+    # machine without it. The machine's fault, not the file's: NO_TRITON (3), one line, no traceback,
+    # no result; the rules are still checked first.
+    (tmp_path / "row_softmax.py").write_text((LAB / "solution" / "row_softmax.py").read_text())
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(ROOT / "python"), os.environ.get("PYTHONPATH")) if p))
+    code = ("import sys; sys.modules['triton'] = None\n"
+            "from layerbench.lab import triton_compile\n"
+            f"sys.exit(triton_compile.main(['row_softmax.py', '{KERNEL}', '{TYPES}', '90', 'kernel.json', '--num-warps', '8']))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    from layerbench.lab import triton_compile
+    assert done.returncode == triton_compile.NO_TRITON == 3, done.stderr
+    assert done.stderr.count("\n") == 1 and "cannot import triton" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "kernel.json").exists()

@@ -45,7 +45,28 @@ unsigned required_threads(const std::string& ptx, const std::string& entry) {
   return static_cast<unsigned>(std::min(threads, 1ul << 30));
 }
 
+// What to install, for a message that says Triton is missing.
+std::string install_triton_hint(const std::string& python) {
+  return "install it into that Python (" + python +
+         " -m pip install triton; the GPU image has 3.6) or set LAYERBENCH_PYTHON to a Python that has it";
+}
+
 }  // namespace
+
+std::string triton_unavailable_reason() {
+  const std::string python = chosen_python();
+  WorkingFolder folder("triton-probe");
+  const CompileProcessOutcome done =
+      run_compile_process({python, "-c", "import triton"}, allowed_environment(), folder, ProcessLimits{.wall_s = 60});
+  if (done.exited && done.exit_code == 0) return "";
+  // Python's last line says why ("ModuleNotFoundError: No module named 'triton'").
+  std::string why = done.output;
+  while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
+  why = why.substr(why.find_last_of('\n') == std::string::npos ? 0 : why.find_last_of('\n') + 1);
+  if (why.empty() || !done.exited) why = done.how_it_ended();
+  return "the triton runner compiles with Triton, which " + python + " cannot import (" + why.substr(0, 200) +
+         "): " + install_triton_hint(python);
+}
 
 unsigned triton_block_threads(const LabSpec& spec) {
   if (spec.launch.block_y != 1 || spec.launch.block_x == 0 || spec.launch.block_x % 32 != 0 || spec.launch.block_x > 1024)
@@ -116,6 +137,9 @@ TritonPtx compile_triton_kernel(const LabSpec& spec, const fs::path& file, int s
   const std::string what = file.string() + ": Triton's compile of " + spec.kernel;
   // What the process printed is the student's output: shown (capped), never parsed.
   const std::string printed = done.output_bytes == 0 ? "" : "\nwhat it printed:\n" + done.shown_output();
+  if (done.exited && done.exit_code == kTritonCompileNoTriton)  // the machine's, not the file's (the parent checks first)
+    throw StudentCompileError(what + " could not run: the compile process cannot import triton: " +
+                              install_triton_hint(chosen_python()) + printed);
   if (!done.exited || done.exit_code != 0)
     throw StudentCompileError(what + " failed (" + done.how_it_ended() + ")" + printed);
   if (!printed.empty()) std::cerr << what << printed << "\n";

@@ -38,6 +38,15 @@ constexpr unsigned kMaxTritonSharedBytes = 227u << 10;
 TritonPtx compile_triton_kernel(const LabSpec& spec, const std::filesystem::path& file, int sm,
                                 const StudentBuild& build);
 
+// Why the triton runner cannot compile here, in one line naming what to install: the Python
+// layerbench uses (chosen_python(), in the compile process's environment) cannot import triton.
+// Empty when it can. Starts that Python once (a second or two: Triton's import).
+std::string triton_unavailable_reason();
+
+// The exit status of the compile process when it cannot import triton (a machine without it, not
+// the student's file).
+constexpr int kTritonCompileNoTriton = 3;
+
 // The lab's block in threads (a folder lab's from workload.json), which a Triton kernel's num_warps
 // must make: 32 per warp, one dimension. StudentCompileError when it cannot (the lab's mistake).
 unsigned triton_block_threads(const LabSpec& spec);

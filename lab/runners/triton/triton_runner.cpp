@@ -9,6 +9,9 @@ namespace lb::lab {
 
 void TritonRunner::precheck(const LabSpec& spec, const std::filesystem::path& file) const {
   precheck_python_file(spec, file, PythonLabRules::kTriton);
+  // The rules first (a student without Triton still learns what the file breaks), then Triton,
+  // which the child's compile process needs: without it the check cannot run here.
+  if (const std::string why = triton_unavailable_reason(); !why.empty()) throw RunnerUnavailable(why);
 }
 
 std::string TritonRunner::compile_failed_rule(const std::string& file_name) const {

@@ -21,7 +21,9 @@ through the driver API and never imports the file.
 Triton's cache (TRITON_CACHE_DIR, and TRITON_HOME) is the working folder's, removed with it: no
 compiled kernel is shared between submissions. What the student's code prints (tl.static_print at
 compile time, or anything at import) is the student's output: shown capped, never parsed. A
-failure exits 1 with the reason on standard error."""
+failure exits 1 with the reason on standard error; a Python that cannot import triton exits
+NO_TRITON (3) with one line, the machine's fault and not the file's (the parent checks first:
+triton_kernel.cpp's triton_unavailable_reason)."""
 from __future__ import annotations
 
 import argparse
@@ -33,6 +35,13 @@ from pathlib import Path
 
 from .numba_compile import _student_frame, entry_names
 from .rules import StudentError, check_triton_file
+
+NO_TRITON = 3  # triton_kernel.h's kTritonCompileNoTriton
+
+
+class NoTriton(Exception):
+    """This Python cannot import triton."""
+
 
 # The Triton type of each C type a lab's kernel argument may have (workload.json's buffers and
 # scalars, the built-in workloads' kernel_args): a buffer a pointer to its element type.
@@ -65,8 +74,11 @@ def compile_kernel(path: str, kernel: str, types: list[str], cc: int, num_warps:
     os.environ.setdefault("TRITON_HOME", folder)
     # Line info is Triton's by default; a debug build (under compute-sanitizer) keeps device asserts.
     os.environ["TRITON_DISABLE_LINE_INFO"] = "0" if lineinfo or debug else "1"
-    import triton
-    from triton.backends.compiler import GPUTarget
+    try:
+        import triton
+        from triton.backends.compiler import GPUTarget
+    except ImportError as e:
+        raise NoTriton(f"{sys.executable} cannot import triton ({type(e).__name__}: {e})") from None
 
     name = "lb_lab_student_" + "".join(ch if ch.isalnum() else "_" for ch in Path(path).stem)
     spec = importlib.util.spec_from_file_location(name, path)
@@ -124,6 +136,9 @@ def main(argv: list[str] | None = None) -> int:
     except StudentError as e:
         print(e, file=sys.stderr)
         return 1
+    except NoTriton as e:
+        print(e, file=sys.stderr)
+        return NO_TRITON
     with open(args.out, "x", encoding="utf-8") as out:  # "x": a file the student's code made first is refused
         json.dump(result, out)
     return 0
