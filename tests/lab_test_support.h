@@ -20,6 +20,7 @@
 #include "lab/runners/runner.h"
 #include "lab/spec/lab_spec.h"
 #include "variants/python/python_layer.h"
+#include "variants/python/workload_folder.h"  // workload_folders_unavailable_reason
 
 namespace lb::lab::testing {
 
@@ -49,6 +50,16 @@ inline std::vector<fs::path> planted_files(const std::string& lab) {
   std::sort(files.begin(), files.end());
   return files;
 }
+// Why `lab` (its folder name) cannot be read by this build: it is on a workload folder, which
+// needs the embedded interpreter (`lab list` leaves it out, saying so). Empty when it can.
+inline std::string lab_unreadable_here(const std::string& lab) {
+  const std::string why = workload_folders_unavailable_reason();
+  if (why.empty()) return "";
+  std::ifstream in(kLabs / lab / "lab.json");
+  const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return json.find("\"workload_dir\"") == std::string::npos ? "" : lab + "'s workload folder " + why;
+}
+
 // Every lab's expected grade files (labs/*/expected/<gpu>.<what>.json), in path order.
 inline std::vector<fs::path> expected_grade_files() {
   std::vector<fs::path> files;

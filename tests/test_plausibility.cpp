@@ -319,6 +319,7 @@ TEST(RateLimit, EveryCommittedLabGradeIsWithinItsLimit) {
     for (const fs::path& path : expected_grade_files()) {
       const fs::directory_entry e(path);
       const nlohmann::json j = nlohmann::json::parse(slurp(e.path()));
+      if (!lab_unreadable_here(j.at("lab").get<std::string>()).empty()) continue;  // a build without the interpreter
       const LabSpec spec = find_lab(kLabs, j.at("lab").get<std::string>());
       if (!spec.runner->times_one_kernel()) continue;  // the host link's limit: tests/test_lab_transfer.cpp
       const std::optional<DevicePeaks> peaks = peaks_from_json(j.at("peaks"));

@@ -273,6 +273,9 @@ ChildReport run_child_process(const LabSpec& spec, const fs::path& given, ChildM
   } catch (const StudentCompileError& e) {
     report.compile_error = e.what();
     return report;
+  } catch (const RunnerUnavailable& e) {
+    report.runner_unavailable = e.what();
+    return report;
   }
   if (mode == ChildMode::kTime && spec.runner->environment_apart()) {
     // The peaks and ceilings from a child that loads no student code: nothing the student's code

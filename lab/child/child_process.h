@@ -67,6 +67,7 @@ class ChildNotes {
 // What the child said, event by event (child_event.h), and how it ended.
 struct ChildReport {
   std::string no_gpu;         // why the check cannot run here; empty when it could
+  std::string runner_unavailable;  // what the lab's runner needs and this machine lacks (RunnerUnavailable), one line
   std::string compile_error;  // the file did not compile (found before or by the child)
   std::map<std::string, SizeChecked> by_size;  // check size as written -> its outcome
   std::string error;          // what stopped the child (a CUDA error, with a hint), if it said

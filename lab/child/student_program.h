@@ -21,6 +21,14 @@ class StudentCompileError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// What the lab's runner needs is missing here (the triton runner's Triton, in the Python layerbench
+// uses): no fault of the student's file, so the check cannot run here (exit 3), as without a GPU.
+// what() is one line naming what to install.
+class RunnerUnavailable : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // Where a variant's buffers lie on the device, in the workload's order (HostProblem's): each input
 // (workload.input_elements(shape)[i] floats) and the output (output_elements(shape) floats, its
 // guard zone after it). The same for every run of one variant: the kernel's arguments do not move.

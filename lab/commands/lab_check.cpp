@@ -26,6 +26,10 @@ int print_check_report(const LabSpec& spec, const fs::path& file, const ChildRep
     std::fprintf(out, "cannot run the check here: no usable GPU (%s)\n", report.no_gpu.c_str());
     return kExitCannotRun;
   }
+  if (!report.runner_unavailable.empty()) {
+    std::fprintf(out, "cannot run the check here: %s\n", report.runner_unavailable.c_str());
+    return kExitCannotRun;
+  }
   if (!report.compile_error.empty()) {
     print_compile_error(out, spec, file, report.compile_error);
     return kExitFailed;
@@ -88,7 +92,8 @@ int check_submission(const LabSpec& spec, const fs::path& file, const CheckOptio
   const int status = print_check_report(spec, file, report, out);
   // --sanitize: memcheck's findings after the check's lines. Errors fail a check that passed; a
   // sanitizer that did not finish a check that passed means it could not run here.
-  if (!options.sanitize || !report.no_gpu.empty() || !report.compile_error.empty()) return status;
+  if (!options.sanitize || !report.no_gpu.empty() || !report.runner_unavailable.empty() || !report.compile_error.empty())
+    return status;
   const SanitizerReport sanitizer = parse_sanitizer_log(report.sanitizer_log);
   for (const std::string& line : sanitizer_lines(sanitizer)) std::fprintf(out, "%s\n", line.c_str());
   if (status != kExitPassed) return status;

@@ -320,6 +320,10 @@ int profile_submission(const LabSpec& spec, const fs::path& file, const CheckOpt
     std::fprintf(out, "cannot profile here: no usable GPU (%s)\n", report.no_gpu.c_str());
     return kExitCannotRun;
   }
+  if (!report.runner_unavailable.empty()) {
+    std::fprintf(out, "cannot profile here: %s\n", report.runner_unavailable.c_str());
+    return kExitCannotRun;
+  }
   if (!report.compile_error.empty()) {
     std::fprintf(out, "%s does not compile:\n", file.c_str());
     std::istringstream lines(report.compile_error);

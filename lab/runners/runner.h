@@ -5,6 +5,8 @@
 //   nvrtc/      CUDA C++ kernel text compiled alone with NVRTC, launched through the driver API
 //   numba/      a Python file of @cuda.jit kernels, imported only in a compile process of its own
 //               (compile_process.h) that hands back PTX, which the child launches through the driver API
+//   triton/     a Python file of @triton.jit functions, the same way: Triton's PTX from a compile
+//               process, launched by the child through the driver API (lab_kernel.h's KernelAbi::kTriton)
 //   python/     pycuda and cuda-core (CUDA C++ kernel text compiled and launched from Python),
 //               through the embedded interpreter
 //   host_trip/  a CUDA C++ file whose host code is the lesson, built with nvcc: it moves the data

@@ -7,6 +7,7 @@
 #include "lab/runners/numba/numba_runner.h"
 #include "lab/runners/nvrtc/nvrtc_runner.h"
 #include "lab/runners/python/python_runner.h"
+#include "lab/runners/triton/triton_runner.h"
 
 namespace lb::lab {
 namespace {
@@ -16,6 +17,8 @@ const std::vector<std::unique_ptr<const Runner>>& runners() {
     std::vector<std::unique_ptr<const Runner>> r;
     r.push_back(std::make_unique<NvrtcRunner>("nvrtc", ".cu"));
     r.push_back(std::make_unique<NumbaRunner>("numba", ".py"));
+    // After numba: a .py lab without "runner" is Numba's; a Triton lab names "runner": "triton".
+    r.push_back(std::make_unique<TritonRunner>("triton", ".py"));
     // A Python runner names its program class in python/layerbench/lab (module.Class).
     r.push_back(std::make_unique<PythonRunner>("pycuda", ".cu", "kernel_text.PycudaProgram"));
     r.push_back(std::make_unique<PythonRunner>("cuda-core", ".cu", "kernel_text.CudaCoreProgram"));

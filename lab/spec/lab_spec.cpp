@@ -371,7 +371,7 @@ LabsRead read_labs(const fs::path& labs_dir) {
   for (const fs::path& lab_json : lab_files(labs_dir)) {
     const std::string name = lab_json.parent_path().filename().string();
     if (needs_the_missing_interpreter(lab_json)) {
-      read.left_out.push_back({name, "its workload folder needs the embedded Python: " + no_interpreter});
+      read.left_out.push_back({name, "its workload folder cannot be read here: " + no_interpreter});
       continue;
     }
     try {

@@ -140,17 +140,19 @@ def spec_errors(spec: dict) -> list[str]:
         errors.append("student_file must be a plain .cu or .py file name")
     if sorted(spec["arguments"]) != sorted(vocab) or len(spec["arguments"]) != len(vocab):
         errors.append(f"arguments {spec['arguments']} must be each of {list(vocab)} once")
-    if python:  # "kernel(a, b, c, n): what they are" -- Numba's types come from the runner
+    if python and folder is None:  # "kernel(a, b, c, n): what they are" -- Numba's types come from the runner
         m = re.match(r"\s*(\w+)\s*\(([^)]*)\)", spec["signature"])
         if not m or m.group(1) != spec["kernel"]:
             errors.append(f"signature must start with {spec['kernel']}(...)")
         elif [p.strip() for p in m.group(2).split(",")] != spec["arguments"]:
             errors.append(f"signature's parameters {m.group(2)!r} differ from arguments")
     try:
-        name, params = parse_signature(spec["signature"]) if not python else (spec["kernel"], [])
+        # A folder lab's signature is the folder's C one, whatever its runner (lab 10's is Triton).
+        c_signature = not python or folder is not None
+        name, params = parse_signature(spec["signature"]) if c_signature else (spec["kernel"], [])
         if name != spec["kernel"]:
             errors.append(f"signature names {name!r}, kernel is {spec['kernel']!r}")
-        if not python and [p for _, p in params] != spec["arguments"]:
+        if c_signature and [p for _, p in params] != spec["arguments"]:
             errors.append(f"signature's parameters {[p for _, p in params]} differ from arguments")
         for ctype, p in params:
             if p in vocab and ctype != vocab[p]:
@@ -395,6 +397,28 @@ def lab_rules():
     return lb_lab_python
 
 
+def is_triton_lab(lab: str) -> bool:
+    return load_spec(lab).get("runner") == "triton"
+
+
+def check_rules(lab: str, path: Path):
+    """The lab's rules on `path`: a Triton lab's (check_triton_file), else a Numba lab's."""
+    rules, spec = lab_rules(), load_spec(lab)
+    check = rules.check_triton_file if is_triton_lab(lab) else rules.check_file
+    return check(str(path), spec["kernel"], len(spec["arguments"]))
+
+
+def compile_command(lab: str, path: Path) -> list[str]:
+    """The runner's compile process for `path` (copied into its working folder), as the child starts it."""
+    spec = load_spec(lab)
+    if is_triton_lab(lab):
+        types = ",".join(spec["vocabulary"][a] for a in spec["arguments"])
+        return [sys.executable, "-m", "layerbench.lab.triton_compile", path.name, spec["kernel"], types, "90",
+                "kernel.json", "--num-warps", str(spec["launch"]["block"][0] // 32)]
+    return [sys.executable, "-m", "layerbench.lab.numba_compile", path.name, spec["kernel"],
+            ",".join(spec["arguments"]), "90", "kernel.json"]
+
+
 def python_sources() -> list[tuple[str, str, Path]]:
     out = []
     for lab in PYTHON_LABS:
@@ -415,26 +439,26 @@ def test_there_is_a_python_lab():
 @pytest.mark.parametrize("lab, role, path", PY_SOURCES, ids=[f"{lab}/{role}/{p.name}" for lab, role, p in PY_SOURCES])
 def test_python_source_follows_the_rules_or_is_rejected_as_it_expects(lab, role, path, tmp_path_factory):
     rules = lab_rules()
-    spec = load_spec(lab)
     expect = planted_header(path, "#")[0].get("expect") if role == "planted" else None
     try:
-        rules.check_file(str(path), spec["kernel"], len(spec["arguments"]))
+        check_rules(lab, path)
     except rules.StudentError as e:
         assert role == "planted", f"the {role} breaks the lab's rules: {e}"
         assert expect in str(e), f"expected {expect!r} in: {e}"
         assert str(e).startswith(f"{path}:"), str(e)
         return
-    # It follows the rules: it must then be a kernel Numba compiles for the lab's argument types, in
-    # the compile process the runner uses (never imported here: a signature string runs Python on
-    # import, and wrong/signature_runs_host_code.py exits the process that imports it).
-    pytest.importorskip("numba.cuda", reason="numba-cuda is not installed (variants/python/requirements.txt)")
+    # It follows the rules: it must then be a kernel Numba (Triton) compiles for the lab's argument
+    # types, in the compile process the runner uses (never imported here: a signature string runs
+    # Python on import, and wrong/signature_runs_host_code.py exits the process that imports it).
+    if is_triton_lab(lab):
+        pytest.importorskip("triton", reason="triton is not installed (the GPU image has triton 3.6; CI does not)")
+    else:
+        pytest.importorskip("numba.cuda", reason="numba-cuda is not installed (variants/python/requirements.txt)")
     work = tmp_path_factory.mktemp("compile")
     shutil.copy(path, work / path.name)
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT / "python"), os.environ.get("PYTHONPATH")) if p)  # keeps carried wheels
-    done = subprocess.run([sys.executable, "-m", "layerbench.lab.numba_compile", path.name, spec["kernel"],
-                           ",".join(spec["arguments"]), "90", "kernel.json"], cwd=work, env=env,
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(compile_command(lab, path), cwd=work, env=env, capture_output=True, text=True, timeout=600)
     if not (work / "kernel.json").exists():
         # Only a planted file may hand back nothing, and only one that expects it (the C++ side's words).
         assert role == "planted" and expect == "handed back no kernel", (done.returncode, done.stdout, done.stderr)
@@ -447,11 +471,10 @@ def test_python_source_follows_the_rules_or_is_rejected_as_it_expects(lab, role,
 @pytest.mark.parametrize("lab", PYTHON_LABS)
 def test_python_planted_files_cover_the_rules_and_the_gpu(lab):
     rules = lab_rules()
-    spec = load_spec(lab)
     rejected = []
     for p in sorted(wrong_dir(lab).glob("*.py")):
         try:
-            rules.check_file(str(p), spec["kernel"], len(spec["arguments"]))
+            check_rules(lab, p)
         except rules.StudentError:
             rejected.append(p.name)
     total = len(list(wrong_dir(lab).glob("*.py")))

@@ -1,15 +1,13 @@
 #include "lab/runners/numba/numba_kernel.h"
 
 #include <chrono>
-#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <regex>
-#include <sstream>
 
 #include "common/python_interpreter.h"
 #include "common/usage_error.h"
 #include "lab/runners/compile_process.h"
+#include "lab/runners/compiled_ptx.h"
 #include "lab/runners/nvrtc/lab_kernel.h"
 
 namespace lb::lab {
@@ -27,36 +25,14 @@ std::string joined(const std::vector<std::string>& words, const char* separator)
 
 }  // namespace
 
-std::vector<int> ptx_parameter_bits(const std::string& ptx, const std::string& entry) {
-  // ".visible .entry NAME(" then ".param .TYPE NAME_param_0," ... ")": each parameter's type.
-  const std::string head = ".entry " + entry + "(";
-  const std::size_t at = ptx.find(head);
-  const std::size_t close = at == std::string::npos ? at : ptx.find(')', at + head.size());
-  if (close == std::string::npos) throw StudentCompileError("the compiled kernel's PTX defines no kernel " + entry);
-  const std::string list = ptx.substr(at + head.size(), close - at - head.size());
-  static const std::regex param(R"(\.param\s+(?:\.align\s+\d+\s+)?\.([a-z])(\d+))");
-  std::vector<int> bits;
-  for (auto it = std::sregex_iterator(list.begin(), list.end(), param); it != std::sregex_iterator(); ++it)
-    bits.push_back(std::stoi((*it)[2].str()));
-  return bits;
-}
-
 NumbaPtx numba_result(const fs::path& result, const std::vector<int>& parameter_bits) {
-  std::error_code ec;
-  const fs::file_status status = fs::symlink_status(result, ec);
-  if (ec || !fs::is_regular_file(status)) throw StudentCompileError("the compile process handed back no kernel");
-  const std::uintmax_t bytes = fs::file_size(result, ec);
-  if (ec || bytes > kMaxNumbaResultBytes)
-    throw StudentCompileError("the compile process handed back " + std::to_string(bytes) + " bytes, more than the " +
-                              std::to_string(kMaxNumbaResultBytes >> 20) + " MiB a kernel's PTX may take");
-  std::ifstream in(result, std::ios::binary);
-  const nlohmann::json json = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  const nlohmann::json json =
+      nlohmann::json::parse(compile_result_text(result, kMaxNumbaResultBytes), nullptr, /*allow_exceptions=*/false);
   if (!json.is_object() || json.size() != 2 || !json.contains("ptx") || !json.contains("entry") ||
       !json["ptx"].is_string() || !json["entry"].is_string())
     throw StudentCompileError("the compile process's result is not {\"ptx\": TEXT, \"entry\": NAME}");
   NumbaPtx kernel{json["ptx"].get<std::string>(), json["entry"].get<std::string>()};
-  static const std::regex identifier(R"([A-Za-z_$][A-Za-z0-9_$]{0,4095})");
-  if (!std::regex_match(kernel.entry, identifier))
+  if (!is_ptx_identifier(kernel.entry))
     throw StudentCompileError("the compile process's entry name is not a PTX identifier");
   if (kernel.ptx.find('\0') != std::string::npos)
     throw StudentCompileError("the compiled kernel's PTX holds a NUL byte");

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "lab/child/student_program.h"
+#include "lab/runners/compiled_ptx.h"  // ptx_parameter_bits
 #include "lab/spec/lab_spec.h"
 
 namespace lb::lab {
@@ -34,9 +35,5 @@ NumbaPtx compile_numba_kernel(const LabSpec& spec, const std::filesystem::path& 
 // (.entry) whose parameters have the widths `parameter_bits` lists (lab_kernel.h). Throws
 // StudentCompileError naming what is wrong.
 NumbaPtx numba_result(const std::filesystem::path& result, const std::vector<int>& parameter_bits);
-
-// The widths in bits of the parameters of `entry` in `ptx`, in order; empty optional semantics:
-// throws StudentCompileError when the PTX defines no such kernel.
-std::vector<int> ptx_parameter_bits(const std::string& ptx, const std::string& entry);
 
 }  // namespace lb::lab

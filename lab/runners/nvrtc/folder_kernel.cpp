@@ -15,14 +15,19 @@ std::span<const float> output_floats(std::span<const float> packed, const Folder
 }  // namespace
 
 FolderStudentKernel::FolderStudentKernel(const LabSpec& spec, driver::Kernel kernel, const TargetDevice& device,
-                                         bool exact_buffers)
-    : workload_(*spec.folder), kernel_(kernel), device_(device), exact_buffers_(exact_buffers) {}
+                                         bool exact_buffers, KernelAbi abi, unsigned shared_bytes)
+    : workload_(*spec.folder),
+      kernel_(kernel),
+      device_(device),
+      exact_buffers_(exact_buffers),
+      abi_(abi),
+      shared_bytes_(abi == KernelAbi::kTriton ? shared_bytes : spec.folder->spec().kernels.front().launch.shared_bytes) {}
 
 std::int64_t FolderStudentKernel::guard_floats() const { return exact_buffers_ ? 0 : StudentKernel::kGuardFloats; }
 
 void FolderStudentKernel::allocate(const Shape& shape, const Setup&) {
   const FolderKernel& spec = workload_.spec().kernels.front();  // a lab's folder has one (lab_spec.cpp)
-  driver::allow_shared_bytes(kernel_, spec.launch.shared_bytes);
+  driver::allow_shared_bytes(kernel_, shared_bytes_);
   layout_ = workload_.layout(shape);
   buffers_.clear();
   for (const FolderLayout::Place& p : layout_.buffers)
@@ -32,6 +37,8 @@ void FolderStudentKernel::allocate(const Shape& shape, const Setup&) {
   for (const driver::DeviceMemory& buffer : buffers_) addresses.push_back(static_cast<std::uint64_t>(buffer.get()));
   args_ = {};
   for (const std::uint64_t slot : FolderArguments(spec, shape, std::move(addresses)).slots()) args_.push(slot);
+  if (abi_ == KernelAbi::kTriton)
+    for (int i = 0; i < kTritonTrailingPointers; ++i) args_.push(static_cast<void*>(nullptr));
   grid_ = spec.launch.grid_stride
               ? std::array<unsigned, 3>{grid_stride_blocks(spec.launch.block, device_.sm_count, device_.threads_per_sm), 1, 1}
               : workload_.grid(shape, 0);
@@ -75,7 +82,7 @@ DeviceBuffers FolderStudentKernel::device_buffers() {
 void FolderStudentKernel::run(cudaStream_t stream) {
   const FolderLaunch& l = workload_.spec().kernels.front().launch;
   driver::launch_kernel(kernel_, {.grid_x = grid_[0], .grid_y = grid_[1], .grid_z = grid_[2], .block_x = l.block[0],
-                                  .block_y = l.block[1], .block_z = l.block[2], .shared_bytes = l.shared_bytes},
+                                  .block_y = l.block[1], .block_z = l.block[2], .shared_bytes = shared_bytes_},
                         args_, stream);
 }
 

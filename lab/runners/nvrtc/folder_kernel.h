@@ -7,12 +7,15 @@
 // its dynamic shared memory, on the harness's stream: the launch the driver layer's variant of the
 // folder ("ours", variants/driver/workload_folder.cpp) makes. The bytes are the harness's
 // (workloads/folder/folder_workload.h: inputs one HostBuffer each, the outputs packed into one);
-// this moves them and never reads their types: the check is the folder's reference.py.
+// this moves them and never reads their types: the check is the folder's reference.py. With
+// KernelAbi::kTriton (lab_kernel.h): Triton's two trailing pointers follow the folder's parameters,
+// null, and the launch's dynamic shared memory is the compile's `shared_bytes`, not the folder's.
 #pragma once
 #include <array>
 #include <vector>
 
 #include "lab/child/student_program.h"
+#include "lab/runners/nvrtc/lab_kernel.h"  // KernelAbi
 #include "lab/spec/lab_spec.h"
 #include "variants/driver/kernel_program.h"
 
@@ -20,7 +23,8 @@ namespace lb::lab {
 
 class FolderStudentKernel final : public StudentVariant {
  public:
-  FolderStudentKernel(const LabSpec& spec, driver::Kernel kernel, const TargetDevice& device, bool exact_buffers);
+  FolderStudentKernel(const LabSpec& spec, driver::Kernel kernel, const TargetDevice& device, bool exact_buffers,
+                      KernelAbi abi = KernelAbi::kC, unsigned shared_bytes = 0);
   void allocate(const Shape& shape, const Setup& setup) override;
   // Every input, every output's starting contents (poison or zero, as workload.json's starts_as
   // says) and every guard zone: what the check uploads, and each timed sample's fresh problem
@@ -39,6 +43,8 @@ class FolderStudentKernel final : public StudentVariant {
   driver::Kernel kernel_;
   TargetDevice device_;
   bool exact_buffers_;
+  KernelAbi abi_;
+  unsigned shared_bytes_;  // each launch's dynamic shared memory
   FolderLayout layout_;
   std::vector<driver::DeviceMemory> buffers_;  // one per workload.json buffer
   driver::ArgumentSlots args_;

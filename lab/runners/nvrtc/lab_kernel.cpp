@@ -106,8 +106,24 @@ Grid grid_for(const LaunchShape& launch, const Shape& shape, int sm_count) {
   return {};
 }
 
+std::vector<std::string> argument_c_types(const LabSpec& spec) {
+  std::vector<std::string> types;
+  if (spec.folder)
+    for (const KernelArg& a : spec.folder->descriptor().kernel_args) types.push_back(a.type);
+  else
+    for (const BoundArgument& bound : spec.bound_arguments) types.push_back(bound.arg.type);
+  return types;
+}
+
 std::vector<int> parameter_bits(const LabSpec& spec, KernelAbi abi) {
   std::vector<int> bits;
+  if (abi == KernelAbi::kTriton) {
+    // A pointer, a double and a long long are 8 bytes; a float and an int 4 (workload.json's types).
+    for (const std::string& type : argument_c_types(spec))
+      bits.push_back(type.ends_with("*") || type == "double" || type == "long long" ? 64 : 32);
+    bits.insert(bits.end(), kTritonTrailingPointers, 64);
+    return bits;
+  }
   for (const BoundArgument& bound : spec.bound_arguments) {
     const KernelArg& arg = bound.arg;
     const bool buffer = arg.kind == ArgKind::kInput || arg.kind == ArgKind::kOutput;
@@ -122,10 +138,16 @@ std::vector<int> parameter_bits(const LabSpec& spec, KernelAbi abi) {
 }
 
 StudentKernel::StudentKernel(const LabSpec& spec, driver::Kernel kernel, const TargetDevice& device, bool exact_buffers,
-                             KernelAbi abi)
-    : spec_(spec), kernel_(kernel), sm_count_(device.sm_count), exact_buffers_(exact_buffers), abi_(abi) {}
+                             KernelAbi abi, unsigned shared_bytes)
+    : spec_(spec),
+      kernel_(kernel),
+      sm_count_(device.sm_count),
+      exact_buffers_(exact_buffers),
+      abi_(abi),
+      shared_bytes_(shared_bytes) {}
 
 void StudentKernel::allocate(const Shape& shape, const Setup&) {
+  driver::allow_shared_bytes(kernel_, shared_bytes_);  // above 48 KiB the limit is raised first
   shape_ = shape;
   inputs_.clear();
   for (std::int64_t count : spec_.workload->input_elements(shape)) inputs_.emplace_back(static_cast<std::size_t>(count));
@@ -190,10 +212,12 @@ void StudentKernel::run(cudaStream_t stream) {
       case ArgKind::kSize: push_value(bound.as, extent(shape_, arg.dim)); break;
     }
   }
+  if (abi_ == KernelAbi::kTriton)
+    for (int i = 0; i < kTritonTrailingPointers; ++i) args.push(static_cast<void*>(nullptr));
   if (spec_.output_starts_zero) output_.zero(static_cast<std::size_t>(output_count_), stream);
   const Grid grid = grid_for(spec_.launch, shape_, sm_count_);
   driver::launch_kernel(kernel_, {.grid_x = grid.x, .grid_y = grid.y, .block_x = spec_.launch.block_x,
-                                  .block_y = spec_.launch.block_y},
+                                  .block_y = spec_.launch.block_y, .shared_bytes = shared_bytes_},
                         args, stream);
 }
 

@@ -37,12 +37,22 @@ Grid grid_for(const LaunchShape& launch, const Shape& shape, int sm_count);
 // PTX without it: lab/runners/numba/): an array as meminfo, parent, nitems, itemsize, data, then
 // its shape and its strides in bytes, one 8-byte parameter each (meminfo and parent null: the
 // memory is ours; a buffer of one element, reduce's out, a 1-D array of one); the scalar a
-// float32; a size an int64.
-enum class KernelAbi { kC, kNumba };
+// float32; a size an int64. kTriton: as kC (a Triton kernel compiled for the lab's C types:
+// lab/runners/triton/), then the two pointers Triton 3.x appends to every kernel's entry (its
+// global scratch and its profile scratch), passed null: the compile process refuses a kernel that
+// needs either; launched with the dynamic shared memory its compile reported.
+enum class KernelAbi { kC, kNumba, kTriton };
+constexpr int kTritonTrailingPointers = 2;
 
 // The width in bits of each of the kernel's parameters, in order, as `abi` passes the spec's
-// arguments: what a compiled kernel's parameter list is checked against before it is launched.
+// arguments (a lab on a workload folder: its kernel's, as workload.json types them; kNumba takes
+// built-in workloads only): what a compiled kernel's parameter list is checked against before it
+// is launched.
 std::vector<int> parameter_bits(const LabSpec& spec, KernelAbi abi);
+
+// The C type of each of the lab's kernel arguments, in order ("const float*", "long long"): a
+// folder's as workload.json types them, a built-in workload's as its descriptor does.
+std::vector<std::string> argument_c_types(const LabSpec& spec);
 
 // The student's kernel as a variant: device buffers for the workload's inputs and output, the
 // output started as the spec says (poison, y for saxpy, or zeros: then zeroed again before every
@@ -50,10 +60,11 @@ std::vector<int> parameter_bits(const LabSpec& spec, KernelAbi abi);
 // as the spec's bound_arguments say (the workload's kernel_args: an input's or the output's
 // address, the scalar, a dimension of the size), launched with the spec's shape on the harness's
 // stream. The output is followed by a guard zone, except with exact buffers (StudentBuild).
+// `shared_bytes`: the dynamic shared memory each launch gets (a Triton kernel's; 0 for the others).
 class StudentKernel final : public StudentVariant {
  public:
   StudentKernel(const LabSpec& spec, driver::Kernel kernel, const TargetDevice& device, bool exact_buffers,
-                KernelAbi abi = KernelAbi::kC);
+                KernelAbi abi = KernelAbi::kC, unsigned shared_bytes = 0);
   void allocate(const Shape& shape, const Setup& setup) override;
   void upload(const HostProblem& problem, cudaStream_t stream) override;
   void run(cudaStream_t stream) override;
@@ -71,6 +82,7 @@ class StudentKernel final : public StudentVariant {
   int sm_count_;
   bool exact_buffers_;
   KernelAbi abi_;
+  unsigned shared_bytes_;
   Shape shape_;
   float alpha_ = 0;
   std::vector<driver::DeviceMemory> inputs_;
@@ -80,7 +92,7 @@ class StudentKernel final : public StudentVariant {
 // A compiled submission (a cubin, or PTX: cuModuleLoadData takes either) loaded on the current
 // context, its kernel `entry` looked up once, and a variant per size made by `make_variant` from
 // that kernel: the nvrtc runner's StudentKernel or FolderStudentKernel, the numba runner's
-// StudentKernel with KernelAbi::kNumba.
+// StudentKernel with KernelAbi::kNumba, the triton runner's either with KernelAbi::kTriton.
 class LoadedProgram final : public StudentProgram {
  public:
   using MakeVariant = std::function<std::unique_ptr<StudentVariant>(driver::Kernel)>;

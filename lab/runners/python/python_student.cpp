@@ -17,9 +17,9 @@ void require_readable(const std::filesystem::path& file) {
 
 }  // namespace
 
-void precheck_python_file(const LabSpec& spec, const std::filesystem::path& file) {
+void precheck_python_file(const LabSpec& spec, const std::filesystem::path& file, PythonLabRules rules) {
   require_readable(file);
-  check_python_lab_rules(spec, file);
+  check_python_lab_rules(spec, file, rules == PythonLabRules::kTriton ? "check_triton_file" : "check_file");
 }
 
 std::unique_ptr<StudentProgram> load_python_program(const LabSpec& spec, const std::filesystem::path& file,

@@ -11,9 +11,14 @@
 
 namespace lb::lab {
 
+// Which of python/layerbench/lab/rules.py's rules a file is held to: a Numba file's (lab 5) or a
+// Triton file's (lab 10).
+enum class PythonLabRules { kNumba, kTriton };
+
 // The file parses and follows the rules (see docs/labs.md); throws StudentCompileError naming the
 // file and line of the first problem, UsageError when it cannot be read.
-void precheck_python_file(const LabSpec& spec, const std::filesystem::path& file);
+void precheck_python_file(const LabSpec& spec, const std::filesystem::path& file,
+                          PythonLabRules rules = PythonLabRules::kNumba);
 
 // The file's kernel, compiled for this GPU by the lab's runner (PyCUDA, cuda.core), as a
 // program the harness runs. `program`: the runner's class in python/layerbench/lab, module.Class.

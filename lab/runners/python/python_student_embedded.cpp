@@ -18,7 +18,7 @@ namespace lb::lab {
   throw StudentCompileError(file.string() + ": this build of layerbench cannot check Python labs: it has no "
                             "embeddable Python (" LB_PYTHON_UNAVAILABLE ")");
 }
-void check_python_lab_rules(const LabSpec&, const std::filesystem::path& file) { no_python(file); }
+void check_python_lab_rules(const LabSpec&, const std::filesystem::path& file, const char*) { no_python(file); }
 std::unique_ptr<StudentProgram> load_python_lab_kernels(const LabSpec&, const std::filesystem::path& file, int,
                                                         const StudentBuild&, const std::string&) {
   no_python(file);
@@ -132,10 +132,10 @@ class PythonProgram final : public StudentProgram {
 
 }  // namespace
 
-void check_python_lab_rules(const LabSpec& spec, const fs::path& file) {
+void check_python_lab_rules(const LabSpec& spec, const fs::path& file, const char* check) {
   const py::module_ module = lab_module(file);
   checked(file, "lab rules check", [&] {
-    module.attr("check_file")(file.string(), spec.kernel, static_cast<int>(spec.arguments.size()));
+    module.attr(check)(file.string(), spec.kernel, static_cast<int>(spec.arguments.size()));
   });
 }
 

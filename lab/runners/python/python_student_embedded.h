@@ -12,9 +12,10 @@
 
 namespace lb::lab {
 
-// layerbench.lab.check_file: throws StudentCompileError naming the file and line of the first rule
-// the file breaks (or its syntax error), or when no Python can be embedded here.
-void check_python_lab_rules(const LabSpec& spec, const std::filesystem::path& file);
+// layerbench.lab's `check` (check_file: a Numba file's rules; check_triton_file: a Triton file's):
+// throws StudentCompileError naming the file and line of the first rule the file breaks (or its
+// syntax error), or when no Python can be embedded here.
+void check_python_lab_rules(const LabSpec& spec, const std::filesystem::path& file, const char* check);
 
 // layerbench.lab.load with the runner's program class: PyCUDA (nvcc) or cuda.core (NVRTC) compiles
 // the kernel text (a Numba file is never loaded here: lab/runners/numba/). On the current (primary)

@@ -26,13 +26,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .rules import GUARD_BITS, GUARD_FLOATS, StudentError, check_file, check_source, signature_of
+from .rules import (GUARD_BITS, GUARD_FLOATS, StudentError, check_file, check_source, check_triton_file,
+                    check_triton_source, signature_of)
 from .program import GpuError, Program, Variant
 
 if TYPE_CHECKING:  # variants/python, on the path wherever the runner runs (never needed by the rules)
     import lb_variant
 
-__all__ = ["GUARD_BITS", "GUARD_FLOATS", "StudentError", "check_file", "check_source", "signature_of", "GpuError",
+__all__ = ["GUARD_BITS", "GUARD_FLOATS", "StudentError", "check_file", "check_source", "check_triton_file",
+           "check_triton_source", "signature_of", "GpuError",
            "Program", "Variant", "program_class", "load"]
 
 

@@ -4,10 +4,8 @@ the rules are checked and tested without Numba or a GPU."""
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 from pathlib import Path
-
-
-
 
 # The modules a lab file may import (whole, or names from them).
 ALLOWED_MODULES = ("numba", "numba.cuda", "math")
@@ -20,6 +18,32 @@ FORBIDDEN_NAMES = ("exec", "eval", "compile", "open", "__import__", "globals", "
                    "setattr", "delattr", "breakpoint")
 
 RULE = "only @cuda.jit kernels, imports of numba and math, and constant assignments may be at the top of a lab file"
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """What one compiler's lab file may hold, for the one set of rules below: a Numba file
+    (NUMBA, lab 5) or a Triton file (TRITON, lab 10). Everything else (constants only, no calls,
+    no control flow, no dunders, exec/eval/open nowhere) is the same for both."""
+    modules: tuple[str, ...]          # what it may import, whole or names from
+    jit: str                          # the one decorator a function takes, resolved: "numba.cuda.jit"
+    jit_keywords: tuple[str, ...]     # the keywords that decorator may take
+    signature_string: bool            # whether it may take one string (Numba's signature)
+    constexpr: str | None             # the one annotation a kernel's parameter may have (Triton's)
+    rule: str                         # the rule, as a refusal states it
+    what_a_function_is: str           # what a function at the top must be, as a refusal says
+
+
+NUMBA = Dialect(ALLOWED_MODULES, "numba.cuda.jit", ALLOWED_JIT_KEYWORDS, True, None, RULE,
+                "decorated with @cuda.jit (a kernel) or @cuda.jit(device=True) (a helper the kernels call)")
+# A Triton file: @triton.jit without arguments (no autotune, no heuristics: those take Python
+# callables the grade would run), parameters annotated tl.constexpr (their defaults, literals, are
+# the compile-time constants the runner compiles with).
+TRITON_MODULES = ("triton", "triton.language", "math")
+TRITON_RULE = ("only @triton.jit functions, imports of triton, triton.language and math, and constant assignments "
+               "may be at the top of a lab file")
+TRITON = Dialect(TRITON_MODULES, "triton.jit", (), False, "triton.language.constexpr", TRITON_RULE,
+                 "decorated with @triton.jit (the kernel, or a helper it calls)")
 
 # What one copy of the output is followed by, on the device: a guard zone of this many floats, each
 # holding the NaN bit pattern GUARD_BITS, compared bit for bit after the run (lab/runners/nvrtc/lab_kernel.cpp's
@@ -55,10 +79,12 @@ _OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Floor
 
 
 class _Rules:
-    def __init__(self, filename: str):
+    def __init__(self, filename: str, dialect: Dialect = NUMBA):
         self.filename = filename
+        self.dialect = dialect
         self.modules: dict[str, str] = {}  # a name bound at the top -> the module (or module.name) it is
         self.constants: set[str] = set()
+        self.constant_values: dict[str, object] = {}  # each constant's value (a Triton constexpr's default may name one)
         self.functions: dict[str, ast.FunctionDef] = {}
         self.jit_keywords: dict[str, dict] = {}  # function -> the keywords of its @cuda.jit(...)
 
@@ -68,7 +94,12 @@ class _Rules:
         raise StudentError(f"{where}: {message}")
 
     def fail_rule(self, node: ast.AST, what: str):
-        self.fail(node, f"{RULE} ({what})")
+        self.fail(node, f"{self.dialect.rule} ({what})")
+
+    def module_list(self) -> str:
+        """"numba, numba.cuda or math": what the file may import, for a refusal."""
+        modules = self.dialect.modules
+        return ", ".join(modules[:-1]) + " or " + modules[-1]
 
     # -- what a node is, for messages
     def dotted(self, node: ast.AST) -> str | None:
@@ -117,6 +148,27 @@ class _Rules:
             return node.id in self.constants
         return False
 
+    def value_of(self, node: ast.AST):
+        """The value of a node is_constant accepts (None where arithmetic on it fails: 1 / 0)."""
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.Name):
+            return self.constant_values.get(node.id)
+        if isinstance(node, ast.Tuple):
+            return tuple(self.value_of(e) for e in node.elts)
+        try:
+            if isinstance(node, ast.UnaryOp):
+                operand = self.value_of(node.operand)
+                return -operand if isinstance(node.op, ast.USub) else +operand
+            if isinstance(node, ast.BinOp):
+                left, right = self.value_of(node.left), self.value_of(node.right)
+                return {ast.Add: lambda: left + right, ast.Sub: lambda: left - right, ast.Mult: lambda: left * right,
+                        ast.Div: lambda: left / right, ast.FloorDiv: lambda: left // right,
+                        ast.Mod: lambda: left % right}[type(node.op)]()
+        except (TypeError, ZeroDivisionError, OverflowError, KeyError):
+            return None
+        return None
+
     # -- the whole file
     def check_names_everywhere(self, tree: ast.AST):
         for node in ast.walk(tree):
@@ -146,8 +198,8 @@ class _Rules:
     def check_import(self, node: ast.Import | ast.ImportFrom):
         if isinstance(node, ast.Import):
             for alias in node.names:
-                if alias.name not in ALLOWED_MODULES:
-                    self.fail_rule(node, f"this imports {alias.name}; import only numba, numba.cuda or math")
+                if alias.name not in self.dialect.modules:
+                    self.fail_rule(node, f"this imports {alias.name}; import only {self.module_list()}")
                 if alias.asname:
                     self.modules[alias.asname] = alias.name
                 else:
@@ -155,9 +207,8 @@ class _Rules:
                     self.modules[top] = top
             return
         module = node.module or ""
-        if node.level or module not in ALLOWED_MODULES:
-            self.fail_rule(node, f"this imports from {'.' * node.level}{module}; import only from numba, numba.cuda "
-                                 "or math")
+        if node.level or module not in self.dialect.modules:
+            self.fail_rule(node, f"this imports from {'.' * node.level}{module}; import only from {self.module_list()}")
         for alias in node.names:
             if alias.name == "*":
                 self.fail(node, f"`from {module} import *` is not allowed in a lab file: name what you use "
@@ -185,36 +236,47 @@ class _Rules:
                                  "arithmetic of numbers and earlier constants")
         for target in targets:
             self.constants.add(target.id)
+            self.constant_values[target.id] = self.value_of(value)
 
     def jit_decorator(self, fn: ast.FunctionDef) -> dict:
-        """The keywords of the function's one @cuda.jit decorator (empty for a bare @cuda.jit)."""
+        """The keywords of the function's one @cuda.jit (Triton: @triton.jit) decorator (empty for a
+        bare one)."""
+        jit = self.dialect.jit.replace("numba.", "")  # "cuda.jit", "triton.jit": as a file writes it
         if len(fn.decorator_list) != 1:
             what = "no decorator" if not fn.decorator_list else f"{len(fn.decorator_list)} decorators"
-            self.fail_rule(fn, f"{fn.name} has {what}: a function here must be a GPU function, decorated with "
-                               "@cuda.jit (a kernel) or @cuda.jit(device=True) (a helper the kernels call); "
-                               "a plain Python function would run on the host")
+            self.fail_rule(fn, f"{fn.name} has {what}: a function here must be a GPU function, "
+                               f"{self.dialect.what_a_function_is}; a plain Python function would run on the host")
         decorator = fn.decorator_list[0]
         call = decorator if isinstance(decorator, ast.Call) else None
         target = call.func if call else decorator
-        if self.dotted(target) != "numba.cuda.jit":
+        if self.dotted(target) != self.dialect.jit:
             self.fail_rule(decorator, f"{fn.name} is decorated with {self.dotted(target) or 'an expression'}, "
-                                      "not cuda.jit")
+                                      f"not {jit}")
         keywords = {}
         if call:
+            if not self.dialect.signature_string and call.args:
+                self.fail(decorator, f"@{jit}(...) takes no arguments in a lab file: the runner compiles the "
+                                     "kernel for the lab's argument types")
             if len(call.args) > 1 or any(not (isinstance(a, ast.Constant) and isinstance(a.value, str))
                                          for a in call.args):
-                self.fail(decorator, f"@cuda.jit's signature for {fn.name} must be one string; the runner "
+                self.fail(decorator, f"@{jit}'s signature for {fn.name} must be one string; the runner "
                                      "compiles the kernel for the lab's argument types anyway")
             for kw in call.keywords:
-                if kw.arg not in ALLOWED_JIT_KEYWORDS:
-                    self.fail(decorator, f"@cuda.jit({kw.arg or '**'}=...) is not allowed in a lab file (allowed: "
-                                         f"{', '.join(ALLOWED_JIT_KEYWORDS)})")
+                if kw.arg not in self.dialect.jit_keywords:
+                    allowed = ", ".join(self.dialect.jit_keywords) or "none"
+                    self.fail(decorator, f"@{jit}({kw.arg or '**'}=...) is not allowed in a lab file (allowed: "
+                                         f"{allowed})")
                 try:
                     keywords[kw.arg] = ast.literal_eval(kw.value)
                 except (ValueError, TypeError, SyntaxError):
-                    self.fail(decorator, f"@cuda.jit({kw.arg}=...) must be a literal: a number, True/False, a "
+                    self.fail(decorator, f"@{jit}({kw.arg}=...) must be a literal: a number, True/False, a "
                                          "string or a tuple of those")
         return keywords
+
+    def is_constexpr(self, annotation: ast.AST | None) -> bool:
+        """Whether a parameter's annotation is the dialect's one allowed annotation (tl.constexpr)."""
+        return annotation is not None and self.dialect.constexpr is not None and \
+            self.dotted(annotation) == self.dialect.constexpr
 
     def check_function(self, fn: ast.FunctionDef):
         if fn.name in self.modules or fn.name in self.constants:
@@ -222,8 +284,9 @@ class _Rules:
         keywords = self.jit_decorator(fn)
         args = fn.args
         for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
-            if a is not None and a.annotation is not None:
-                self.fail(a, f"{fn.name}: parameter annotations are evaluated on the host; leave them out")
+            if a is not None and a.annotation is not None and not self.is_constexpr(a.annotation):
+                allowed = " (but tl.constexpr)" if self.dialect.constexpr else ""
+                self.fail(a, f"{fn.name}: parameter annotations{allowed} are evaluated on the host; leave them out")
         if fn.returns is not None:
             self.fail(fn, f"{fn.name}: a return annotation is evaluated on the host; leave it out")
         for default in args.defaults + [d for d in args.kw_defaults if d is not None]:
@@ -279,10 +342,55 @@ def check_source(source: str, filename: str, kernel: str, argument_count: int) -
     return keywords
 
 
-def check_file(path: str, kernel: str, argument_count: int) -> dict:
-    """check_source on a file, named in messages as `path` is given."""
+def read_source(path: str) -> str:
     try:
-        source = Path(path).read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8")
     except UnicodeDecodeError as e:
         raise StudentError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
-    return check_source(source, str(path), kernel, argument_count)
+
+
+def check_file(path: str, kernel: str, argument_count: int) -> dict:
+    """check_source on a file, named in messages as `path` is given."""
+    return check_source(read_source(path), str(path), kernel, argument_count)
+
+
+# --- a Triton lab's file (lab 10) -------------------------------------------------------------------
+
+def check_triton_source(source: str, filename: str, kernel: str, argument_count: int) -> dict:
+    """Raises StudentError (naming filename and line) unless `source` follows the rules for a Triton
+    file (TRITON) and defines `kernel` as a @triton.jit function whose first `argument_count`
+    parameters are the lab's (in its order, not constexpr) and whose others are each
+    `NAME: tl.constexpr = LITERAL`. Returns {"parameters": [the lab's, as the kernel names them],
+    "constexprs": {NAME: value}}: what the runner compiles the kernel with (the defaults are the
+    compile-time constants: the runner, not the student's host code, launches it)."""
+    rules = _Rules(filename, TRITON).check(source)
+    fn = rules.functions.get(kernel)
+    if fn is None:
+        raise StudentError(f"{filename}: no kernel named {kernel} (expected @triton.jit def {kernel}(...) at the "
+                           "top of the file)")
+    args = fn.args
+    params = args.posonlyargs + args.args
+    if args.vararg or args.kwarg or args.kwonlyargs:
+        rules.fail(fn, f"{kernel} takes *args, **kwargs or keyword-only parameters: give it the lab's "
+                       f"{argument_count} parameters, then its tl.constexpr ones")
+    lab = [a for a in params if not rules.is_constexpr(a.annotation)]
+    if len(lab) != argument_count or params[:argument_count] != lab:
+        rules.fail(fn, f"{kernel} must take exactly {argument_count} parameters, in the lab's order, before its "
+                       f"tl.constexpr ones (it takes {', '.join(a.arg for a in params) or 'none'})")
+    defaults = dict(zip([a.arg for a in params][len(params) - len(args.defaults):], args.defaults))
+    constexprs = {}
+    for a in params[argument_count:]:
+        if a.arg not in defaults:
+            rules.fail(a, f"{kernel}: the tl.constexpr parameter {a.arg} has no default: give it one "
+                          f"({a.arg}: tl.constexpr = 1024); the runner compiles the kernel with it")
+        value = rules.value_of(defaults[a.arg])
+        if not isinstance(value, (bool, int, float)):
+            rules.fail(a, f"{kernel}: the default of {a.arg} must be a number or True/False (a literal, or "
+                          "arithmetic of literals and constants): it is the compile-time constant")
+        constexprs[a.arg] = value
+    return {"parameters": [a.arg for a in lab], "constexprs": constexprs}
+
+
+def check_triton_file(path: str, kernel: str, argument_count: int) -> dict:
+    """check_triton_source on a file, named in messages as `path` is given."""
+    return check_triton_source(read_source(path), str(path), kernel, argument_count)

@@ -1,0 +1,155 @@
+#include "lab/runners/triton/triton_kernel.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "common/python_interpreter.h"
+#include "common/usage_error.h"
+#include "lab/runners/compile_process.h"
+#include "lab/runners/compiled_ptx.h"
+#include "lab/runners/nvrtc/lab_kernel.h"
+
+namespace lb::lab {
+namespace {
+
+namespace fs = std::filesystem;
+
+// (Names of their own: the lab library is a unity build, beside numba_kernel.cpp's.)
+constexpr const char* kTritonResultName = "kernel.json";
+
+std::string comma_joined(const std::vector<std::string>& words) {
+  std::string text;
+  for (const std::string& w : words) text += (text.empty() ? "" : ",") + w;
+  return text;
+}
+
+bool is_count(const nlohmann::json& value) { return value.is_number_unsigned() && value.get<std::uint64_t>() <= (1u << 30); }
+
+// The threads per block the PTX's entry requires (".reqntid 256" after its parameter list, as
+// Triton writes it); 0 where it states none.
+unsigned required_threads(const std::string& ptx, const std::string& entry) {
+  const std::size_t at = ptx.find(".entry " + entry + "(");
+  const std::size_t close = ptx.find(')', at);
+  const std::size_t body = ptx.find('{', close);
+  if (at == std::string::npos || close == std::string::npos || body == std::string::npos) return 0;
+  static const std::regex reqntid(R"(\.reqntid\s+(\d+)(?:\s*,\s*(\d+))?(?:\s*,\s*(\d+))?)");
+  const std::string directives = ptx.substr(close, body - close);
+  std::smatch m;
+  if (!std::regex_search(directives, m, reqntid)) return 0;
+  unsigned long threads = 1;
+  for (int i = 1; i <= 3; ++i)
+    if (m[i].matched) threads *= std::min(std::stoul(m[i].str().substr(0, 6)), 1ul << 20);
+  return static_cast<unsigned>(std::min(threads, 1ul << 30));
+}
+
+// What to install, for a message that says Triton is missing.
+std::string install_triton_hint(const std::string& python) {
+  return "install it into that Python (" + python +
+         " -m pip install triton; the GPU image has 3.6) or set LAYERBENCH_PYTHON to a Python that has it";
+}
+
+}  // namespace
+
+std::string triton_unavailable_reason() {
+  const std::string python = chosen_python();
+  WorkingFolder folder("triton-probe");
+  const CompileProcessOutcome done =
+      run_compile_process({python, "-c", "import triton"}, allowed_environment(), folder, ProcessLimits{.wall_s = 60});
+  if (done.exited && done.exit_code == 0) return "";
+  // Python's last line says why ("ModuleNotFoundError: No module named 'triton'").
+  std::string why = done.output;
+  while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
+  why = why.substr(why.find_last_of('\n') == std::string::npos ? 0 : why.find_last_of('\n') + 1);
+  if (why.empty() || !done.exited) why = done.how_it_ended();
+  return "the triton runner compiles with Triton, which " + python + " cannot import (" + why.substr(0, 200) +
+         "): " + install_triton_hint(python);
+}
+
+unsigned triton_block_threads(const LabSpec& spec) {
+  if (spec.launch.block_y != 1 || spec.launch.block_x == 0 || spec.launch.block_x % 32 != 0 || spec.launch.block_x > 1024)
+    throw StudentCompileError("the lab's block (" + std::to_string(spec.launch.block_x) + " x " +
+                              std::to_string(spec.launch.block_y) +
+                              ") is not a whole number of warps in one dimension, which a Triton kernel's num_warps makes");
+  if (spec.folder) {
+    const auto& block = spec.folder->spec().kernels.front().launch.block;
+    if (block[1] != 1 || block[2] != 1)
+      throw StudentCompileError("the workload folder's block is not one-dimensional, which a Triton kernel's is");
+  }
+  return spec.launch.block_x;
+}
+
+TritonPtx triton_result(const fs::path& result, const std::vector<int>& parameter_bits, unsigned block_threads) {
+  const nlohmann::json json =
+      nlohmann::json::parse(compile_result_text(result, kMaxTritonResultBytes), nullptr, /*allow_exceptions=*/false);
+  if (!json.is_object() || json.size() != 4 || !json.contains("ptx") || !json.contains("entry") ||
+      !json.contains("num_warps") || !json.contains("shared_bytes") || !json["ptx"].is_string() ||
+      !json["entry"].is_string() || !is_count(json["num_warps"]) || !is_count(json["shared_bytes"]))
+    throw StudentCompileError(
+        "the compile process's result is not {\"ptx\": TEXT, \"entry\": NAME, \"num_warps\": N, \"shared_bytes\": B}");
+  TritonPtx kernel{json["ptx"].get<std::string>(), json["entry"].get<std::string>(), json["num_warps"].get<unsigned>(),
+                   json["shared_bytes"].get<unsigned>()};
+  if (!is_ptx_identifier(kernel.entry)) throw StudentCompileError("the compile process's entry name is not a PTX identifier");
+  if (kernel.ptx.find('\0') != std::string::npos) throw StudentCompileError("the compiled kernel's PTX holds a NUL byte");
+  const std::vector<int> found = ptx_parameter_bits(kernel.ptx, kernel.entry);
+  if (found != parameter_bits)
+    throw StudentCompileError("the compiled kernel " + kernel.entry.substr(0, 80) + " takes " +
+                              std::to_string(found.size()) + " parameters, not the " +
+                              std::to_string(parameter_bits.size()) +
+                              " the lab's arguments and Triton's two scratch pointers make");
+  const unsigned required = required_threads(kernel.ptx, kernel.entry);
+  if (static_cast<std::uint64_t>(kernel.num_warps) * 32 != block_threads || (required != 0 && required != block_threads))
+    throw StudentCompileError("the compiled kernel runs " + std::to_string(kernel.num_warps) + " warps (its PTX requires " +
+                              std::to_string(required) + " threads), not the lab's block of " +
+                              std::to_string(block_threads) + " threads");
+  if (kernel.shared_bytes > kMaxTritonSharedBytes)
+    throw StudentCompileError("the compiled kernel asks for " + std::to_string(kernel.shared_bytes) +
+                              " bytes of shared memory per block, more than the " +
+                              std::to_string(kMaxTritonSharedBytes >> 10) + " KiB a GPU has");
+  return kernel;
+}
+
+TritonPtx compile_triton_kernel(const LabSpec& spec, const fs::path& file, int sm, const StudentBuild& build) {
+  const unsigned block = triton_block_threads(spec);
+  WorkingFolder folder("triton");
+  // The student's file, copied in: the process works in its own folder and names the file as the
+  // student did (Triton's messages say "row_softmax.py:12").
+  const fs::path copy = folder.path() / file.filename();
+  std::error_code ec;
+  fs::copy_file(file, copy, ec);
+  if (ec) throw UsageError("cannot read " + file.string() + ": " + ec.message());
+  std::vector<std::string> argv = {chosen_python(), "-m", "layerbench.lab.triton_compile", copy.filename().string(),
+                                   spec.kernel, comma_joined(argument_c_types(spec)), std::to_string(sm), kTritonResultName,
+                                   "--num-warps", std::to_string(block / 32)};
+  if (build.line_info) argv.push_back("--lineinfo");
+  if (build.exact_buffers) argv.push_back("--debug");
+  // Triton's cache in the working folder (removed with it: no submission reads another's kernels);
+  // its ptxas where this process's environment names one (a Triton whose own is too old for the GPU).
+  std::vector<std::string> environment = allowed_environment();
+  environment.push_back("TRITON_CACHE_DIR=" + (folder.path() / "triton-cache").string());
+  if (const char* ptxas = std::getenv("TRITON_PTXAS_PATH"); ptxas && *ptxas)
+    environment.push_back(std::string("TRITON_PTXAS_PATH=") + ptxas);
+  const auto t0 = std::chrono::steady_clock::now();
+  const CompileProcessOutcome done = run_compile_process(argv, environment, folder, ProcessLimits{});
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const std::string what = file.string() + ": Triton's compile of " + spec.kernel;
+  // What the process printed is the student's output: shown (capped), never parsed.
+  const std::string printed = done.output_bytes == 0 ? "" : "\nwhat it printed:\n" + done.shown_output();
+  if (done.exited && done.exit_code == kTritonCompileNoTriton)  // the machine's, not the file's (the parent checks first)
+    throw StudentCompileError(what + " could not run: the compile process cannot import triton: " +
+                              install_triton_hint(chosen_python()) + printed);
+  if (!done.exited || done.exit_code != 0)
+    throw StudentCompileError(what + " failed (" + done.how_it_ended() + ")" + printed);
+  if (!printed.empty()) std::cerr << what << printed << "\n";
+  try {
+    TritonPtx kernel = triton_result(folder.path() / kTritonResultName, parameter_bits(spec, KernelAbi::kTriton), block);
+    kernel.compile_ms = ms;
+    return kernel;
+  } catch (const StudentCompileError& e) {
+    throw StudentCompileError(what + ": " + e.what() + printed);
+  }
+}
+
+}  // namespace lb::lab
