@@ -43,6 +43,22 @@ def _student_frame(exc: BaseException, filename: str):
     return found
 
 
+def import_student_file(path: str, message) -> object:
+    """The student's file imported as a module of its own name (this process is the only one that
+    imports it: the compile processes'); StudentError "FILE:LINE: importing the file failed: ..."
+    with `message(exception)`, the compiler's words for it, when its top-level code raises."""
+    name = "lb_lab_student_" + "".join(ch if ch.isalnum() else "_" for ch in Path(path).stem)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as e:
+        frame = _student_frame(e, path)
+        where = f"{path}:{frame.lineno}" if frame else path
+        raise StudentError(f"{where}: importing the file failed: {message(e)}") from None
+    return module
+
+
 def numba_message(exc: BaseException, limit: int = 14) -> str:
     """Numba's error, its first useful lines: what went wrong and where in the student's file,
     without the blank lines, the "During: ..." lines and the documentation links."""
@@ -69,15 +85,7 @@ def compile_kernel(path: str, kernel: str, arguments: list[str], cc: int, linein
     signature = signature_of(arguments)
     from numba import cuda
 
-    name = "lb_lab_student_" + "".join(ch if ch.isalnum() else "_" for ch in Path(path).stem)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    try:
-        spec.loader.exec_module(module)
-    except Exception as e:
-        frame = _student_frame(e, path)
-        where = f"{path}:{frame.lineno}" if frame else path
-        raise StudentError(f"{where}: importing the file failed: {numba_message(e)}") from None
+    module = import_student_file(path, numba_message)
     dispatcher = getattr(module, kernel, None)
     if not hasattr(dispatcher, "py_func"):
         raise StudentError(f"{path}: {kernel} is not a @cuda.jit kernel")

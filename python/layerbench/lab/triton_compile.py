@@ -27,13 +27,11 @@ triton_kernel.cpp's triton_unavailable_reason)."""
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import sys
-from pathlib import Path
 
-from .numba_compile import _student_frame, entry_names
+from .numba_compile import entry_names, import_student_file
 from .rules import StudentError, check_triton_file
 
 NO_TRITON = 3  # triton_kernel.h's kTritonCompileNoTriton
@@ -80,15 +78,7 @@ def compile_kernel(path: str, kernel: str, types: list[str], cc: int, num_warps:
     except ImportError as e:
         raise NoTriton(f"{sys.executable} cannot import triton ({type(e).__name__}: {e})") from None
 
-    name = "lb_lab_student_" + "".join(ch if ch.isalnum() else "_" for ch in Path(path).stem)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    try:
-        spec.loader.exec_module(module)
-    except Exception as e:
-        frame = _student_frame(e, path)
-        where = f"{path}:{frame.lineno}" if frame else path
-        raise StudentError(f"{where}: importing the file failed: {triton_message(e)}") from None
+    module = import_student_file(path, triton_message)
     fn = getattr(module, kernel, None)
     if not isinstance(fn, triton.runtime.jit.JITFunction):
         raise StudentError(f"{path}: {kernel} is not a @triton.jit kernel")
