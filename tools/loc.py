@@ -60,7 +60,8 @@ def layers(names: list[str]) -> list[str]:
     folder, or LB_REGISTER_PYTHON_LAYER(PythonLayer{.rank = N, .dir = "variants/<layer>"})); a folder
     with none last, by name. No list of names here."""
     ranks: dict[str, float] = {}
-    for source in sorted((ROOT / "variants").rglob("*.c*")):
+    # The C++ and CUDA sources (not a __pycache__'s .cpython-*.pyc, which "*.c*" also matches).
+    for source in sorted(p for p in (ROOT / "variants").rglob("*") if p.suffix in (".cpp", ".cc", ".cu")):
         for registration in LAYER_REGISTERED.findall(source.read_text()):
             rank = re.search(r"\.rank\s*=\s*(-?\d+)", registration)
             folder = re.search(r'\.dir\s*=\s*"variants/([^"/]+)"', registration)
