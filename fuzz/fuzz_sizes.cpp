@@ -1,4 +1,4 @@
-// libFuzzer target for the --size parser (harness/sizes.cpp), linked with the real workloads.
+// libFuzzer target for the --size parser (workloads/sizes.cpp), linked with the real workloads.
 //
 // Each input is one size text, exactly as the bytes arrive (a command-line argument or a string in
 // a lab spec). It goes through parse_count and through parse_shape for every registered workload.

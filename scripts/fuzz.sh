@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds and runs the fuzz targets for a bounded time each (docs/fuzzing.md):
-#   fuzz_sizes         libFuzzer (clang, ASan + UBSan): the --size parser, harness/sizes.cpp
+#   fuzz_sizes         libFuzzer (clang, ASan + UBSan): the size parser, workloads/sizes.cpp
 #   fuzz_results_load  atheris: the reports tool's results loader, python/layerbench/reports/results.py (+ csv, compare)
 #
 # usage: scripts/fuzz.sh [SECONDS] [--update-corpus] [--only sizes|results]
@@ -112,7 +112,7 @@ fuzz_sizes() {
   fi
   # The real code: the parser, the workload registry and every workload spec (no CUDA needed;
   # without -fopenmp their OpenMP pragmas are ignored, and the target never runs those loops).
-  local sources=("$ROOT/fuzz/fuzz_sizes.cpp" "$ROOT/harness/sizes.cpp" "$ROOT/workloads/registry.cpp"
+  local sources=("$ROOT/fuzz/fuzz_sizes.cpp" "$ROOT/workloads/sizes.cpp" "$ROOT/harness/sizes.cpp" "$ROOT/workloads/registry.cpp"
                  "$ROOT/workloads/problem.cpp" "$ROOT/common/usage_error.cpp")
   sources+=("$ROOT"/workloads/*/*.cpp)
   local bin="$BUILD/fuzz_sizes" stale=0
