@@ -1,14 +1,60 @@
 #include "lab/runners/compiled_ptx.h"
 
+#include <cctype>
+#include <chrono>
 #include <fstream>
+#include <iostream>
 #include <regex>
 #include <sstream>
 
-#include "lab/child/student_program.h"
+#include "common/python_interpreter.h"
+#include "common/usage_error.h"
+#include "lab/runners/compile_process.h"
 
 namespace lb::lab {
 
 namespace fs = std::filesystem;
+
+double run_python_compile(const PythonCompile& compile, const LabSpec& spec, const fs::path& file, int sm,
+                          const StudentBuild& build, const std::function<void(const fs::path& result)>& read_result) {
+  constexpr const char* kResultName = "kernel.json";
+  std::string folder_name = compile.tool;  // "numba": the folder is /tmp/layerbench-numba-XXXXXX
+  for (char& c : folder_name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  WorkingFolder folder(folder_name);
+  // The student's file, copied in: the process works in its own folder and names the file as the
+  // student did (its messages say "vector_add.py:7").
+  const fs::path copy = folder.path() / file.filename();
+  std::error_code ec;
+  fs::copy_file(file, copy, ec);
+  if (ec) throw UsageError("cannot read " + file.string() + ": " + ec.message());
+  std::string types;
+  for (const std::string& type : compile.argument_types) types += (types.empty() ? "" : ",") + type;
+  std::vector<std::string> argv = {chosen_python(), "-m", compile.module, copy.filename().string(),
+                                   spec.kernel, types, std::to_string(sm), kResultName};
+  argv.insert(argv.end(), compile.options.begin(), compile.options.end());
+  if (build.line_info) argv.push_back("--lineinfo");
+  if (build.exact_buffers) argv.push_back("--debug");
+  std::vector<std::string> environment = allowed_environment();
+  environment.insert(environment.end(), compile.environment.begin(), compile.environment.end());
+
+  const auto t0 = std::chrono::steady_clock::now();
+  const CompileProcessOutcome done = run_compile_process(argv, environment, folder, ProcessLimits{});
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const std::string what = file.string() + ": " + compile.tool + "'s compile of " + spec.kernel;
+  // What the process printed is the student's output: shown (capped), never parsed.
+  const std::string printed = done.output_bytes == 0 ? "" : "\nwhat it printed:\n" + done.shown_output();
+  if (done.exited && done.exit_code == compile.missing_tool_exit_status)  // the machine's, not the file's
+    throw StudentCompileError(what + " could not run: " + compile.missing_tool_hint + printed);
+  if (!done.exited || done.exit_code != 0)
+    throw StudentCompileError(what + " failed (" + done.how_it_ended() + ")" + printed);
+  if (!printed.empty()) std::cerr << what << printed << "\n";
+  try {
+    read_result(folder.path() / kResultName);
+  } catch (const StudentCompileError& e) {
+    throw StudentCompileError(what + ": " + e.what() + printed);
+  }
+  return ms;
+}
 
 std::string compile_result_text(const fs::path& result, std::uintmax_t max_bytes) {
   std::error_code ec;

@@ -1,14 +1,45 @@
-// What a Python runner's compile process (compile_process.h) hands back, read by the child that
-// started it before anything of it is used: the result file (a regular file of ours, of bounded
-// size) and the PTX's kernel entry. The numba runner's and the triton runner's checks of their own
-// fields (lab/runners/numba/numba_kernel.h, lab/runners/triton/triton_kernel.h) build on these.
+// A Python runner's compile process (compile_process.h): its run over a copy of the student's file,
+// and what it hands back, read by the child that started it before anything of it is used: the
+// result file (a regular file of ours, of bounded size) and the PTX's kernel entry. The numba
+// runner's and the triton runner's own arguments and checks of their own fields
+// (lab/runners/numba/numba_kernel.h, lab/runners/triton/triton_kernel.h) build on these.
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "lab/child/student_program.h"  // StudentBuild
+#include "lab/spec/lab_spec.h"
+
 namespace lb::lab {
+
+// What differs between the Python runners' compiles: the command is
+//   python -m MODULE FILE KERNEL TYPES SM kernel.json [OPTIONS...] [--lineinfo] [--debug]
+// (TYPES comma-joined), run in a working folder of its own holding a copy of FILE.
+struct PythonCompile {
+  std::string tool;                           // "Numba": messages say "<file>: Numba's compile of <kernel>"
+  std::string module;                         // "layerbench.lab.numba_compile"
+  std::vector<std::string> argument_types;    // the lab's arguments as the module reads them
+  std::vector<std::string> options = {};      // the runner's own, after the result's name
+  std::vector<std::string> environment = {};  // "NAME=value", beside allowed_environment()
+  // An exit status that says the machine lacks something (not the student's file), and what to
+  // install then; -1: none.
+  int missing_tool_exit_status = -1;
+  std::string missing_tool_hint = {};
+};
+
+// Runs `compile` over a copy of `file` for the lab's kernel and sm_<sm>, with source lines or as a
+// debug build as `build` says, under the compile process's default limits, then calls
+// `read_result` with the result file's path while the working folder still exists. What the
+// process printed is the student's output: it goes to this process's standard error, capped,
+// never parsed. Returns the process's time, start to end, in ms. StudentCompileError, in one line
+// then the process's output, when the process fails, times out, or `read_result` throws
+// StudentCompileError; UsageError when `file` cannot be read.
+double run_python_compile(const PythonCompile& compile, const LabSpec& spec, const std::filesystem::path& file, int sm,
+                          const StudentBuild& build,
+                          const std::function<void(const std::filesystem::path& result)>& read_result);
 
 // The text of the result file `result`: a regular file (not a link, not a folder) of at most
 // `max_bytes`. Throws StudentCompileError ("the compile process handed back no kernel", or its size

@@ -23,10 +23,10 @@ struct NumbaPtx {
 constexpr std::uintmax_t kMaxNumbaResultBytes = 16ull << 20;
 
 // `file`'s kernel compiled for sm_<sm> by python -m layerbench.lab.numba_compile in a compile
-// process (compile_process.h), with source lines or as a debug build as `build` says. What the
-// process printed goes to this process's standard error, capped (the student's output, never
-// parsed). StudentCompileError, in one line then the process's output, when it fails, times out,
-// or hands back no result or one that does not pass numba_result().
+// process (run_python_compile, compiled_ptx.h), with source lines or as a debug build as `build`
+// says. What the process printed goes to this process's standard error, capped (the student's
+// output, never parsed). StudentCompileError, in one line then the process's output, when it fails,
+// times out, or hands back no result or one that does not pass numba_result().
 NumbaPtx compile_numba_kernel(const LabSpec& spec, const std::filesystem::path& file, int sm,
                               const StudentBuild& build);
 

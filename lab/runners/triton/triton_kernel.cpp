@@ -1,13 +1,10 @@
 #include "lab/runners/triton/triton_kernel.h"
 
-#include <chrono>
 #include <cstdlib>
-#include <iostream>
 #include <nlohmann/json.hpp>
 #include <regex>
 
 #include "common/python_interpreter.h"
-#include "common/usage_error.h"
 #include "lab/runners/compile_process.h"
 #include "lab/runners/compiled_ptx.h"
 #include "lab/runners/nvrtc/lab_kernel.h"
@@ -16,15 +13,6 @@ namespace lb::lab {
 namespace {
 
 namespace fs = std::filesystem;
-
-// (Names of their own: the lab library is a unity build, beside numba_kernel.cpp's.)
-constexpr const char* kTritonResultName = "kernel.json";
-
-std::string comma_joined(const std::vector<std::string>& words) {
-  std::string text;
-  for (const std::string& w : words) text += (text.empty() ? "" : ",") + w;
-  return text;
-}
 
 bool is_count(const nlohmann::json& value) { return value.is_number_unsigned() && value.get<std::uint64_t>() <= (1u << 30); }
 
@@ -113,43 +101,21 @@ TritonPtx triton_result(const fs::path& result, const std::vector<int>& paramete
 
 TritonPtx compile_triton_kernel(const LabSpec& spec, const fs::path& file, int sm, const StudentBuild& build) {
   const unsigned block = triton_block_threads(spec);
-  WorkingFolder folder("triton");
-  // The student's file, copied in: the process works in its own folder and names the file as the
-  // student did (Triton's messages say "row_softmax.py:12").
-  const fs::path copy = folder.path() / file.filename();
-  std::error_code ec;
-  fs::copy_file(file, copy, ec);
-  if (ec) throw UsageError("cannot read " + file.string() + ": " + ec.message());
-  std::vector<std::string> argv = {chosen_python(), "-m", "layerbench.lab.triton_compile", copy.filename().string(),
-                                   spec.kernel, comma_joined(argument_c_types(spec)), std::to_string(sm), kTritonResultName,
-                                   "--num-warps", std::to_string(block / 32)};
-  if (build.line_info) argv.push_back("--lineinfo");
-  if (build.exact_buffers) argv.push_back("--debug");
-  // Triton's cache in the working folder (removed with it: no submission reads another's kernels);
-  // its ptxas where this process's environment names one (a Triton whose own is too old for the GPU).
-  std::vector<std::string> environment = allowed_environment();
-  environment.push_back("TRITON_CACHE_DIR=" + (folder.path() / "triton-cache").string());
+  PythonCompile compile{.tool = "Triton",
+                        .module = "layerbench.lab.triton_compile",
+                        .argument_types = argument_c_types(spec),
+                        .options = {"--num-warps", std::to_string(block / 32)},
+                        .missing_tool_exit_status = kTritonCompileNoTriton,
+                        .missing_tool_hint = "the compile process cannot import triton: " + install_triton_hint(chosen_python())};
+  // Its ptxas where this process's environment names one (a Triton whose own is too old for the
+  // GPU). Its cache is the working folder's: triton_compile.py sets it there.
   if (const char* ptxas = std::getenv("TRITON_PTXAS_PATH"); ptxas && *ptxas)
-    environment.push_back(std::string("TRITON_PTXAS_PATH=") + ptxas);
-  const auto t0 = std::chrono::steady_clock::now();
-  const CompileProcessOutcome done = run_compile_process(argv, environment, folder, ProcessLimits{});
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  const std::string what = file.string() + ": Triton's compile of " + spec.kernel;
-  // What the process printed is the student's output: shown (capped), never parsed.
-  const std::string printed = done.output_bytes == 0 ? "" : "\nwhat it printed:\n" + done.shown_output();
-  if (done.exited && done.exit_code == kTritonCompileNoTriton)  // the machine's, not the file's (the parent checks first)
-    throw StudentCompileError(what + " could not run: the compile process cannot import triton: " +
-                              install_triton_hint(chosen_python()) + printed);
-  if (!done.exited || done.exit_code != 0)
-    throw StudentCompileError(what + " failed (" + done.how_it_ended() + ")" + printed);
-  if (!printed.empty()) std::cerr << what << printed << "\n";
-  try {
-    TritonPtx kernel = triton_result(folder.path() / kTritonResultName, parameter_bits(spec, KernelAbi::kTriton), block);
-    kernel.compile_ms = ms;
-    return kernel;
-  } catch (const StudentCompileError& e) {
-    throw StudentCompileError(what + ": " + e.what() + printed);
-  }
+    compile.environment.push_back(std::string("TRITON_PTXAS_PATH=") + ptxas);
+  TritonPtx kernel;
+  kernel.compile_ms = run_python_compile(compile, spec, file, sm, build, [&](const fs::path& result) {
+    kernel = triton_result(result, parameter_bits(spec, KernelAbi::kTriton), block);
+  });
+  return kernel;
 }
 
 }  // namespace lb::lab

@@ -30,11 +30,12 @@ constexpr std::uintmax_t kMaxTritonResultBytes = 16ull << 20;
 constexpr unsigned kMaxTritonSharedBytes = 227u << 10;
 
 // `file`'s kernel compiled for sm_<sm> by python -m layerbench.lab.triton_compile in a compile
-// process (compile_process.h) with the lab's block / 32 warps, with source lines or as a debug
-// build as `build` says. Its Triton cache is the process's working folder's, removed with it. What
-// the process printed goes to this process's standard error, capped (the student's output, never
-// parsed). StudentCompileError, in one line then the process's output, when it fails, times out,
-// or hands back no result or one that does not pass triton_result().
+// process (run_python_compile, compiled_ptx.h) with the lab's block / 32 warps, with source lines
+// or as a debug build as `build` says. Its Triton cache is the process's working folder's
+// (triton_compile.py sets it there), removed with it. What the process printed goes to this
+// process's standard error, capped (the student's output, never parsed). StudentCompileError, in
+// one line then the process's output, when it fails, times out, or hands back no result or one that
+// does not pass triton_result().
 TritonPtx compile_triton_kernel(const LabSpec& spec, const std::filesystem::path& file, int sm,
                                 const StudentBuild& build);
 

@@ -68,8 +68,9 @@ def compile_kernel(path: str, kernel: str, types: list[str], cc: int, num_warps:
     if unknown:
         raise StudentError(f"{path}: the lab's argument types {unknown} have no Triton type (the lab's, not yours)")
     folder = os.getcwd()
-    os.environ.setdefault("TRITON_CACHE_DIR", os.path.join(folder, "triton-cache"))
-    os.environ.setdefault("TRITON_HOME", folder)
+    # Set here, not taken from the environment: no submission's compile reads another's cache.
+    os.environ["TRITON_CACHE_DIR"] = os.path.join(folder, "triton-cache")
+    os.environ["TRITON_HOME"] = folder
     # Line info is Triton's by default; a debug build (under compute-sanitizer) keeps device asserts.
     os.environ["TRITON_DISABLE_LINE_INFO"] = "0" if lineinfo or debug else "1"
     try:
