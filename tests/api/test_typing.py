@@ -1,11 +1,11 @@
 """The package's types (python/layerbench ships py.typed): mypy, pinned in python/requirements-check.txt
 and installed into .venv by scripts/install-report-deps.sh, over the public API with --strict
 (api.py, __init__.py, native.py: what a user's type checker reads), and over the whole package at
-its default strictness, whose errors in the modules behind the API (the reports tool, the database,
-the labs' Python) may not grow beyond the count below: lower it as they are fixed, never raise it."""
+its default strictness, the modules behind the API (the reports tool, the database, the labs'
+Python) included, with no error. mypy reads its settings from the checkout's pyproject.toml
+([tool.mypy]: where lb_variant is, and the imports that have no types where the tests run)."""
 from __future__ import annotations
 
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -17,9 +17,6 @@ pytest.importorskip("mypy", reason="mypy is not installed (python/requirements-c
 
 PYTHON_DIR = Path(__file__).resolve().parents[2] / "python"
 PUBLIC = ["layerbench", "layerbench.api", "layerbench.native"]
-# mypy 2.4.1's errors in reports/, db/ and lab/ when this check came (P24; none in the public API): the
-# debt it keeps from growing.
-BEHIND_THE_API = 136
 
 
 def mypy(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -34,9 +31,6 @@ def test_the_public_api_passes_mypy_strict(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-def test_the_package_adds_no_mypy_error(tmp_path):
+def test_the_whole_package_passes_mypy(tmp_path):
     done = mypy(tmp_path, "-p", "layerbench")
-    errors = [line for line in done.stdout.splitlines() if re.search(r": error: ", line)]
-    public = [line for line in errors if re.match(r"layerbench/(__init__|api|native)\.py:", line)]
-    assert not public, "\n".join(public)
-    assert len(errors) <= BEHIND_THE_API, f"{len(errors)} mypy errors, more than {BEHIND_THE_API}:\n" + "\n".join(errors)
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -151,6 +151,22 @@ def test_failed_and_skipped_cases_are_listed_with_reasons(tmp_path: Path, h200: 
         assert f"{CASES - 2} ok, 1 failed, 1 skipped" in text
 
 
+def test_findings_leave_out_the_cpu_comparison_of_a_cpu_case_without_a_median(tmp_path: Path, h200: dict):
+    """An ok cpu case whose median_ms is null (the harness writes a non-finite number so) once made
+    the findings fail dividing None (found by mypy, P24): its GB/s is still named, no ratio is."""
+    from layerbench.reports import document, report, results
+
+    data = copy.deepcopy(h200)
+    cpu = max((b for b in data["benchmarks"] if b.get("workload") == "vector_add" and b.get("layer") == "cpu"),
+              key=lambda b: b["n"])
+    cpu["median_ms"] = None
+    doc = document.Document("findings")
+    report._findings(doc, results.load(results_file(tmp_path / "cpu_no_median.json", data["benchmarks"], base=data)))
+    vector_add = next(item for block in doc.blocks for item in getattr(block, "items", [])
+                      if item.startswith("**vector_add**"))
+    assert "is fastest at" in vector_add and "the cpu layer" not in vector_add
+
+
 def test_busy_cases_are_flagged_with_why(tmp_path: Path, h200: dict):
     data = copy.deepcopy(h200)
     busy = next(b for b in data["benchmarks"] if b["name"].startswith("vector_add/runtime/1048576/"))

@@ -39,6 +39,8 @@ def _bound(text: str | None, end: bool) -> str | None:
         day = Date.fromisoformat(text) + timedelta(days=1 if end else 0)
         return day.isoformat() + "T00:00:00Z"
     when = normal_date(text)
+    if when is None:  # never: _day, the options' type, takes a time only where normal_date reads it
+        raise ValueError(f"'{text}' is not a date")
     if end:  # an exact time: that second included
         when = (datetime.strptime(when, "%Y-%m-%dT%H:%M:%SZ") + timedelta(seconds=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
     return when

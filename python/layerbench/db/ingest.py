@@ -92,7 +92,9 @@ class RunRow:
 
 def run_row(path: str | Path, context: dict[str, Any], merged_run: str = "") -> RunRow:
     where = f"run {merged_run}: " if merged_run else ""
-    lb = context.get("layerbench") if isinstance(context.get("layerbench"), dict) else {}
+    lb = context.get("layerbench")
+    if not isinstance(lb, dict):
+        lb = {}
     version = lb.get("schema_version")
     if version != RESULTS_SCHEMA or isinstance(version, bool):
         raise Refused(path, f"{where}results schema version {json.dumps(version)}; the database takes version "
@@ -100,7 +102,9 @@ def run_row(path: str | Path, context: dict[str, Any], merged_run: str = "") -> 
     when = normal_date(context.get("date"))
     if when is None:
         raise Refused(path, f"{where}context.date is missing or not a date ({json.dumps(context.get('date'))[:40]})")
-    device = context.get("device") if isinstance(context.get("device"), dict) else {}
+    device = context.get("device")
+    if not isinstance(device, dict):
+        device = {}
     task = context.get("task")
     return RunRow(host=_host(context), device_uuid=device_key(context), date=when,
                   source_commit=str(lb.get("source_commit") or ""),

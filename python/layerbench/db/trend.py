@@ -8,11 +8,14 @@ import textwrap
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..reports import fmt, results
 from .store import Database, open_db
 from .ingest import normal_date
+
+if TYPE_CHECKING:  # matplotlib is imported where a trend is drawn
+    from matplotlib.axes import Axes
 
 
 # --- trend plots -----------------------------------------------------------------------------
@@ -145,7 +148,7 @@ def _trend_figure(workload: str, data: dict[str, Any], out: Path):
     fig = plt.figure(figsize=(min(4.2 + 2.6 * cols + 2.2 * (key_cols - 1), 11.6), min(height, 7.4)),
                      layout="constrained")
     grid = fig.add_gridspec(rows, cols + 1, width_ratios=[1.0] * cols + [(0.62 + 0.08 * (3 - cols)) * key_cols])
-    flat = []
+    flat: list[Axes] = []
     for i in range(rows * cols):
         flat.append(fig.add_subplot(grid[i // cols, i % cols], sharex=flat[0] if flat else None))
     key_ax = fig.add_subplot(grid[:, cols])

@@ -19,7 +19,7 @@ import sys
 import time
 import weakref
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .program import GpuError, Program
 from .rules import StudentError
@@ -38,6 +38,8 @@ def layer_module(layer_dir: str, module: str):
     if module in sys.modules:
         return sys.modules[module]
     spec = importlib.util.spec_from_file_location(module, SOURCE_ROOT / "variants" / layer_dir / f"{module}.py")
+    if spec is None or spec.loader is None:  # never for a .py file: Python's source loader takes it
+        raise ImportError(f"no loader for variants/{layer_dir}/{module}.py")
     loaded = importlib.util.module_from_spec(spec)
     sys.modules[module] = loaded
     try:
@@ -231,7 +233,7 @@ def cuda_core_options(path: str, sm: int, line_info: bool, exact_buffers: bool) 
     """What cuda.core's ProgramOptions is given: the student's path as the program's name (NVRTC's
     errors name it and its lines), the target, the C++ standard; debug (-G) under compute-sanitizer,
     else lineinfo where asked. No include path: device code alone, as the parent's NVRTC check."""
-    options = dict(name=path, arch=f"sm_{sm}", std="c++17")
+    options: dict[str, str | bool] = dict(name=path, arch=f"sm_{sm}", std="c++17")
     if exact_buffers:
         options["debug"] = True
     elif line_info:
@@ -287,7 +289,8 @@ class CudaCoreProgram(Program):
                                f"void {kernel}(...))") from None
         self.one_time_costs.append((f"module load {Path(path).name}", (time.perf_counter() - t0) * 1e3))
         self.code = code
-        self._handle, self._configs = None, {}
+        self._handle: int | None = None  # the stream bound last (bind)
+        self._configs: dict[tuple[int, ...], Any] = {}  # the LaunchConfig of each grid launched
 
     @contextlib.contextmanager
     def _gpu_errors(self):

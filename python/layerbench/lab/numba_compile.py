@@ -25,6 +25,7 @@ import re
 import sys
 import traceback
 from pathlib import Path
+from typing import Any
 
 from .rules import StudentError, check_file, signature_of
 
@@ -49,6 +50,8 @@ def import_student_file(path: str, message) -> object:
     with `message(exception)`, the compiler's words for it, when its top-level code raises."""
     name = "lb_lab_student_" + "".join(ch if ch.isalnum() else "_" for ch in Path(path).stem)
     spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:  # a name Python's file loaders do not take (not .py)
+        raise ImportError(f"{path}: Python has no loader for this file")
     module = importlib.util.module_from_spec(spec)
     try:
         spec.loader.exec_module(module)
@@ -86,7 +89,7 @@ def compile_kernel(path: str, kernel: str, arguments: list[str], cc: int, linein
     from numba import cuda
 
     module = import_student_file(path, numba_message)
-    dispatcher = getattr(module, kernel, None)
+    dispatcher: Any = getattr(module, kernel, None)  # whatever the student's file defines by that name
     if not hasattr(dispatcher, "py_func"):
         raise StudentError(f"{path}: {kernel} is not a @cuda.jit kernel")
     options = {k: v for k, v in keywords.items() if k in _PTX_OPTIONS}

@@ -3,12 +3,13 @@ the grid, the device addresses timing draws fresh inputs at (Program), and the l
 the harness calls (Variant)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .rules import GUARD_BITS, GUARD_FLOATS
 
 if TYPE_CHECKING:  # variants/python, on the path wherever the runner runs (never needed by the rules)
     import lb_variant
+    import numpy as np
 
 
 # --- the runners: what every runner shares ---------------------------------------------------------
@@ -81,6 +82,18 @@ class Program:
 
     def check_arguments(self, args) -> None:
         pass
+
+    if TYPE_CHECKING:  # what each runner's subclass defines (the list above), for the type checker alone
+        def bind(self, handle: int) -> None: ...
+        def floats(self, count: int) -> Any: ...  # the library's device memory
+        def argument(self, memory: Any, start: int, shape: tuple[int, ...]) -> Any: ...
+        def value(self, arg: lb_variant.KernelArg, number: float) -> Any: ...
+        def to_device(self, host: np.ndarray, memory: Any, start: int) -> None: ...
+        def to_host(self, memory: Any, start: int, host: np.ndarray) -> None: ...
+        def address(self, memory: Any) -> int: ...
+        def zero(self, memory: Any, count: int) -> None: ...
+        def launch(self, grid: tuple[int, ...], args: list[Any]) -> None: ...
+        def sync(self) -> None: ...
 
 
 class Variant:

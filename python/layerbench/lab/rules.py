@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 # The modules a lab file may import (whole, or names from them).
 ALLOWED_MODULES = ("numba", "numba.cuda", "math")
@@ -88,12 +89,12 @@ class _Rules:
         self.functions: dict[str, ast.FunctionDef] = {}
         self.jit_keywords: dict[str, dict] = {}  # function -> the keywords of its @cuda.jit(...)
 
-    def fail(self, node: ast.AST | None, message: str):
+    def fail(self, node: ast.AST | None, message: str) -> NoReturn:
         line = getattr(node, "lineno", None)
         where = f"{self.filename}:{line}" if line else self.filename
         raise StudentError(f"{where}: {message}")
 
-    def fail_rule(self, node: ast.AST, what: str):
+    def fail_rule(self, node: ast.AST, what: str) -> NoReturn:
         self.fail(node, f"{self.dialect.rule} ({what})")
 
     def module_list(self) -> str:
@@ -215,7 +216,8 @@ class _Rules:
                                 f"(from {module} import ...)")
             self.modules[alias.asname or alias.name] = f"{module}.{alias.name}"
 
-    def check_assign(self, node: ast.stmt):
+    def check_assign(self, node: ast.Assign | ast.AnnAssign):
+        targets: list[ast.expr]
         if isinstance(node, ast.AnnAssign):
             targets, value = [node.target], node.value
             if value is None or not (isinstance(node.annotation, ast.Name) and node.annotation.id in
@@ -223,6 +225,7 @@ class _Rules:
                 self.fail_rule(node, "an annotated assignment must be NAME: int|float|bool|str = constant")
         else:
             targets, value = node.targets, node.value
+        names = []  # the targets, each a plain name (any other target is refused)
         for target in targets:
             if isinstance(target, (ast.Attribute, ast.Subscript)):
                 name = self.dotted(target) or ast.unparse(target)
@@ -231,12 +234,13 @@ class _Rules:
                 self.fail_rule(node, "only a plain name may be assigned at the top, e.g. TPB = 256")
             if target.id in self.modules or target.id in self.functions:
                 self.fail(node, f"{target.id} is already imported or defined: do not assign to it")
+            names.append(target.id)
         if not self.is_constant(value):
-            self.fail_rule(node, f"{targets[0].id} is assigned something other than a constant: a number, or "
+            self.fail_rule(node, f"{names[0]} is assigned something other than a constant: a number, or "
                                  "arithmetic of numbers and earlier constants")
-        for target in targets:
-            self.constants.add(target.id)
-            self.constant_values[target.id] = self.value_of(value)
+        for name in names:
+            self.constants.add(name)
+            self.constant_values[name] = self.value_of(value)
 
     def jit_decorator(self, fn: ast.FunctionDef) -> dict:
         """The keywords of the function's one @cuda.jit (Triton: @triton.jit) decorator (empty for a

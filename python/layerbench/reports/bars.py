@@ -59,7 +59,8 @@ def speedup(results: Results, workload: str, out: Path) -> Plot | None:
                            (axes[1], "e2e", "end to end: upload + run + download (host↔device copies included)")):
         for j, layer in enumerate(layers):
             color, _marker, _ls = layer_style(results, layer)
-            xs, heights, bottoms, errs, labels = [], [], [], [[], []], []
+            xs, heights, bottoms, labels = [], [], [], []
+            errs: list[list[float]] = [[], []]  # below, above
             for i, size in enumerate(sizes):
                 row = next((r for r in rows if r["size"] == size and r["layer"] == layer), None)
                 if not row or not row[key]:
@@ -112,14 +113,16 @@ def speedup(results: Results, workload: str, out: Path) -> Plot | None:
                     f"{fmt.times(best_e2e['e2e'])}")
         if best_e2e["e2e"] < 1:
             caption += " — **end to end, no GPU layer beats the CPU: the copies cost more than the GPU saves**"
-    cpu_cases = [c for c in results.of(workload, "cpu", ok_only=True) if c.get("end_to_end_ms")]
-    if cpu_cases:
-        worst = max(cpu_cases, key=lambda c: c.get("end_to_end_ms") / c.median_ms)
-        if worst.get("end_to_end_ms") > 2 * worst.median_ms:
+    # (case, end-to-end ms, median ms) of the cpu layer's cases that record an end-to-end run
+    cpu_runs = [(c, e2e, median) for c in results.of(workload, "cpu", ok_only=True)
+                if (e2e := c.get("end_to_end_ms")) and (median := c.median_ms) is not None]
+    if cpu_runs:
+        worst, worst_e2e, worst_median = max(cpu_runs, key=lambda run: run[1] / run[2])
+        if worst_e2e > 2 * worst_median:
             caption += (f". The cpu layer's end-to-end run can take several times its median (one run, "
                         f"with the cold caches and page faults the median's repeated samples leave out): at "
-                        f"{fmt.size_label(worst.size)}, {fmt.ms(worst.get('end_to_end_ms'))} ms against "
-                        f"{fmt.ms(worst.median_ms)} ms, which raises the end-to-end speed-ups there")
+                        f"{fmt.size_label(worst.size)}, {fmt.ms(worst_e2e)} ms against "
+                        f"{fmt.ms(worst_median)} ms, which raises the end-to-end speed-ups there")
     caption += (". Error bars (top): ×/÷ (1 + the two cases' relative standard deviations combined); "
                 "the end-to-end times are single runs with no noise estimate. Hatched bars: layers that run on the CPU.")
     return save(fig, out, f"speedup_{workload}", caption,
@@ -208,9 +211,9 @@ def launch_overhead(results: Results, out: Path) -> Plot | None:
         xs, ys, rels = [], [], []
         for i, (workload, size) in enumerate(groups):
             case = results.find(workload, layer, size)
-            if case and case.ok and us_per_launch(case):
+            if case and case.ok and (us := us_per_launch(case)):
                 xs.append(i + (j - (len(layers) - 1) / 2) * width)
-                ys.append(us_per_launch(case))
+                ys.append(us)
                 rels.append(case.noise)
         if not xs:
             continue
@@ -257,6 +260,8 @@ def ladder_top_line(results: Results, workload: str, size: tuple[int, ...]) -> t
     bandwidth); (rate, label)."""
     d = results.descriptor(workload)
     field = d.figure
+    if field is None:  # never: ladders are drawn for rate workloads alone
+        return None, ""
     vendor = results.find(workload, "vendor", size)
     if vendor and vendor.ok and rate(vendor, field):
         return rate(vendor, field), f"{d.vendor.library if d.vendor else 'vendor'} (vendor layer)"
@@ -273,15 +278,16 @@ def ladder_top_line(results: Results, workload: str, size: tuple[int, ...]) -> t
 def ladder(results: Results, workload: str, layer: str, size: tuple[int, ...], out: Path) -> Plot | None:
     """One ladder as one chart: a bar per rung (its rate), the vendor line or the ceiling across."""
     field = results.figure(workload)
-    if not results.descriptor(workload).is_rate:
+    if field is None or not results.descriptor(workload).is_rate:
         return None
-    cases = [c for c in results.ladders.get((workload, layer, size), []) if c.ok and rate(c, field)]
-    if not cases:
+    drawn = [(c, value) for c in results.ladders.get((workload, layer, size), []) if c.ok and (value := rate(c, field))]
+    if not drawn:
         return None
+    cases = [c for c, _ in drawn]
     setup()
     unit = "GFLOP/s" if field == "gflops" else "GB/s"
     top, top_label = ladder_top_line(results, workload, size)
-    rates = [rate(c, field) for c in cases]
+    rates = [value for _, value in drawn]
     fig, ax = plt.subplots(figsize=(max(7.0, 0.9 * len(cases) + 3), 5.2), layout="constrained")
     x = list(range(len(cases)))
     color = layer_style(results, layer)[0]
@@ -298,7 +304,8 @@ def ladder(results: Results, workload: str, layer: str, size: tuple[int, ...], o
     else:
         ax.set_ylim(0, max(rates + [top or 0]) * 1.12)
     ax.set_xticks(x)
-    ax.set_xticklabels([c.rung_label.replace("_", "\n", 1) for c in cases], fontsize=8.5)
+    # A ladder's cases are rung cases, each with its rung's label ("" never shows).
+    ax.set_xticklabels([(c.rung_label or "").replace("_", "\n", 1) for c in cases], fontsize=8.5)
     ax.set_ylabel(unit)
     ax.set_title(f"{workload} ladder at {fmt.size_label(size)} through {layer} — {unit} per rung (higher is better)")
     legend_outside(ax)
@@ -306,7 +313,7 @@ def ladder(results: Results, workload: str, layer: str, size: tuple[int, ...], o
                f"(median sample), in ladder order; docs/ladders.md says what each rung changes.")
     if top:
         caption += f" Dashed red: {top_label}, {fmt.rate(top)} {unit}; the figure over each bar is its fraction of that."
-    failed = [c.rung_label for c in results.ladders.get((workload, layer, size), []) if not c.ok]
+    failed = [c.rung_label or "" for c in results.ladders.get((workload, layer, size), []) if not c.ok]
     if failed:
         caption += f" Not drawn (failed or skipped): {', '.join(failed)}."
     name = f"ladder_{workload}_{layer}_{fmt.size_label(size, unicode=False).replace('^', '')}"

@@ -300,12 +300,14 @@ class Results:
         else its rate over the run's ceiling; None for CPU layers (the GPU's ceilings are not
         theirs), launch workloads and runs without the ceiling."""
         d = self.descriptor(case.workload)
-        if not d.fraction_field or not self.on_gpu(case.layer):
+        fraction_field = d.fraction_field
+        if not fraction_field or not self.on_gpu(case.layer):
             return None
-        frac = case.get(d.fraction_field)
+        frac = case.get(fraction_field)
         ceiling = self.ceiling(case.workload)
-        if frac is None and ceiling and case.get(d.figure):
-            frac = case.get(d.figure) / ceiling
+        figure = case.get(d.figure) if d.figure else None  # a figure, as there is a fraction field
+        if frac is None and ceiling and figure:
+            frac = figure / ceiling
         return frac
 
     def cpu_backends(self, workload: str | None = None) -> list[tuple[str, str]]:
@@ -328,8 +330,12 @@ class Results:
     @property
     def ladders(self) -> dict[tuple[str, str, tuple[int, ...]], list[Case]]:
         """Rung cases by (workload, layer, size), each list in ladder order."""
+        def ladder_order(c: Case) -> tuple[float, int]:
+            rung = c.rung or {}  # never {}: only rung cases are sorted
+            return (_num(rung.get("number")) or 0.0, c.order)
+
         found: dict[tuple[str, str, tuple[int, ...]], list[Case]] = {}
-        for c in sorted((c for c in self.cases if c.rung), key=lambda c: (_num(c.rung.get("number")) or 0.0, c.order)):
+        for c in sorted((c for c in self.cases if c.rung), key=ladder_order):
             found.setdefault((c.workload, c.layer, c.size), []).append(c)
         return found
 

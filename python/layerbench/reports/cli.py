@@ -35,6 +35,8 @@ class _Parser(argparse.ArgumentParser):
     laid out as the C++ commands' (CLI11's, app/cli.cpp): the description, `Usage: ...`, then
     `Positionals:`, `Options:` and the other groups, then the epilog."""
 
+    commands: dict[str, _Parser]  # the top-level parser's: each command's parser, by name (set by parser())
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._positionals.title = "Positionals"

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import matplotlib.pyplot as plt
 from matplotlib.ticker import FuncFormatter, MaxNLocator
@@ -19,6 +19,9 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 from . import fmt, palette
 from .figure import Plot, save, setup
 from .results import Case, Results
+
+if TYPE_CHECKING:  # matplotlib.typing is newer than the oldest matplotlib the tool takes (3.6)
+    from matplotlib.typing import HashableList
 
 # (key, legend label, colour): the stacking order, left to right. The first six are the kinds the
 # harness writes on each cost (`kind`: variants/one_time_cost.cpp); "first run" is the report's.
@@ -142,7 +145,7 @@ def one_time_costs(results: Results, out: Path) -> Plot | None:
     height = min(0.3 * len(rows) + 1.9, 7.4) + 0.22 * max(0, key_rows - 2)
     # A row under the panels holds the legend of the kinds (a figure legend "outside" the axes
     # needs matplotlib 3.7; this works from 3.6, as the report tool requires).
-    mosaic = [["full", "near"], ["key", "key"]] if zoom else [["full"], ["key"]]
+    mosaic: list[HashableList[str]] = [["full", "near"], ["key", "key"]] if zoom else [["full"], ["key"]]
     fig, axes = plt.subplot_mosaic(mosaic, figsize=(11.5, height), layout="constrained",
                                    gridspec_kw={"height_ratios": [1, 0.001],
                                                 **({"width_ratios": [1.25, 1]} if zoom else {})})

@@ -37,7 +37,7 @@ def _cell(value) -> str:
 
 
 def rows(results: Results) -> tuple[list[str], list[list[str]]]:
-    keys = set()
+    keys: set[str] = set()
     for case in results.cases:
         keys.update(case.entry)
     header = LEAD + sorted(keys - set(LEAD))

@@ -146,16 +146,16 @@ def side_by_side(doc: Document, r: Results, in_report: bool = True, picture=None
         row_cases = [cells[key].get(run) for run in runs]
         flags = fleet_flags(row_cases)
         row = [f"`{keys[key]}`"]
-        for c, flag in zip(row_cases, flags):
-            if c is None:
+        for case, flag in zip(row_cases, flags):
+            if case is None:
                 row.append("–")
-            elif not c.ok or not c.median_ms:
-                row.append(c.status if not c.ok else "–")
+            elif not case.ok or not case.median_ms:
+                row.append(case.status if not case.ok else "–")
             elif flag is not None:
                 flagged += 1
-                row.append(f"**{fmt.ms(c.median_ms)}** {FLAG} {flag * 100:+.1f}%")
+                row.append(f"**{fmt.ms(case.median_ms)}** {FLAG} {flag * 100:+.1f}%")
             else:
-                row.append(fmt.ms(c.median_ms))
+                row.append(fmt.ms(case.median_ms))
         ok = [c.median_ms for c in row_cases if c is not None and c.ok and c.median_ms]
         spread = f"{fmt.pct(max(ok) / min(ok) - 1)}" if len(ok) >= 2 else "–"
         if len(runs) < MIN_RUNS_TO_FLAG and two_differ(row_cases) is not None:

@@ -42,6 +42,8 @@ def ceiling_fraction(r: Results, case: Case) -> float | None:
 
 def figure_value(r: Results, case: Case) -> float | None:
     figure = r.figure(case.workload)
+    if figure is None:  # never: the map's columns are the workloads with a figure
+        return None
     if figure == "us_per_launch":
         value = case.get("us_per_launch")
         return value if value is not None else (case.median_ms * 1000.0 if case.median_ms else None)
@@ -122,6 +124,7 @@ def heatmap(r: Results, out: Path) -> Plot | None:
         ax.plot([-0.012], [y0 + row_h / 2], marker=marker, color=colour, ms=8, transform=marks, clip_on=False)
         for j, (workload, _size) in enumerate(cols):
             cell = grid[(layer, workload)]
+            face: str | tuple[float, float, float, float]  # a colour: the colour map's RGBA, or by name
             if cell.fraction is not None:
                 face = cmap(norm(cell.fraction))
             elif cell.status == "ok":

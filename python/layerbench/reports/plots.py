@@ -12,6 +12,7 @@ end (docs/reports.md says why this and not another remedy).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -33,8 +34,8 @@ def elements(size: tuple[int, ...]) -> int:
 def per_element(results: Results, workload: str, count: str) -> float | None:
     """bytes_moved ("bytes") or flops ("flops") per element of the size (n, M·N, M·N·K), where
     every case of the workload that records it gives the same; else None."""
-    ratios = {round((c.bytes_moved if count == "bytes" else c.flops) / elements(c.size), 9)
-              for c in results.of(workload) if (c.bytes_moved if count == "bytes" else c.flops) and elements(c.size)}
+    ratios = {round(counted / elements(c.size), 9) for c in results.of(workload)
+              if (counted := c.bytes_moved if count == "bytes" else c.flops) and elements(c.size)}
     return ratios.pop() if len(ratios) == 1 else None
 
 
@@ -139,7 +140,7 @@ def cpu_baseline(results: Results, workload: str | None = None) -> str:
 
 # --- rate against size: one panel, or one per family ------------------------------------------
 
-def _panels(results: Results, layers: list[str]) -> list[tuple[palette.Family | None, list[str]]]:
+def _panels(results: Results, layers: list[str]) -> Sequence[tuple[palette.Family | None, list[str]]]:
     if len(layers) <= PANEL_MAX:
         return [(None, layers)]
     return palette.groups(layers, results.ctx("layers") or {})
@@ -232,11 +233,11 @@ def bandwidth(results: Results, workload: str, out: Path) -> Plot | None:
     noisy = False
     for i, (ax, (fam, group)) in enumerate(zip(axes, panels)):
         for layer in group:
-            cases = [c for c in results.of(workload, layer, ok_only=True) if rate(c, "gbps")]
-            x = [elements(c.size) * _jitter(group, layer) for c in cases]
-            rel = [c.noise for c in cases]
+            drawn = [(c, gbps) for c in results.of(workload, layer, ok_only=True) if (gbps := rate(c, "gbps"))]
+            x = [elements(c.size) * _jitter(group, layer) for c, _ in drawn]
+            rel = [c.noise for c, _ in drawn]
             noisy |= any(rel)
-            _layer_line(ax, results, layer, x, [rate(c, "gbps") for c in cases], rel)
+            _layer_line(ax, results, layer, x, [gbps for _, gbps in drawn], rel)
         first = i == _reference_panel(panels)  # the reference lines are named once, in one legend
         if not _cpu_panel(fam):
             _limit_lines(ax, peak, f"theoretical\n{fmt.rate(peak)} GB/s" if peak and first else "_peak",
@@ -319,11 +320,12 @@ def gflops(results: Results, workload: str, out: Path) -> Plot | None:
     noisy = False
     for i, (ax, (fam, group)) in enumerate(zip(axes, panels)):
         for layer in group:
-            cases = [c for c in results.of(workload, layer, ok_only=True) if rate(c, "gflops") and c.flops]
-            rel = [c.noise for c in cases]
+            drawn = [(c, flops, gflops) for c in results.of(workload, layer, ok_only=True)
+                     if (gflops := rate(c, "gflops")) and (flops := c.flops)]
+            rel = [c.noise for c, _, _ in drawn]
             noisy |= any(rel)
-            _layer_line(ax, results, layer, [c.flops * _jitter(group, layer) ** 2 for c in cases],
-                        [rate(c, "gflops") for c in cases], rel)
+            _layer_line(ax, results, layer, [flops * _jitter(group, layer) ** 2 for _, flops, _ in drawn],
+                        [gflops for _, _, gflops in drawn], rel)
         first = i == _reference_panel(panels)
         if not _cpu_panel(fam):
             _limit_lines(ax, peak, f"fp32 peak\n{fmt.rate(peak)} GFLOP/s" if peak and first else "_peak",
@@ -368,8 +370,10 @@ def _cublas_points(cublas, ticks: dict[float, str]) -> list[tuple[float, float]]
         return []
     by_label = {label: flops for flops, labels in ticks.items() for label in labels.split("\n")}
     points = [(by_label[k], v) for k, v in cublas.items() if k in by_label]
-    points += [(by_label[fmt.size_label(_parse_size(k))], v) for k, v in cublas.items()
-               if k not in by_label and _parse_size(k) and fmt.size_label(_parse_size(k)) in by_label]
+    for k, v in cublas.items():  # the rest: a key written as a size (MxNxK), found by that size's label
+        size = _parse_size(k)
+        if k not in by_label and size and fmt.size_label(size) in by_label:
+            points.append((by_label[fmt.size_label(size)], v))
     return sorted(points)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from . import bars, costs, csvout, document, fleetmap, fmt, heatmap, machine, output, plots
@@ -270,9 +271,11 @@ def _measurement_rows(r: Results) -> list[tuple[str, str]]:
     return rows
 
 
-def _best(cases: list[Case], key) -> Case | None:
-    cases = [c for c in cases if key(c) is not None]
-    return max(cases, key=key) if cases else None
+def _best(cases: list[Case], figure: str) -> tuple[Case, float, float] | None:
+    """(case, its `figure`, its median ms) of the case with the highest figure, among the cases with
+    that figure and a median (the ok ones); None where there is none."""
+    found = [(c, value, c.median_ms) for c in cases if (value := c.get(figure)) is not None and c.median_ms is not None]
+    return max(found, key=lambda t: t[1]) if found else None
 
 
 def _findings(doc: Document, r: Results) -> None:
@@ -286,25 +289,26 @@ def _findings(doc: Document, r: Results) -> None:
         at = [c for c in r.of(workload, ok_only=True) if c.size == size]
         gpu = [c for c in at if r.on_gpu(c.layer)]
         cpu = r.find(workload, "cpu", size)
-        best = _best(gpu or at, lambda c: c.get("gbps"))
-        if not best:
+        found = _best(gpu or at, "gbps")
+        if not found:
             continue
+        best, gbps, best_ms = found
         where = f"n = {fmt.size_label(size)}" if r.descriptor(workload).size_form == "n" else fmt.size_label(size)
-        text = f"**{workload}** at {where}: {best.layer} is fastest at {fmt.rate(best.get('gbps'))} GB/s"
+        text = f"**{workload}** at {where}: {best.layer} is fastest at {fmt.rate(gbps)} GB/s"
         if copy and r.on_gpu(best.layer):
-            text += f" ({fmt.pct(best.get('gbps') / copy, 0)} of the copy ceiling)"
-        if cpu and cpu.ok and cpu.get("gbps") and best.layer != "cpu":
+            text += f" ({fmt.pct(gbps / copy, 0)} of the copy ceiling)"
+        if cpu and cpu.ok and cpu.get("gbps") and cpu.median_ms is not None and best.layer != "cpu":
             on_gpu = r.on_gpu(best.layer)
-            text += (f", the cpu layer {fmt.rate(cpu.get('gbps'))} GB/s: {fmt.times(cpu.median_ms / best.median_ms)} "
+            text += (f", the cpu layer {fmt.rate(cpu.get('gbps'))} GB/s: {fmt.times(cpu.median_ms / best_ms)} "
                      f"{'on device time' if on_gpu else 'on the timed run'}")
             e2e, e2e_cpu = best.get("end_to_end_ms"), cpu.get("end_to_end_ms")
             if e2e and e2e_cpu:
                 text += f", {fmt.times(e2e_cpu / e2e)} end to end"
                 if e2e_cpu / e2e < 1 and on_gpu:
                     text += " (slower than the CPU once the copies count)"
-                if e2e > best.median_ms and on_gpu:
-                    text += (f". Of {best.layer}'s {fmt.ms(e2e)} ms end to end, the kernel is {fmt.ms(best.median_ms)} ms: "
-                             f"the copies and their overhead take {fmt.pct(1 - best.median_ms / e2e)}")
+                if e2e > best_ms and on_gpu:
+                    text += (f". Of {best.layer}'s {fmt.ms(e2e)} ms end to end, the kernel is {fmt.ms(best_ms)} ms: "
+                             f"the copies and their overhead take {fmt.pct(1 - best_ms / e2e)}")
         items.append(text + ".")
     for workload in _by_figure(r, "gflops"):
         sizes = r.sizes(workload)
@@ -312,16 +316,17 @@ def _findings(doc: Document, r: Results) -> None:
             continue
         size = sizes[-1]
         at = [c for c in r.of(workload, ok_only=True) if c.size == size]
-        best = _best(at, lambda c: c.get("gflops"))
+        found = _best(at, "gflops")
         cpu = r.find(workload, "cpu", size)
-        if best:
-            text = f"**{workload}** at {fmt.size_label(size)}: {best.layer} is fastest at {fmt.rate(best.get('gflops'))} GFLOP/s"
+        if found:
+            best, gflops, best_ms = found
+            text = f"**{workload}** at {fmt.size_label(size)}: {best.layer} is fastest at {fmt.rate(gflops)} GFLOP/s"
             frac = r.fraction(best)
             if frac is not None:
                 text += f" ({fmt.pct(frac, 0)} of cuBLAS SGEMM)"
             if cpu and cpu.ok and cpu.median_ms and best.layer != "cpu":
                 text += (f", the cpu layer ({_short_backend(r, workload)}) {fmt.rate(cpu.get('gflops'))} GFLOP/s: "
-                         f"{fmt.times(cpu.median_ms / best.median_ms)} on device time")
+                         f"{fmt.times(cpu.median_ms / best_ms)} on device time")
                 e2e, e2e_cpu = best.get("end_to_end_ms"), cpu.get("end_to_end_ms")
                 if e2e and e2e_cpu:
                     text += f", {fmt.times(e2e_cpu / e2e)} end to end"
@@ -335,7 +340,7 @@ def _findings(doc: Document, r: Results) -> None:
     costs_found = costs.one_time_items(r)
     if costs_found:
         layer, what, ms = max(costs_found, key=lambda t: t[2])
-        total = {}
+        total: dict[str, float] = {}
         for lay, _w, m in costs_found:
             total[lay] = total.get(lay, 0.0) + m
         items.append(f"Largest one-time cost: {layer}, {what}: {fmt.ms(ms)} ms. In all: " +
@@ -428,10 +433,10 @@ def _one_time_section(doc: Document, r: Results, plot_dir: Path) -> None:
         for layer in r.layers:
             if not r.on_gpu(layer):
                 continue
-            cases = [c for c in r.cases if c.layer == layer and c.ok and c.median_ms]
-            if cases:
-                fastest = min(cases, key=lambda c: c.median_ms)
-                gpu_small.append(f"{layer} {fmt.ms(fastest.median_ms * 1000)} µs (`{case_name(fastest)}`)")
+            timed = [(c, median) for c in r.cases if c.layer == layer and c.ok and (median := c.median_ms)]
+            if timed:
+                fastest, fastest_ms = min(timed, key=lambda pair: pair[1])
+                gpu_small.append(f"{layer} {fmt.ms(fastest_ms * 1000)} µs (`{case_name(fastest)}`)")
         text = "This results file holds no launch-overhead cases, so launch overhead is not measured on its own."
         if gpu_small:
             text += (" An upper bound per GPU layer is its fastest case's median device time: " +
@@ -445,7 +450,7 @@ def _noise_cell(c: Case) -> str:
     return fmt.noise(c.noise, c.samples) + ("*" if c.noise_target_missed else "")
 
 
-def _columns(r: Results, workload: str) -> list[tuple[str, str, object]]:
+def _columns(r: Results, workload: str) -> list[tuple[str, str, Callable[[Case], str]]]:
     """(header, alignment, cell function) for one workload's table of cases."""
     def status(c: Case) -> str:
         return c.status if c.ok else f"**{c.status}**: {c.message or 'no reason recorded'}"
@@ -516,7 +521,7 @@ def _ladder_table(doc: Document, r: Results, workload: str, size: tuple[int, ...
     """Every rung case of one ladder (failed ones too): time, rate, fraction of the top line,
     speed-up over the rung below."""
     field = r.figure(workload)
-    if not r.descriptor(workload).is_rate:
+    if field is None or not r.descriptor(workload).is_rate:
         return
     unit = "GFLOP/s" if field == "gflops" else "GB/s"
     top, top_label = bars.ladder_top_line(r, workload, size)
@@ -525,7 +530,8 @@ def _ladder_table(doc: Document, r: Results, workload: str, size: tuple[int, ...
         value = plots.rate(c, field) if c.ok else None
         speedup = (f"{below.median_ms / c.median_ms:.2f}×" if below is not None and below.ok and c.ok
                    and below.median_ms and c.median_ms else "–")
-        rows.append([f"`{c.rung_label}`", str(c.rung.get("title", "")), fmt.ms(c.median_ms) if c.ok else "–",
+        rung = c.rung or {}  # a ladder's cases are rung cases: never {}
+        rows.append([f"`{c.rung_label}`", str(rung.get("title", "")), fmt.ms(c.median_ms) if c.ok else "–",
                      fmt.rate(value), fmt.pct(value / top) if value and top else "–", speedup,
                      "ok" if c.ok else f"{c.status}: {c.message}"])
         below = c

@@ -127,7 +127,7 @@ def from_data(path: str | Path, data: dict[str, Any]) -> Results:
             more = run["context"].get("workloads")
             if isinstance(more, dict):
                 recorded = {**more, **recorded}
-    names = list(dict.fromkeys([e.get("workload") for e in benchmarks if isinstance(e, dict)
+    names = list(dict.fromkeys([e["workload"] for e in benchmarks if isinstance(e, dict)
                                 and isinstance(e.get("workload"), str)] + list(recorded)))
     descriptors = {name: describe(name, recorded.get(name)) for name in names}
     cases, notes = _cases(path, benchmarks, descriptors, merged)
@@ -219,8 +219,9 @@ def _size_of(path: Path, index: int, entry: dict[str, Any], d: Descriptor) -> tu
         return size
 
     keys = d.size_keys if d.size_form in SIZE_FORMS else tuple(k for k in ("m", "n", "k") if as_int(k) is not None)
-    if "n" in keys and all(as_int(k) is not None for k in keys):
-        return in_range(tuple(as_int(k) for k in keys))
+    given = tuple(v for k in keys if (v := as_int(k)) is not None)
+    if "n" in keys and len(given) == len(keys):
+        return in_range(given)
     # Fall back on the name: <workload>/<layer>/<size>/manual_time
     parts = str(entry.get("name", "")).split("/")
     if len(parts) >= 3:
@@ -275,7 +276,9 @@ def _cases(path: Path, benchmarks: list[Any], descriptors: dict[str, Descriptor]
                                      f"workload or layer: not written by layerbench")
         _check_numbers(path, index, entry)
         size = _size_of(path, index, entry, descriptors.get(workload) or describe(workload, None))
-        rung = entry.get("rung") if isinstance(entry.get("rung"), dict) else {}
+        rung = entry.get("rung")
+        if not isinstance(rung, dict):
+            rung = {}
         run = entry["run"] if merged else ""
         groups.setdefault((run, workload, layer, size, str(rung.get("id", ""))), []).append((index, entry))
 
@@ -304,25 +307,27 @@ def _fold(entries: list[dict[str, Any]]) -> dict[str, Any]:
     medians; the noise (rel_stddev) is the larger of the typical spread within a repetition and
     the spread of the medians between repetitions; the other fields come from the repetition whose
     median is the folded median (the lower middle one for an even count)."""
-    ok = [e for e in entries if _status(e) == "ok" and _num(e.get("median_ms")) is not None]
+    # (median, entry) of the ok repetitions, by median
+    ok = sorted(((m, e) for e in entries if _status(e) == "ok" and (m := _num(e.get("median_ms"))) is not None),
+                key=lambda pair: pair[0])
     if not ok:
         return dict(entries[-1])
-    ok.sort(key=lambda e: _num(e["median_ms"]))
-    middle = ok[(len(ok) - 1) // 2]
+    middle = ok[(len(ok) - 1) // 2][1]
     folded = dict(middle)
-    medians = [_num(e["median_ms"]) for e in ok]
+    medians = [m for m, _ in ok]
     median = statistics.median(medians)
     folded["median_ms"] = median
-    within = [_num(e.get("rel_stddev")) for e in ok if _num(e.get("rel_stddev")) is not None]
+    within = [rel for _, e in ok if (rel := _num(e.get("rel_stddev"))) is not None]
     between = (statistics.stdev(medians) / statistics.mean(medians)
                if len(medians) >= 2 and statistics.mean(medians) > 0 else 0.0)
     folded["rel_stddev"] = max([between] + ([statistics.median(within)] if within else []))
     if median and median > 0:
-        if _num(folded.get("bytes_moved")) is not None:
-            folded["gbps"] = _num(folded["bytes_moved"]) / (median * 1e6)
-        if _num(folded.get("flops")) is not None:
-            folded["gflops"] = _num(folded["flops"]) / (median * 1e6)
-    pooled = [v for e in ok if isinstance(e.get("samples_ms"), list) for v in e["samples_ms"]]
+        bytes_moved, flops = _num(folded.get("bytes_moved")), _num(folded.get("flops"))
+        if bytes_moved is not None:
+            folded["gbps"] = bytes_moved / (median * 1e6)
+        if flops is not None:
+            folded["gflops"] = flops / (median * 1e6)
+    pooled = [v for _, e in ok if isinstance(e.get("samples_ms"), list) for v in e["samples_ms"]]
     if pooled:  # the rank test reads every repetition's samples
         folded["samples_ms"] = pooled
     folded["repetitions_folded"] = len(entries)
