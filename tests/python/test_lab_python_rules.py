@@ -219,3 +219,40 @@ def test_guard_matches_the_cuda_labs():
         ROOT / "lab" / "runners" / "nvrtc" / "lab_kernel.h").read_text()
     assert "kGuardFloats = 1 << 16" in text and rules.GUARD_FLOATS == 1 << 16
     assert "0x7F8ABCDEu" in text and rules.GUARD_BITS == 0x7F8ABCDE
+
+
+# --- the parent checks a file it does not trust: its constants' values cost little to compute ---
+
+@pytest.mark.parametrize("constants", [
+    # String arithmetic: the third line would be 10^18 bytes (MemoryError, or the machine's memory).
+    'A = "x" * 1000000\nB = A * 1000000\nC = B * 1000000',
+    # Tuple arithmetic, likewise.
+    "A = (1,) * 1000000\nB = A * 1000000\nC = B * 1000000",
+    # Repeated squaring: each line doubles the digits (2^40 times 4000 digits by the last line).
+    "A = " + "9" * 4000 + "\n" + "\n".join(f"A{i + 1} = A{i or ''} * A{i or ''}" for i in range(40)),
+])
+def test_constants_too_large_to_compute_are_checked_in_milliseconds(constants):
+    # A child process with a wall-clock limit: before value_of was bounded, these raised MemoryError
+    # or ran for hours in the process that checks the rules (the grading parent).
+    import subprocess
+    import sys
+    source = "from numba import cuda\n" + constants + "\n" + GOOD_KERNEL
+    code = ("import sys; from layerbench.lab import rules; "
+            f"print(rules.check_source(sys.stdin.read(), 'vector_add.py', {KERNEL!r}, 4))")
+    done = subprocess.run([sys.executable, "-c", code], input=source, capture_output=True, text=True, timeout=30,
+                          env={"PYTHONPATH": str(ROOT / "python"), "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0 and done.stdout.strip() == "{}", done.stderr[-500:]
+
+
+@pytest.mark.parametrize("expression, value", [
+    ("(2 * 3) // 4 - 1.5", -0.5),
+    ("-(1 << 2)", None),            # not an arithmetic a constant may use
+    ("'ab' * 2", None),              # numbers only
+    ("(1, 2) + (3,)", None),
+    ("2 ** 8", None),
+    ("1" + "0" * 80 + " * 1" + "0" * 80, None),  # beyond 2^256
+    ("1 / 0", None),
+])
+def test_a_constants_value_is_computed_on_bounded_numbers_only(expression, value):
+    import ast
+    assert rules._Rules("f.py").value_of(ast.parse(expression).body[0].value) == value

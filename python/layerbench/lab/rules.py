@@ -4,9 +4,10 @@ the rules are checked and tested without Numba or a GPU."""
 from __future__ import annotations
 
 import ast
+import operator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, Callable, NoReturn
 
 # The modules a lab file may import (whole, or names from them).
 ALLOWED_MODULES = ("numba", "numba.cuda", "math")
@@ -74,9 +75,28 @@ def signature_of(arguments) -> str:
 
 # --- the rules ------------------------------------------------------------------------------------
 
-_OPERATORS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
-              ast.Pow: "**", ast.LShift: "<<", ast.RShift: ">>", ast.BitOr: "|", ast.BitAnd: "&", ast.BitXor: "^",
-              ast.MatMult: "@"}
+# Each binary operator's symbol (for messages) and, for those a top-level constant may use, its
+# function, with which value_of computes a constant's value.
+_OPERATORS: dict[type[ast.operator], tuple[str, Callable[[Any, Any], Any] | None]] = {
+    ast.Add: ("+", operator.add), ast.Sub: ("-", operator.sub), ast.Mult: ("*", operator.mul),
+    ast.Div: ("/", operator.truediv), ast.FloorDiv: ("//", operator.floordiv), ast.Mod: ("%", operator.mod),
+    ast.Pow: ("**", None), ast.LShift: ("<<", None), ast.RShift: (">>", None), ast.BitOr: ("|", None),
+    ast.BitAnd: ("&", None), ast.BitXor: ("^", None), ast.MatMult: ("@", None)}
+# The largest magnitude value_of gives an integer. The parent computes the values of a file it does
+# not trust: bounded operands keep each step cheap, where repeated squaring (B = A * A, C = B * B,
+# ...) would double an integer's digits each line, and string or tuple arithmetic ("x" * 10**6,
+# then * 10**6 again) would build objects of any size. No lab needs a constant beyond 2^256.
+_LARGEST_CONSTANT = 2**256
+
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and (not isinstance(value, int) or abs(value) <= _LARGEST_CONSTANT)
+
+
+def _bounded(value: object) -> object:
+    """`value`, or None for an integer beyond _LARGEST_CONSTANT."""
+    return None if isinstance(value, int) and abs(value) > _LARGEST_CONSTANT else value
 
 
 class _Rules:
@@ -125,7 +145,7 @@ class _Rules:
             return f"this is a{'n' if isinstance(node, ast.If) else ''} {type(node).__name__.lower()} statement, which runs on the host"
         if isinstance(node, ast.AugAssign):
             target = self.dotted(node.target) or "this"
-            return f"{target} {_OPERATORS.get(type(node.op), '?')}= ... is not a constant assignment"
+            return f"{target} {_OPERATORS.get(type(node.op), ('?', None))[0]}= ... is not a constant assignment"
         if isinstance(node, ast.Delete):
             return "this is a del statement"
         if isinstance(node, ast.Lambda):
@@ -140,8 +160,7 @@ class _Rules:
             return isinstance(node.value, (int, float, bool, str)) or node.value is None
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
             return self.is_constant(node.operand)
-        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv,
-                                                                  ast.Mod)):
+        if isinstance(node, ast.BinOp) and _OPERATORS.get(type(node.op), ("", None))[1] is not None:
             return self.is_constant(node.left) and self.is_constant(node.right)
         if isinstance(node, ast.Tuple):
             return all(self.is_constant(e) for e in node.elts)
@@ -150,7 +169,8 @@ class _Rules:
         return False
 
     def value_of(self, node: ast.AST):
-        """The value of a node is_constant accepts (None where arithmetic on it fails: 1 / 0)."""
+        """The value of a node is_constant accepts: None where arithmetic on it fails (1 / 0), is not
+        on numbers, or leaves an integer beyond _LARGEST_CONSTANT."""
         if isinstance(node, ast.Constant):
             return node.value
         if isinstance(node, ast.Name):
@@ -160,13 +180,15 @@ class _Rules:
         try:
             if isinstance(node, ast.UnaryOp):
                 operand = self.value_of(node.operand)
-                return -operand if isinstance(node.op, ast.USub) else +operand
+                return _bounded(-operand if isinstance(node.op, ast.USub) else +operand)
             if isinstance(node, ast.BinOp):
                 left, right = self.value_of(node.left), self.value_of(node.right)
-                return {ast.Add: lambda: left + right, ast.Sub: lambda: left - right, ast.Mult: lambda: left * right,
-                        ast.Div: lambda: left / right, ast.FloorDiv: lambda: left // right,
-                        ast.Mod: lambda: left % right}[type(node.op)]()
-        except (TypeError, ZeroDivisionError, OverflowError, KeyError):
+                function = _OPERATORS.get(type(node.op), ("", None))[1]
+                # Numbers only: a string's or a tuple's arithmetic has no use in a kernel's constant.
+                if function is None or not _is_number(left) or not _is_number(right):
+                    return None
+                return _bounded(function(left, right))
+        except (TypeError, ZeroDivisionError, OverflowError):
             return None
         return None
 
