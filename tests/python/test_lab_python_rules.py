@@ -256,3 +256,10 @@ def test_constants_too_large_to_compute_are_checked_in_milliseconds(constants):
 def test_a_constants_value_is_computed_on_bounded_numbers_only(expression, value):
     import ast
     assert rules._Rules("f.py").value_of(ast.parse(expression).body[0].value) == value
+
+
+@pytest.mark.parametrize("expression", ["+".join(["1"] * 5000), "+".join(["1"] * 100000), "-" * 100000 + "1"])
+def test_an_expression_nested_too_deeply_is_the_files_fault_in_one_line(expression):
+    # Before: RecursionError or MemoryError out of the checker, not a StudentError.
+    message = rejected("from numba import cuda\nA = " + expression + "\n" + GOOD_KERNEL)
+    assert message == "vector_add.py: cannot be checked: an expression is nested too deeply (split it over several constants)"
