@@ -89,7 +89,6 @@ _OPERATORS: dict[type[ast.operator], tuple[str, Callable[[Any, Any], Any] | None
 _LARGEST_CONSTANT = 2**256
 
 
-
 def _is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and (not isinstance(value, int) or abs(value) <= _LARGEST_CONSTANT)
 
