@@ -70,10 +70,6 @@ std::string compile_result_text(const fs::path& result, std::uintmax_t max_bytes
   return text.str();
 }
 
-bool is_ptx_identifier(const std::string& entry) {
-  static const std::regex identifier(R"([A-Za-z_$][A-Za-z0-9_$]{0,4095})");
-  return std::regex_match(entry, identifier);
-}
 
 std::vector<int> ptx_parameter_bits(const std::string& ptx, const std::string& entry) {
   // ".visible .entry NAME(" then ".param .TYPE NAME_param_0," ... ")": each parameter's type
@@ -88,6 +84,24 @@ std::vector<int> ptx_parameter_bits(const std::string& ptx, const std::string& e
   for (auto it = std::sregex_iterator(list.begin(), list.end(), param); it != std::sregex_iterator(); ++it)
     bits.push_back(std::stoi((*it)[2].str()));
   return bits;
+}
+
+void check_ptx_entry(const std::string& ptx, const std::string& entry, const std::vector<int>& parameter_bits,
+                     const std::string& whose_parameters) {
+  static const std::regex identifier(R"([A-Za-z_$][A-Za-z0-9_$]{0,4095})");
+  if (!std::regex_match(entry, identifier))
+    throw StudentCompileError("the compile process's entry name is not a PTX identifier");
+  if (ptx.find('\0') != std::string::npos) throw StudentCompileError("the compiled kernel's PTX holds a NUL byte");
+  const std::vector<int> found = ptx_parameter_bits(ptx, entry);
+  if (found != parameter_bits)
+    throw StudentCompileError("the compiled kernel " + entry.substr(0, 80) + " takes " + std::to_string(found.size()) +
+                              " parameters, not the " + std::to_string(parameter_bits.size()) + " " + whose_parameters);
+}
+
+driver::CompiledProgram ptx_program(const std::string& ptx) {
+  driver::CompiledProgram program;
+  program.cubin = ptx;
+  return program;
 }
 
 }  // namespace lb::lab

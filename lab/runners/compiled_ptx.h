@@ -12,6 +12,7 @@
 
 #include "lab/child/student_program.h"  // StudentBuild
 #include "lab/spec/lab_spec.h"
+#include "variants/driver/kernel_program.h"  // driver::CompiledProgram
 
 namespace lb::lab {
 
@@ -46,12 +47,20 @@ double run_python_compile(const PythonCompile& compile, const LabSpec& spec, con
 // against the cap) otherwise.
 std::string compile_result_text(const std::filesystem::path& result, std::uintmax_t max_bytes);
 
-// Whether `entry` is a PTX identifier of at most 4096 characters (what a result's entry must be
-// before it is looked for in the PTX or handed to the driver).
-bool is_ptx_identifier(const std::string& entry);
-
 // The widths in bits of the parameters of `entry` in `ptx`, in order. Throws StudentCompileError
 // when the PTX defines no such kernel.
 std::vector<int> ptx_parameter_bits(const std::string& ptx, const std::string& entry);
+
+// A result's PTX and entry, checked before either is looked for in the PTX or handed to the
+// driver: `entry` a PTX identifier of at most 4096 characters, `ptx` without a NUL byte, and the
+// PTX defining `entry` as a kernel whose parameters have the widths `parameter_bits` lists. Throws
+// StudentCompileError naming what is wrong; a count that differs is said as "... not the N
+// <whose_parameters>" ("the lab's arguments make as Numba passes them").
+void check_ptx_entry(const std::string& ptx, const std::string& entry, const std::vector<int>& parameter_bits,
+                     const std::string& whose_parameters);
+
+// The PTX as the driver layer's Module takes a program: cuModuleLoadData takes PTX text (its NUL at
+// the end, which std::string keeps) as it takes a cubin, and compiles it for the GPU in use.
+driver::CompiledProgram ptx_program(const std::string& ptx);
 
 }  // namespace lb::lab

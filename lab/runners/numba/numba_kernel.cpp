@@ -16,15 +16,7 @@ NumbaPtx numba_result(const fs::path& result, const std::vector<int>& parameter_
       !json["ptx"].is_string() || !json["entry"].is_string())
     throw StudentCompileError("the compile process's result is not {\"ptx\": TEXT, \"entry\": NAME}");
   NumbaPtx kernel{json["ptx"].get<std::string>(), json["entry"].get<std::string>()};
-  if (!is_ptx_identifier(kernel.entry))
-    throw StudentCompileError("the compile process's entry name is not a PTX identifier");
-  if (kernel.ptx.find('\0') != std::string::npos)
-    throw StudentCompileError("the compiled kernel's PTX holds a NUL byte");
-  const std::vector<int> found = ptx_parameter_bits(kernel.ptx, kernel.entry);
-  if (found != parameter_bits)
-    throw StudentCompileError("the compiled kernel " + kernel.entry.substr(0, 80) + " takes " +
-                              std::to_string(found.size()) + " parameters, not the " +
-                              std::to_string(parameter_bits.size()) + " the lab's arguments make as Numba passes them");
+  check_ptx_entry(kernel.ptx, kernel.entry, parameter_bits, "the lab's arguments make as Numba passes them");
   return kernel;
 }
 

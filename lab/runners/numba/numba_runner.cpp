@@ -1,21 +1,11 @@
 #include "lab/runners/numba/numba_runner.h"
 
+#include "lab/runners/compiled_ptx.h"
 #include "lab/runners/numba/numba_kernel.h"
 #include "lab/runners/nvrtc/lab_kernel.h"
 #include "lab/runners/python/python_student.h"  // precheck_python_file: the rules, in the parent
 
 namespace lb::lab {
-namespace {
-
-// The PTX as the driver layer's Module takes a program: cuModuleLoadData takes PTX text (its NUL
-// at the end, which std::string keeps) as it takes a cubin.
-driver::CompiledProgram as_program(const NumbaPtx& compiled) {
-  driver::CompiledProgram program;
-  program.cubin = compiled.ptx;
-  return program;
-}
-
-}  // namespace
 
 void NumbaRunner::precheck(const LabSpec& spec, const std::filesystem::path& file) const {
   precheck_python_file(spec, file);
@@ -32,7 +22,7 @@ std::unique_ptr<StudentProgram> NumbaRunner::load(const LabSpec& spec, const std
   const NumbaPtx compiled = compile_numba_kernel(spec, file, device.sm, build);
   // The PTX loaded (the driver compiles it for this GPU), launched as Numba's kernels take their arguments.
   const bool exact = build.exact_buffers;
-  return std::make_unique<LoadedProgram>(as_program(compiled), compiled.entry,
+  return std::make_unique<LoadedProgram>(ptx_program(compiled.ptx), compiled.entry,
                                          [&spec, device, exact](driver::Kernel kernel) {
                                            return std::make_unique<StudentKernel>(spec, kernel, device, exact,
                                                                                   KernelAbi::kNumba);

@@ -79,14 +79,7 @@ TritonPtx triton_result(const fs::path& result, const std::vector<int>& paramete
         "the compile process's result is not {\"ptx\": TEXT, \"entry\": NAME, \"num_warps\": N, \"shared_bytes\": B}");
   TritonPtx kernel{json["ptx"].get<std::string>(), json["entry"].get<std::string>(), json["num_warps"].get<unsigned>(),
                    json["shared_bytes"].get<unsigned>()};
-  if (!is_ptx_identifier(kernel.entry)) throw StudentCompileError("the compile process's entry name is not a PTX identifier");
-  if (kernel.ptx.find('\0') != std::string::npos) throw StudentCompileError("the compiled kernel's PTX holds a NUL byte");
-  const std::vector<int> found = ptx_parameter_bits(kernel.ptx, kernel.entry);
-  if (found != parameter_bits)
-    throw StudentCompileError("the compiled kernel " + kernel.entry.substr(0, 80) + " takes " +
-                              std::to_string(found.size()) + " parameters, not the " +
-                              std::to_string(parameter_bits.size()) +
-                              " the lab's arguments and Triton's two scratch pointers make");
+  check_ptx_entry(kernel.ptx, kernel.entry, parameter_bits, "the lab's arguments and Triton's two scratch pointers make");
   const unsigned required = required_threads(kernel.ptx, kernel.entry);
   if (static_cast<std::uint64_t>(kernel.num_warps) * 32 != block_threads || (required != 0 && required != block_threads))
     throw StudentCompileError("the compiled kernel runs " + std::to_string(kernel.num_warps) + " warps (its PTX requires " +

@@ -1,5 +1,6 @@
 #include "lab/runners/triton/triton_runner.h"
 
+#include "lab/runners/compiled_ptx.h"
 #include "lab/runners/nvrtc/folder_kernel.h"
 #include "lab/runners/nvrtc/lab_kernel.h"
 #include "lab/runners/python/python_student.h"  // precheck_python_file: the rules, in the parent
@@ -23,11 +24,9 @@ std::string TritonRunner::compile_failed_rule(const std::string& file_name) cons
 std::unique_ptr<StudentProgram> TritonRunner::load(const LabSpec& spec, const std::filesystem::path& file,
                                                    const TargetDevice& device, const StudentBuild& build) const {
   const TritonPtx compiled = compile_triton_kernel(spec, file, device.sm, build);
-  // The PTX loaded as the driver layer's Module takes a program (cuModuleLoadData takes PTX text as
-  // it takes a cubin, and compiles it for this GPU), launched as KernelAbi::kTriton says: a
+  // The PTX loaded (the driver compiles it for this GPU), launched as KernelAbi::kTriton says: a
   // FolderStudentKernel for a lab on a workload folder, else a StudentKernel, chosen once, here.
-  driver::CompiledProgram program;
-  program.cubin = compiled.ptx;
+  const driver::CompiledProgram program = ptx_program(compiled.ptx);
   const bool exact = build.exact_buffers;
   const unsigned shared = compiled.shared_bytes;
   if (spec.folder)
