@@ -90,7 +90,7 @@ _LARGEST_CONSTANT = 2**256
 
 
 def _is_number(value: object) -> bool:
-    return isinstance(value, (int, float)) and (not isinstance(value, int) or abs(value) <= _LARGEST_CONSTANT)
+    return isinstance(value, (int, float)) and _bounded(value) is not None
 
 
 def _bounded(value: object) -> object:
