@@ -1,54 +1,154 @@
 #!/usr/bin/env bash
-# One call on a lent GPU machine: a clean build, every test, compute-sanitizer over every case
-# (scripts/sanitize.sh), then the default suite twice (the
-# first with empty kernel caches, ours and the libraries', the second hitting them), each timed as a whole
-# process; the second is left out when the call has used $DEVICE_CHECK_SECOND_RUN_BEFORE_S (450)
-# seconds, so that the call ends inside the device tool's 10-minute limit.
+# The proof on a lent GPU machine, in steps that each fit one device call (under 9 minutes on one
+# H100 or H200) and leave their results as files: run `scripts/device-check.sh build labs examples`,
+# then `tests`, then `suite`, back to back on one warm machine (the build stays between calls).
+#
+#   build     a clean build (scripts/build.sh), after the wheels of .whl/ are installed
+#   tests     scripts/test.sh: every test, the GPU ones included, with its summary and timings
+#   labs      every lab's model solution graded (its JSON is labs/NN/expected/<gpu>.solution.json)
+#             and its wall time; every skeleton checked (it must fail)
+#   examples  the example workload folders through every layer that takes them: stencil5 with
+#             row_softmax (each folder's cupy.py, numba.py and triton.py among them), saxpy_inout
+#             (an in/out buffer), softmax_passes (a kernel sequence)
+#   suite     the default suite twice, each timed as a whole process: the first with every kernel
+#             cache empty (ours, CuPy's, Numba's, PyCUDA's, Triton's, Inductor's, JAX's), the second
+#             hitting them; then the pair compared (tools/compare-runs, layerbench compare)
+#   sanitize  compute-sanitizer's tools over every layer and workload (scripts/sanitize.sh)
+#
 # Wheels in .whl/ (scripts/collect-wheels.sh; the machine has no package registry) are installed
-# into a target folder first and put on PYTHONPATH, which the build, the tests and layerbench's
-# embedded interpreter all follow (docs/offline-install.md).
-# Logs and results go to $OUT (the device tool's folder) or ./device-out; a short table comes last.
+# once per machine into $DEVICE_CHECK_SITE and put on PYTHONPATH, which the build, the tests and the
+# embedded interpreter follow (docs/offline-install.md). Each step writes into $OUT/<step>/ and packs
+# it into $OUT/<step>.tar.gz (the device tool brings back at most 8 files); its summary lines come
+# last in the output, each with the step's wall time. Every long command stops (SIGINT: a run keeps
+# the cases it finished) when the call has run $DEVICE_CHECK_LIMIT_S seconds (570: the device tool
+# ends a command at 600), so that what was done still comes back.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; }
+[ $# -gt 0 ] || { usage; exit 2; }
+for step in "$@"; do
+  case "$step" in
+    build | tests | labs | examples | suite | sanitize) ;;
+    -h | --help) usage; exit 0 ;;
+    *) echo "device-check: no step '$step' (build, tests, labs, examples, suite, sanitize)" >&2; exit 2 ;;
+  esac
+done
 out="${OUT:-device-out}"
 mkdir -p "$out"
+lb=build/layerbench
+summary=()
+note() { summary+=("$*"); echo "$*"; }
+
 if compgen -G ".whl/*.whl" >/dev/null; then
   site="${DEVICE_CHECK_SITE:-/tmp/layerbench-site}"
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$site" .whl/*.whl ||
-    { echo "device-check: could not install .whl/ into $site"; exit 1; }
-  export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
-  echo "installed $(ls .whl/*.whl | wc -l) wheels from .whl/ into $site"
-fi
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv | tee "$out/gpu.txt"
-call_start=$(date +%s)
-rm -rf build
-scripts/test.sh >"$out/test.log" 2>&1
-echo "tests exit code: $?"
-grep -E "tests passed|\(Failed\)|\(Skipped\)|Not Run" "$out/test.log" | head -40
-build/layerbench list | sed -n '/^Python layers/,$p'
-# compute-sanitizer's four tools over every layer x workload on edge sizes (run --check), in parallel,
-# each bounded; DEVICE_CHECK_SANITIZE=0 leaves it out.
-if [ "${DEVICE_CHECK_SANITIZE:-1}" != 0 ]; then
-  scripts/sanitize.sh --budget "${DEVICE_CHECK_SANITIZE_BUDGET_S:-240}" --out "$out/sanitize" | tail -n 30
-  echo "sanitize exit code: ${PIPESTATUS[0]}"
-fi
-# Every kernel cache starts empty for suite 1: ours, CuPy's, Numba's and PyCUDA's (under XDG_CACHE_HOME).
-export LAYERBENCH_KERNEL_CACHE="$(mktemp -d)" CUPY_CACHE_DIR="$(mktemp -d)" NUMBA_CACHE_DIR="$(mktemp -d)" \
-  XDG_CACHE_HOME="$(mktemp -d)"
-for run in 1 2; do
-  if [ "$run" = 2 ] && [ $(( $(date +%s) - call_start )) -gt "${DEVICE_CHECK_SECOND_RUN_BEFORE_S:-450}" ]; then
-    echo "suite 2 left out: the call has run $(( $(date +%s) - call_start )) s"
-    break
+  wanted="$(ls .whl/*.whl | sha256sum)"
+  if [ "$(cat "$site/.wheels" 2>/dev/null)" != "$wanted" ]; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$site" .whl/*.whl ||
+      { echo "device-check: could not install .whl/ into $site"; exit 1; }
+    echo "$wanted" >"$site/.wheels"
   fi
-  start=$(date +%s%N)
-  build/layerbench run --out "$out/suite$run.json" >"$out/suite$run.log" 2>"$out/suite$run.err"
-  code=$?
-  echo "suite $run exit code: $code, wall $(( ($(date +%s%N) - start) / 1000000 )) ms (whole process, context creation included)"
-done
-if [ -f "$out/suite2.json" ]; then
-  LAYERBENCH_PYTHON=python3 tools/compare-runs "$out/suite1.json" "$out/suite2.json" >"$out/compare.txt"
-  tail -n 25 "$out/compare.txt"
-  LAYERBENCH_PYTHON=python3 tools/layer-figures "$out/suite1.json" "$out/suite2.json"
-else
-  LAYERBENCH_PYTHON=python3 tools/layer-figures "$out/suite1.json"
+  export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
 fi
+gpu="$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)"
+case "$gpu" in
+  *H100*) kind=h100 ;;
+  *H200*) kind=h200 ;;
+  *) kind="$(echo "$gpu" | tr 'A-Z ' 'a-z-')" ;;
+esac
+export LAYERBENCH_PYTHON="${LAYERBENCH_PYTHON:-python3}"
+
+ms_since() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
+call_start=$SECONDS
+# bounded COMMAND...: COMMAND, stopped by SIGINT (then SIGKILL 20 s later) at the call's limit.
+bounded() {
+  local left=$(( ${DEVICE_CHECK_LIMIT_S:-570} - (SECONDS - call_start) ))
+  [ "$left" -gt 5 ] || { echo "device-check: no time left for: $*"; return 124; }
+  timeout -s INT -k 20 "$left" "$@"
+}
+
+step_build() {
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv >"$1/gpu.txt"
+  rm -rf build
+  bounded scripts/build.sh >"$1/build.log" 2>&1
+  local code=$?
+  cp build/timings.json "$1/" 2>/dev/null
+  note "build: exit $code"
+}
+
+step_tests() {
+  bounded scripts/test.sh >"$1/test.log" 2>&1
+  local code=$?
+  cp build/timings.json "$1/" 2>/dev/null
+  cp build/test.log "$1/ctest.log" 2>/dev/null
+  note "tests: exit $code | $(grep -E 'tests passed' "$1/test.log" | tail -1)"
+  grep -E '^test: ' "$1/test.log" | tail -n 25
+}
+
+step_labs() {
+  local lab file start code
+  for lab in $($lb lab list | awk '/^  [0-9]/ {print $1}'); do
+    file=$(python3 -c "import json; print(json.load(open('labs/$lab/lab.json'))['student_file'])")
+    start=$(date +%s%N)
+    bounded $lb lab grade "$lab" "labs/$lab/solution/$file" --json "$1/$lab.solution.json" >"$1/$lab.solution.txt" 2>&1
+    code=$?
+    note "lab $lab: exit $code, $(ms_since "$start") ms | $(grep '^GRADE' "$1/$lab.solution.txt" | sed 's/^GRADE [^:]*: //')"
+    bounded $lb lab check "$lab" "labs/$lab/$file" >"$1/$lab.skeleton.txt" 2>&1
+    code=$?
+    [ "$code" = 1 ] || note "lab $lab: the skeleton's check exited $code, not 1 (it must fail)"
+  done
+}
+
+# One workload-dir run: its results file and log, and its whole-process time.
+folder_run() {
+  local dir="$1" name="$2" start code
+  shift 2
+  start=$(date +%s%N)
+  bounded $lb run "$@" -o "$dir/$name.json" >"$dir/$name.log" 2>&1
+  code=$?
+  note "examples $name: exit $code, $(ms_since "$start") ms | $(grep -cE ' ok( |$)' "$dir/$name.log") ok lines, $(grep -cE 'FAIL|failed' "$dir/$name.log") failed lines"
+}
+
+step_examples() {
+  folder_run "$1" workload-folders --workload-dir examples/workloads/stencil5 --workload-dir examples/workloads/row_softmax
+  folder_run "$1" saxpy-inout --workload-dir examples/workloads/saxpy_inout -s 2^26
+  folder_run "$1" softmax-passes --workload-dir examples/workloads/softmax_passes \
+    --workload-dir examples/workloads/row_softmax -s 65536x1024
+}
+
+step_suite() {
+  # Every kernel cache empty for suite 1: ours, CuPy's, Numba's, PyCUDA's (under XDG_CACHE_HOME),
+  # Triton's, Inductor's and JAX's (each under its own variable or the home's caches).
+  local caches run start code
+  caches="$(mktemp -d)"
+  export LAYERBENCH_KERNEL_CACHE="$caches/lb" CUPY_CACHE_DIR="$caches/cupy" NUMBA_CACHE_DIR="$caches/numba" \
+    XDG_CACHE_HOME="$caches/xdg" TRITON_CACHE_DIR="$caches/triton" TORCHINDUCTOR_CACHE_DIR="$caches/inductor" \
+    JAX_COMPILATION_CACHE_DIR="$caches/jax"
+  for run in 1 2; do
+    start=$(date +%s%N)
+    bounded $lb run --out "$1/suite$run.json" >"$1/suite$run.log" 2>"$1/suite$run.err"
+    code=$?
+    note "suite $run: exit $code, wall $(ms_since "$start") ms (whole process) | $(grep -E '^[0-9]+ cases' "$1/suite$run.log" | tail -1)"
+  done
+  tools/compare-runs "$1/suite1.json" "$1/suite2.json" >"$1/compare-runs.txt" 2>&1
+  $lb compare "$1/suite1.json" "$1/suite2.json" >"$1/compare.txt" 2>&1
+  note "suite compare: exit $?"
+  tail -n 30 "$1/compare.txt"
+}
+
+step_sanitize() {
+  bounded scripts/sanitize.sh --budget "${DEVICE_CHECK_SANITIZE_BUDGET_S:-240}" --out "$1" >"$1/sanitize.log" 2>&1
+  note "sanitize: exit $? | $(tail -n 3 "$1/sanitize.log" | tr '\n' ' ')"
+}
+
+for step in "$@"; do
+  dir="$out/$step"
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  start=$(date +%s%N)
+  "step_$step" "$dir"
+  note "== $step: $(ms_since "$start") ms on $gpu ($kind), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+  tar czf "$out/$step.tar.gz" -C "$out" "$step" && rm -rf "$dir"
+done
+echo
+echo "== summary"
+printf '%s\n' "${summary[@]}"

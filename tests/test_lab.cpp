@@ -20,6 +20,7 @@
 #include "common/gpu.h"
 #include "common/stream.h"
 #include "lab/grading/feedback.h"
+#include "lab/child/child_mode.h"  // kStudentSamplingMaxSeconds
 #include "lab/child/fresh_inputs.h"
 #include "lab/grading/grade_writer.h"
 #include "lab/grading/grading.h"
@@ -310,6 +311,21 @@ Synthetic synthetic(const std::string& workload, Shape shape) {
 }
 std::string explain(const Synthetic& s) {
   return explain_result(*s.workload, s.problem.shape, s.got, s.problem.output, s.reference);
+}
+
+// The student's timed samples are given their host work's time (a workload folder's draw and every
+// sample's check) for the rule's minimum of samples, but never more than their share of the timing
+// child's limit: lab 10 at 65536x1024 on an H100 cost seconds a sample, the cap widened past the
+// whole limit, and the model solution's grade stopped as "did not finish" (P27).
+TEST(LabTiming, TheStudentsSamplingStaysInsideItsShareOfTheTimingLimit) {
+  StoppingRule rule;  // the default rule: a 1 s cap, at least 10 samples
+  EXPECT_DOUBLE_EQ(student_time_cap_s(rule, 0.0), rule.max_time_s);
+  EXPECT_DOUBLE_EQ(student_time_cap_s(rule, 5.0), rule.max_time_s + 12 * 0.005);  // 12 samples' checks
+  EXPECT_DOUBLE_EQ(student_time_cap_s(rule, 6000.0), kStudentSamplingMaxSeconds);
+  EXPECT_LT(kStudentSamplingMaxSeconds, kTimingSecondsPerBenchmarkSize);
+  rule.max_time_s = 3.0;  // run --thorough's cap is kept; widened, it is bounded the same way
+  EXPECT_DOUBLE_EQ(student_time_cap_s(rule, 0.0), 3.0);
+  EXPECT_DOUBLE_EQ(student_time_cap_s(rule, 1e6), kStudentSamplingMaxSeconds);
 }
 
 TEST(LabFeedback, RightAnswerHasNoFeedbackAndVerifyAgrees) {

@@ -4,6 +4,7 @@
 #include <ctime>
 
 #include "common/output_file.h"
+#include "lab/child/child_mode.h"  // kTimingSecondsPerBenchmarkSize
 #include "lab/grading/grade_writer.h"
 #include "lab/grading/grading.h"
 #include "lab/runners/runner.h"
@@ -14,9 +15,14 @@ namespace {
 namespace fs = std::filesystem;
 
 // The timing child's limit: the ceilings, measured once, then per benchmark size the inputs, the
-// student's and our timed runs (each capped at 3 s by the stopping rule) and their checks.
+// student's and our timed runs and their checks (the student's sampling capped at
+// kStudentSamplingMaxSeconds, child_mode.h).
 double timing_time_limit(const LabSpec& spec) {
-  return spec.time_limit_s + 20.0 + 30.0 * static_cast<double>(spec.benchmark_sizes.size());
+  return spec.time_limit_s + 20.0 + kTimingSecondsPerBenchmarkSize * static_cast<double>(spec.benchmark_sizes.size());
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 std::string utc_now() {
@@ -80,15 +86,20 @@ int grade_submissions(const LabSpec& spec, const std::vector<fs::path>& files, c
   for (std::size_t i = 0; i < files.size(); ++i) {
     if (files.size() > 1) std::fprintf(out, "\n[%zu/%zu] %s\n", i + 1, files.size(), files[i].c_str());
     std::fflush(out);
+    const auto check_start = std::chrono::steady_clock::now();
     const ChildReport check = run_child_process(spec, files[i], ChildMode::kCheck, options.check, spec.time_limit_s);
+    const double check_wall_s = seconds_since(check_start);
     const int status = print_check_report(spec, files[i], check, out);
     if (status == kExitCannotRun) return kExitCannotRun;  // the same for every submission: stop here
     ChildReport timed;
+    double timing_wall_s = 0;
     if (status == kExitPassed) {
       std::fprintf(out, "timing it against ours at %zu size%s...\n", spec.benchmark_sizes.size(),
                    spec.benchmark_sizes.size() == 1 ? "" : "s");
       std::fflush(out);
+      const auto timing_start = std::chrono::steady_clock::now();
       timed = run_child_process(spec, files[i], ChildMode::kTime, options.check, timing_time_limit(spec));
+      timing_wall_s = seconds_since(timing_start);
       if (timed.environment) {  // the batch's GPU: the last timing child's that reported one
         report.gpu = timed.environment->gpu;
         report.peaks = timed.environment->peaks;
@@ -96,10 +107,11 @@ int grade_submissions(const LabSpec& spec, const std::vector<fs::path>& files, c
       }
     }
     report.grades.push_back(grade_reports(spec, files[i].string(), check, timed));
+    report.grades.back().check_wall_s = check_wall_s;
+    report.grades.back().timing_wall_s = timing_wall_s;
     all_passed = all_passed && status == kExitPassed;
     std::fputs(ConsoleWriter::grade_lines(spec, report.grades.back()).c_str(), out);
-    report.autograder.execution_time_s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    report.autograder.execution_time_s = seconds_since(start);
     // Everything graded so far, in each format asked for: rewritten whole after every submission, so
     // an interrupted batch keeps what it measured.
     for (const Output& o : outputs) write_output(*o.path, find_grade_writer(o.format)->render(report));

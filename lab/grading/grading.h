@@ -78,6 +78,9 @@ struct Grade {
   std::vector<std::string> feedback;       // what the student reads, one line each
   std::vector<SizeResult> sizes;           // every check size, in lab.json's order (empty: not known)
   std::string compiler_message;            // kDidNotCompile: the whole message (feedback keeps 3 lines)
+  // How long the grade took, by the parent's clock: the check's child, and the timing's children
+  // (the environment's and the timing child; 0 when the check failed).
+  double check_wall_s = 0, timing_wall_s = 0;
   double points() const { return check_points + performance_points; }
 };
 

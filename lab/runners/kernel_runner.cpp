@@ -2,6 +2,8 @@
 // program loaded, then checked, timed or profiled through the harness.
 #include "lab/runners/kernel_runner.h"
 
+#include <algorithm>
+
 #include "common/cuda_check.h"
 #include "common/stream.h"
 #include "harness/environment.h"
@@ -9,6 +11,7 @@
 #include "harness/prepare.h"
 #include "harness/results_json.h"
 #include "harness/verify.h"
+#include "lab/child/child_mode.h"  // kStudentSamplingMaxSeconds
 #include "lab/child/child_event.h"
 #include "lab/child/fresh_inputs.h"
 #include "lab/grading/feedback.h"
@@ -86,11 +89,12 @@ bool record_kept_samples(CaseResult& r, const SampleSeries& series) {
 }
 
 // The time cap widened for the student's samples by `per_sample_ms` for each of the rule's minimum
-// of samples and two more, then restored for ours, also when a timed sample was wrong.
+// of samples and two more, at most to kStudentSamplingMaxSeconds (the student's share of the
+// timing child's limit per size), then restored for ours, also when a timed sample was wrong.
 class WidenedTimeCap {
  public:
   WidenedTimeCap(StoppingRule& rule, double per_sample_ms) : rule_(rule), saved_(rule) {
-    rule.max_time_s += static_cast<double>(rule.min_samples + 2) * per_sample_ms / 1e3;
+    rule.max_time_s = student_time_cap_s(rule, per_sample_ms);
   }
   ~WidenedTimeCap() { rule_ = saved_; }
   WidenedTimeCap(const WidenedTimeCap&) = delete;
@@ -181,6 +185,11 @@ int measure_environment(std::FILE* out) {
 }
 
 }  // namespace
+
+double student_time_cap_s(const StoppingRule& rule, double per_sample_ms) {
+  const double widened = rule.max_time_s + static_cast<double>(rule.min_samples + 2) * per_sample_ms / 1e3;
+  return std::max(rule.max_time_s, std::min(widened, kStudentSamplingMaxSeconds));
+}
 
 int KernelRunner::run_child(const LabSpec& spec, const std::filesystem::path& file, const ChildRequest& request,
                             std::FILE* out) const {

@@ -8,6 +8,7 @@
 
 #include "lab/child/child_process.h"
 #include "lab/child/student_program.h"
+#include "harness/sampling.h"  // StoppingRule
 #include "lab/runners/runner.h"
 
 namespace lb::lab {
@@ -24,5 +25,12 @@ class KernelRunner : public Runner {
   // The GPU's peaks and ceilings from a child that loads no student code.
   bool environment_apart() const final { return true; }
 };
+
+// The wall-clock cap on the student's timed samples at one size: the rule's own, widened by each
+// sample's host work (`per_sample_ms`: its inputs' draw where a workload folder draws them on the
+// host, and its verification) for the rule's minimum of samples and two more, so that the student
+// gets that minimum as ours does; but never past kStudentSamplingMaxSeconds (child_mode.h), so that
+// the timing ends inside its limit however slow the host work is (then with fewer samples).
+double student_time_cap_s(const StoppingRule& rule, double per_sample_ms);
 
 }  // namespace lb::lab

@@ -220,27 +220,52 @@ def test_formula_divide_by_zero_is_an_error():
 
 # --- the default inputs: the harness's generator ------------------------------------------------------
 
+_MASK = (1 << 64) - 1
+
+
+def _mix(x):
+    x = (x + 0x9E3779B97F4A7C15) & _MASK
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _MASK
+    return x ^ (x >> 31)
+
+
+def _element(seed, stream, i, integers=False):
+    """random_draw::element(stream_key(seed, stream), i, kUnit or kIntegers), in plain Python ints."""
+    bits = _mix((_mix(seed ^ _mix(stream + 0x51ED27)) + i) & _MASK)
+    b = bits >> 40
+    magnitude = 1 + b % 255 if integers else ((1 << 22) + ((3 * b) >> 2)) * 2.0**-24
+    return -magnitude if bits & 1 else magnitude
+
+
 def test_default_draw_matches_random_draw_h():
-    # random_draw::element(stream_key(seed, stream), i, kUnit), computed here in plain Python ints.
-    mask = (1 << 64) - 1
-
-    def mix(x):
-        x = (x + 0x9E3779B97F4A7C15) & mask
-        x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & mask
-        x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & mask
-        return x ^ (x >> 31)
-
-    def element(seed, stream, i):
-        bits = mix((mix(seed ^ mix(stream + 0x51ED27)) + i) & mask)
-        b = bits >> 40
-        magnitude = ((1 << 22) + ((3 * b) >> 2)) * 2.0**-24
-        return -magnitude if bits & 1 else magnitude
-
     w = wf.load(EXAMPLES / "stencil5")
     p = w.draw_problem({"n": 60}, seed=12345)
-    assert [float(v) for v in p.inputs["x"]] == [element(12345, 0, i) for i in range(64)]
-    assert [float(v) for v in p.inputs["w"]] == [element(12345, 1, i) for i in range(5)]
+    assert [float(v) for v in p.inputs["x"]] == [_element(12345, 0, i) for i in range(64)]
+    assert [float(v) for v in p.inputs["w"]] == [_element(12345, 1, i) for i in range(5)]
     assert np.all(np.isnan(p.outputs["y"]))
+
+
+@pytest.mark.parametrize("dtype, kind", [(np.float32, "unit"), (np.float64, "unit"), (np.int32, "integers"),
+                                         (np.float32, "integers")])
+def test_a_large_draw_is_random_draw_h_on_both_sides_of_every_chunk(dtype, kind):
+    """draw_buffer works a chunk of elements at a time (workload_draws._CHUNK): the elements around
+    each chunk's edges, and the last, are still random_draw::element's, in the buffer's type."""
+    from workload_draws import _CHUNK
+
+    class Buffer:
+        def __init__(self):
+            self.dtype, self.draw = dtype, {"kind": kind}
+            self.is_float = np.dtype(dtype).kind == "f"
+
+        def shape(self, size):
+            return (size["n"],)
+
+    count = 3 * _CHUNK + 5
+    drawn = wf.draw_buffer(Buffer(), {"m": 1, "n": count, "k": 1}, 987654321, 2)
+    assert drawn.dtype == dtype and drawn.shape == (count,)
+    at = sorted({0, 1, count - 1} | {c * _CHUNK + d for c in (1, 2, 3) for d in (-1, 0, 1)})
+    assert [float(drawn[i]) for i in at] == [float(dtype(_element(987654321, 2, i, kind == "integers"))) for i in at]
 
 
 def test_integer_range_draw(stencil_copy):
@@ -309,6 +334,44 @@ def test_softmax_reference(m, n):
     if n > 1:
         assert not w.check(p, {"y": softmax_float32(x, mutate=True)})[0].passed
     assert not w.check(p, {"y": np.zeros((m, n), dtype=np.float32)})[0].passed
+
+
+def test_a_failed_check_counts_the_elements_never_written():
+    """A wrong element still the poison bit for bit was never written, and the verdict says how
+    many of the wrong ones are (a kernel that skips a row's tail); one computed wrong is not
+    counted, nor is one that wrote a NaN of another bit pattern."""
+    w = wf.load(EXAMPLES / "row_softmax")
+    p = w.draw_problem({"m": 40, "n": 3000}, seed=11)
+    y = softmax_float32(p.inputs["x"])
+    y[3, 2048:] = p.outputs["y"][3, 2048:]  # left as it started: the poison
+    y[20, 5] *= 1.01                         # computed wrong
+    y[39, 7] = -np.float32(np.nan)           # written: a NaN of another bit pattern
+    verdict = w.check(p, {"y": y})[0]
+    assert not verdict.passed
+    assert verdict.detail.startswith("y[3, 2048] = nan, expected "), verdict.detail
+    assert verdict.detail.endswith("; 952 of the 954 wrong elements were never written (still the poison)"), verdict.detail
+    y[3, 2048:] = softmax_float32(p.inputs["x"])[3, 2048:]
+    assert "never written" not in w.check(p, {"y": y})[0].detail
+
+
+def test_the_check_finds_the_worst_element_across_its_chunks():
+    """The check compares a chunk of rows at a time (workload_folder._CHECK_CHUNK): the worst
+    element, its index and value, and the first of equal errors, are those of one pass over all."""
+    w = wf.load(EXAMPLES / "row_softmax")
+    rows = 2 * wf._CHECK_CHUNK // 1024 + 3
+    p = w.draw_problem({"m": rows, "n": 1024}, seed=5)
+    y = softmax_float32(p.inputs["x"])
+    for r in (rows - 1, rows // 2, 1):  # equal errors; the first in row-major order is named
+        y[r, 100] = p.outputs["y"][r, 100]
+    verdict = w.check(p, {"y": y})[0]
+    assert verdict.detail.startswith("y[1, 100] = nan") and verdict.max_error == np.inf, verdict.detail
+    y[rows - 2, 1023] *= 1.5
+    y[1, 100] = y[rows // 2, 100] = y[rows - 1, 100] = softmax_float32(p.inputs["x"][:2])[1, 100]
+    y[rows // 2, 100] = softmax_float32(p.inputs["x"][rows // 2:rows // 2 + 1])[0, 100]
+    y[rows - 1, 100] = softmax_float32(p.inputs["x"][rows - 1:])[0, 100]
+    verdict = w.check(p, {"y": y})[0]
+    assert verdict.detail.startswith(f"y[{rows - 2}, 1023] = "), verdict.detail
+    assert "never written" not in verdict.detail
 
 
 @pytest.mark.parametrize("name", EXAMPLE_NAMES)

@@ -58,7 +58,8 @@ json JsonWriter::submission(const LabSpec& spec, const Grade& g) {
             {"max_points", spec.performance_points},
             {"refused", g.refusal.empty() ? json(nullptr) : json(g.refusal)},
             {"benchmarks", benchmarks}}},
-          {"feedback", g.feedback}};
+          {"feedback", g.feedback},
+          {"wall_s", {{"check", g.check_wall_s}, {"timing", g.timing_wall_s}}}};
 }
 
 std::string JsonWriter::render(const GradeReport& r) const {
