@@ -4,9 +4,11 @@
 # then `tests`, then `suite`, back to back on one warm machine (the build stays between calls).
 #
 #   build     a clean build (scripts/build.sh), after the wheels of .whl/ are installed
-#   tests     scripts/test.sh: every test, the GPU ones included, with its summary and timings
-#   labs      every lab's model solution graded (its JSON is labs/NN/expected/<gpu>.solution.json)
-#             and its wall time; every skeleton checked (it must fail)
+#   tests     scripts/test.sh: every test, the GPU ones included, with its summary and timings (the
+#             machine has no registry: Chromium, Slurm and PostgreSQL are not tried, and their tests
+#             skip saying so)
+#   labs      every lab's model solution graded alone on the GPU, with its wall time (the JSON is
+#             labs/NN/expected/<gpu>.solution.json); skeletons and planted files are GPU tests
 #   examples  the example workload folders through every layer that takes them: stencil5 with
 #             row_softmax (each folder's cupy.py, numba.py and triton.py among them), saxpy_inout
 #             (an in/out buffer), softmax_passes (a kernel sequence)
@@ -24,7 +26,7 @@
 # ends a command at 600), so that what was done still comes back.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
 [ $# -gt 0 ] || { usage; exit 2; }
 for step in "$@"; do
   case "$step" in
@@ -76,7 +78,7 @@ step_build() {
 }
 
 step_tests() {
-  bounded scripts/test.sh >"$1/test.log" 2>&1
+  LAYERBENCH_SKIP_CHROMIUM=1 LAYERBENCH_SKIP_TEST_SERVICES=1 bounded scripts/test.sh >"$1/test.log" 2>&1
   local code=$?
   cp build/timings.json "$1/" 2>/dev/null
   cp build/test.log "$1/ctest.log" 2>/dev/null
@@ -92,9 +94,6 @@ step_labs() {
     bounded $lb lab grade "$lab" "labs/$lab/solution/$file" --json "$1/$lab.solution.json" >"$1/$lab.solution.txt" 2>&1
     code=$?
     note "lab $lab: exit $code, $(ms_since "$start") ms | $(grep '^GRADE' "$1/$lab.solution.txt" | sed 's/^GRADE [^:]*: //')"
-    bounded $lb lab check "$lab" "labs/$lab/$file" >"$1/$lab.skeleton.txt" 2>&1
-    code=$?
-    [ "$code" = 1 ] || note "lab $lab: the skeleton's check exited $code, not 1 (it must fail)"
   done
 }
 
