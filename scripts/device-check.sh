@@ -145,7 +145,7 @@ for step in "$@"; do
   mkdir -p "$dir"
   start=$(date +%s%N)
   "step_$step" "$dir"
-  note "== $step: $(ms_since "$start") ms on $gpu ($kind), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+  note "== $step: $(ms_since "$start") ms on $gpu ($kind), commit ${LAYERBENCH_SOURCE_COMMIT:-$(git rev-parse HEAD 2>/dev/null)}"
   tar czf "$out/$step.tar.gz" -C "$out" "$step" && rm -rf "$dir"
 done
 echo
