@@ -23,13 +23,10 @@ is a query:
   A / B [OPTION...]                                    A and B any of the above that give one number
                                                        (a case's, a ceiling or a cost): A over B
   A - B                                                A minus B, in A's unit
-  grade FIELD [FILE]                                   a lab grade (`lab grade --json`): points,
-                                                       speed (ours / yours), ceiling (the fraction of
-                                                       the ceiling), or the first benchmark size's ms,
-                                                       ours_ms, gbps, reset_ms, verify_ms (per sample), samples
-                                                       (verified); wall, check_wall, timing_wall (the grade's
-                                                       wall time, files from P27 on); FILE:
-                                                       the submission whose file name holds it (else its one)
+  grade FIELD [FILE]                                   a lab grade's (`lab grade --json`) points, speed (ours /
+                                                       yours), ceiling (its fraction), wall (its time), or the
+                                                       first benchmark size's ms, ours_ms, gbps, reset_ms,
+                                                       verify_ms (per sample); FILE: the submission it names
   timing STAGE FIELD                                   a timing record (build/timings.json of
                                                        scripts/build.sh and scripts/test.sh): a stage's
                                                        wall or cpu time (min and s), steps, warnings,
@@ -316,10 +313,7 @@ GRADE_FIELDS = {
     "gbps": (lambda s: s["performance"]["benchmarks"][0]["student"]["gbps"], fmt.docs_rate, "GB/s"),
     "reset_ms": (lambda s: s["performance"]["benchmarks"][0]["input_reset_ms"], lambda x: fmt.sig_kept(x, 4), "ms"),
     "verify_ms": (lambda s: s["performance"]["benchmarks"][0]["sample_verify_ms"], lambda x: fmt.sig_kept(x, 4), "ms"),
-    "samples": (lambda s: s["performance"]["benchmarks"][0]["samples_verified"], str, ""),
-    "wall": (lambda s: s["wall_s"]["check"] + s["wall_s"]["timing"], fmt.duration, ""),
-    "check_wall": (lambda s: s["wall_s"]["check"], fmt.duration, ""),
-    "timing_wall": (lambda s: s["wall_s"]["timing"], fmt.duration, ""),
+    "wall": (lambda s: s["wall_s"]["check"] + s["wall_s"]["timing"], fmt.duration, ""),  # P27's files on
 }
 
 
