@@ -313,7 +313,7 @@ GRADE_FIELDS = {
     "gbps": (lambda s: s["performance"]["benchmarks"][0]["student"]["gbps"], fmt.docs_rate, "GB/s"),
     "reset_ms": (lambda s: s["performance"]["benchmarks"][0]["input_reset_ms"], lambda x: fmt.sig_kept(x, 4), "ms"),
     "verify_ms": (lambda s: s["performance"]["benchmarks"][0]["sample_verify_ms"], lambda x: fmt.sig_kept(x, 4), "ms"),
-    "wall": (lambda s: s["wall_s"]["check"] + s["wall_s"]["timing"], fmt.duration, ""),  # P27's files on
+    "wall": (lambda s: s["wall_s"]["check"] + s["wall_s"]["timing"], fmt.duration, ""),  # grades since P27
 }
 
 

@@ -6,9 +6,9 @@
 #pragma once
 #include <memory>
 
+#include "harness/sampling.h"  // StoppingRule
 #include "lab/child/child_process.h"
 #include "lab/child/student_program.h"
-#include "harness/sampling.h"  // StoppingRule
 #include "lab/runners/runner.h"
 
 namespace lb::lab {

@@ -10,13 +10,17 @@ from workload_formula import Formula
 # --- the harness's seeded generator (workloads/random_draw.h), in NumPy ---------------------------
 
 _M64 = np.uint64(0xFFFFFFFFFFFFFFFF)
+# splitmix64's constants (random_draw::mix)
+_MIX_ADD = np.uint64(0x9E3779B97F4A7C15)
+_MIX_MUL1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX_MUL2 = np.uint64(0x94D049BB133111EB)
 
 
 def _mix(x: np.ndarray) -> np.ndarray:
     with np.errstate(over="ignore"):
-        x = x + np.uint64(0x9E3779B97F4A7C15)
-        x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        x = x + _MIX_ADD
+        x = (x ^ (x >> np.uint64(30))) * _MIX_MUL1
+        x = (x ^ (x >> np.uint64(27))) * _MIX_MUL2
         return x ^ (x >> np.uint64(31))
 
 
@@ -74,13 +78,10 @@ def uniform_below(bits: np.ndarray, width: int) -> np.ndarray:
 # draws its inputs afresh (lab/child/fresh_inputs.h): the grade ran past its time limit.
 _CHUNK = 1 << 20
 
-_MIX_ADD = np.uint64(0x9E3779B97F4A7C15)
-_MIX_MUL1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX_MUL2 = np.uint64(0x94D049BB133111EB)
-
 
 def _mix_in_place(x: np.ndarray, scratch: np.ndarray) -> None:
-    """_mix(x) into x, with `scratch` (x's shape and dtype) for the shifted copies: no allocation."""
+    """_mix(x) into x, with `scratch` (x's shape and dtype) for the shifted copies: no allocation.
+    The same steps as _mix, which stays for the single keys (stream_key) and uniform_below's redraws."""
     with np.errstate(over="ignore"):
         x += _MIX_ADD
         np.right_shift(x, np.uint64(30), out=scratch)
