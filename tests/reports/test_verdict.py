@@ -2,8 +2,9 @@
 injected slow-downs on real samples with their outliers, the issue's 140x case, pairs of runs of
 one build (the false-positive bound), busy machines, the runs' spread by timing kind and from
 history. The same-build pairs: the H100's two default-suite runs committed in docs/results/h100
-(results.json and warm-caches.json: no samples, their ranges) and the H200 pair with samples in
-fixtures/same-build/ (fixtures/README.md)."""
+(results.json, with samples, and warm-caches.json, whose samples are kept only in the fixture: their
+ranges decide) and the pairs with samples in fixtures/same-build/ (the H200's 16-layer pair and the
+H100's 20-layer one: fixtures/README.md)."""
 from __future__ import annotations
 
 import copy
@@ -174,7 +175,7 @@ def test_140x_is_slower_for_every_case_of_the_committed_runs(tmp_path: Path):
 def test_the_committed_h100_pair_of_one_build_gives_no_false_alarm():
     """The H100's two default-suite runs of one build (results.json, then warm-caches.json two
     minutes later: the caches warm, the timed samples the same work): no faster or slower among the
-    device-timed cases and at most 1% of all. Without samples the ranges decide."""
+    device-timed cases and at most 1% of all. Without the second run's samples the ranges decide."""
     r1, r2 = (results.load(p) for p in H100_PAIR)
     assert r1.ctx("layerbench", "source_commit") == r2.ctx("layerbench", "source_commit")
     c = compare.compare(r1, r2)
