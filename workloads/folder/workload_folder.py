@@ -353,6 +353,8 @@ def _worst_error(out: np.ndarray, ref: np.ndarray, scale: np.ndarray | None, sta
     return worst, max_err, wrong, unwritten
 
 
+# --- reading a folder ------------------------------------------------------------------------------
+
 def _schema_errors(spec, path: Path):
     try:
         import jsonschema
