@@ -182,21 +182,17 @@ TEST(RateLimit, ColdReadsAreAllFromDram) {
 }
 
 // The issue's cheat (P18): a reduce that skipped work in the timed samples, graded at 1.17 of ours
-// at 2^26 on the H100, cold, under the old limit (4166.0 GB/s: W / (W - L2)). Ours is the figure in
-// the committed lab 3 grade. The new limit is the DRAM peak itself; what it says to the cheat:
+// at 2^26 on the H100, cold, under the old limit (4166.0 GB/s: W / (W - L2)). Ours and the old limit
+// are the figures of the lab 3 grade committed then (labs/03-reduce/expected/h100.solution.json as
+// of 2026-11-24: ours 2846.49 GB/s; the file has since been graded again, under the new limit). The
+// new limit is the DRAM peak itself; what it says to the cheat:
 TEST(RateLimit, TheIssuesReduceCheatAgainstTheNewBound) {
-  const fs::path file = kLabs / "03-reduce" / "expected" / "h100.solution.json";
-  if (!fs::exists(file)) GTEST_SKIP() << "no committed lab 3 grade in this tree";
-  const nlohmann::json j = nlohmann::json::parse(slurp(file));
-  const std::optional<DevicePeaks> peaks = peaks_from_json(j.at("peaks"));
-  ASSERT_TRUE(peaks);
-  const nlohmann::json& b = j.at("submissions")[0].at("performance").at("benchmarks")[0];
-  ASSERT_EQ(b.at("size"), "67108864");
-  const double ours = b.at("runtime").at("gbps");
-  const double old_limit = b.at("limit").at("limit");  // what the grade was held to
-  const RateLimit limit = rate_limit(workload("reduce"), n(1 << 26), *peaks, true);
-  EXPECT_NEAR(old_limit, 4166.0, 0.05);
-  EXPECT_EQ(limit.limit, peaks->dram_gbps);
+  const double ours = 2846.4905833133485;      // that grade's runtime.gbps
+  const double old_limit = 4165.989902912622;  // that grade's limit.limit, what the grade was held to
+  const DevicePeaks peaks = h100();
+  const RateLimit limit = rate_limit(workload("reduce"), n(1 << 26), peaks, true);
+  EXPECT_NEAR(old_limit, 3352.32 * 268435456 / (268435456 - 52428800.0), 0.05);  // the old bound's formula
+  EXPECT_EQ(limit.limit, peaks.dram_gbps);
   const double cheat = 1.17 * ours;
   std::printf("reduce 2^26 cold, H100: ours %.1f GB/s; the cheat at 1.17 of it %.1f GB/s; old limit %.1f (%.3f of it), "
               "new limit %.1f (%.3f of it); refused from %.4f x ours\n",
