@@ -16,22 +16,30 @@ _MIX_MUL1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX_MUL2 = np.uint64(0x94D049BB133111EB)
 
 
-def _mix(x: np.ndarray) -> np.ndarray:
+def _mix_in_place(x: np.ndarray, scratch: np.ndarray) -> None:
+    """random_draw::mix of each element of x, into x, with `scratch` (x's shape and dtype) for the
+    shifted copies: no allocation (draw_buffer's chunks)."""
     with np.errstate(over="ignore"):
-        x = x + _MIX_ADD
-        x = (x ^ (x >> np.uint64(30))) * _MIX_MUL1
-        x = (x ^ (x >> np.uint64(27))) * _MIX_MUL2
-        return x ^ (x >> np.uint64(31))
+        x += _MIX_ADD
+        np.right_shift(x, np.uint64(30), out=scratch)
+        x ^= scratch
+        x *= _MIX_MUL1
+        np.right_shift(x, np.uint64(27), out=scratch)
+        x ^= scratch
+        x *= _MIX_MUL2
+        np.right_shift(x, np.uint64(31), out=scratch)
+        x ^= scratch
+
+
+def _mix(x) -> np.ndarray:
+    """random_draw::mix of a key or of each element of an array, as a new value."""
+    mixed = np.array(x, dtype=np.uint64)  # a copy, at least 0-d
+    _mix_in_place(mixed, np.empty_like(mixed))
+    return mixed if mixed.ndim else mixed[()]
 
 
 def stream_key(seed: int, stream: int) -> np.uint64:
     return _mix(np.uint64(seed) ^ _mix(np.uint64(stream + 0x51ED27)))
-
-
-def draw_bits(seed: int, stream: int, count: int) -> np.ndarray:
-    """mix(key + i) for i < count: random_draw::element's bits."""
-    with np.errstate(over="ignore"):
-        return _mix(stream_key(seed, stream) + np.arange(count, dtype=np.uint64))
 
 
 def range_bounds(buffer, size: dict) -> tuple[int, int]:
@@ -79,21 +87,6 @@ def uniform_below(bits: np.ndarray, width: int) -> np.ndarray:
 _CHUNK = 1 << 20
 
 
-def _mix_in_place(x: np.ndarray, scratch: np.ndarray) -> None:
-    """_mix(x) into x, with `scratch` (x's shape and dtype) for the shifted copies: no allocation.
-    The same steps as _mix, which stays for the single keys (stream_key) and uniform_below's redraws."""
-    with np.errstate(over="ignore"):
-        x += _MIX_ADD
-        np.right_shift(x, np.uint64(30), out=scratch)
-        x ^= scratch
-        x *= _MIX_MUL1
-        np.right_shift(x, np.uint64(27), out=scratch)
-        x ^= scratch
-        x *= _MIX_MUL2
-        np.right_shift(x, np.uint64(31), out=scratch)
-        x ^= scratch
-
-
 def _unit_into(bits: np.ndarray, out: np.ndarray) -> None:
     """random_draw::element's kUnit float of each draw, into float32 `out`: (2^22 + floor(3b/4))
     2^-24 with b the top 24 bits, negative where the lowest bit is set. Every step is exact: 3b/4
@@ -119,7 +112,7 @@ def draw_buffer(buffer, size: dict, seed: int, stream: int) -> np.ndarray:
     for start in range(0, count, _CHUNK):
         end = min(count, start + _CHUNK)
         chunk, spare, target = bits[:end - start], scratch[:end - start], values[start:end]
-        # draw_bits for this chunk: mix(key + i), i from start
+        # random_draw::element's bits for this chunk: mix(key + i), i from start
         np.add(np.arange(start, end, dtype=np.uint64), key, out=chunk)
         _mix_in_place(chunk, spare)
         if kind == "unit":

@@ -30,7 +30,7 @@ SIZE_ARG_TYPE = "long long"  # m, n and k are passed as 64-bit integers
 
 
 from workload_formula import DIMS, Formula, WorkloadFolderError  # noqa: E402 (re-exported)
-from workload_draws import draw_bits, draw_buffer, range_bounds, size_text, starting_contents, stream_key  # noqa: E402 (re-exported)
+from workload_draws import draw_buffer, range_bounds, size_text, starting_contents, stream_key  # noqa: E402 (re-exported)
 from workload_kernel import check_parameters, kernel_parameters, nvrtc_check  # noqa: E402 (re-exported)
 from workload_checks import SizeChecks, full_size  # noqa: E402 (full_size re-exported)
 from workload_files import (PYTHON_LAYER_FILES, call_user, content_hash, load_user_module,  # noqa: E402 (re-exported)
