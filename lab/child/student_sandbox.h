@@ -12,6 +12,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace lb::lab {
 
@@ -49,5 +50,12 @@ bool enter_student_sandbox(const StudentIsolation& isolation, const SandboxRules
 // (owned by the separate uid, mode 0700); a file they must read or run, readable by them. Nothing
 // without a separate user. std::runtime_error naming the path when it cannot.
 void hand_to_student(const std::filesystem::path& path, const StudentIsolation& isolation);
+
+// Ends every process the student's code may have left: with a separate user, every process of its
+// uid (kill(-1, SIGKILL) as that uid, until none is left); and every process this process adopted
+// as a child subreaper (a double fork, a setsid daemon), killed and reaped. `spared`: this
+// process's own children that are not the student's (none, where it has waited for them all).
+// Returns when none is left; std::runtime_error when one is still there after a few seconds.
+void end_student_processes(const StudentIsolation& isolation, const std::vector<pid_t>& spared = {});
 
 }  // namespace lb::lab
