@@ -6,9 +6,11 @@
 #   build     a clean build (scripts/build.sh), after the wheels of .whl/ are installed
 #   tests     scripts/test.sh: every test, the GPU ones included, with its summary and timings (the
 #             machine has no registry: Chromium, Slurm and PostgreSQL are not tried, and their tests
-#             skip saying so)
+#             skip saying so); $DEVICE_CHECK_TESTS, when set, is a ctest -R regex of the tests to run
 #   labs      every lab's model solution graded alone on the GPU, with its wall time (the JSON is
 #             labs/NN/expected/<gpu>.solution.json); skeletons and planted files are GPU tests
+#   trips     lab 8's solution and every planted file that reaches a grade, graded, with their wall
+#             times (labs/08-transfer/expected/<gpu>.planted.json is made from these: its tiers)
 #   examples  the example workload folders through every layer that takes them: stencil5 with
 #             row_softmax (each folder's cupy.py, numba.py and triton.py among them), saxpy_inout
 #             (an in/out buffer), softmax_passes (a kernel sequence)
@@ -30,9 +32,9 @@ usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' 
 [ $# -gt 0 ] || { usage; exit 2; }
 for step in "$@"; do
   case "$step" in
-    build | tests | labs | examples | suite | sanitize) ;;
+    build | tests | labs | trips | examples | suite | sanitize) ;;
     -h | --help) usage; exit 0 ;;
-    *) echo "device-check: no step '$step' (build, tests, labs, examples, suite, sanitize)" >&2; exit 2 ;;
+    *) echo "device-check: no step '$step' (build, tests, labs, trips, examples, suite, sanitize)" >&2; exit 2 ;;
   esac
 done
 out="${OUT:-device-out}"
@@ -78,7 +80,8 @@ step_build() {
 }
 
 step_tests() {
-  LAYERBENCH_SKIP_CHROMIUM=1 LAYERBENCH_SKIP_TEST_SERVICES=1 bounded scripts/test.sh >"$1/test.log" 2>&1
+  LAYERBENCH_SKIP_CHROMIUM=1 LAYERBENCH_SKIP_TEST_SERVICES=1 bounded scripts/test.sh \
+    ${DEVICE_CHECK_TESTS:+-R "$DEVICE_CHECK_TESTS"} >"$1/test.log" 2>&1
   local code=$?
   cp build/timings.json "$1/" 2>/dev/null
   cp build/test.log "$1/ctest.log" 2>/dev/null
@@ -94,6 +97,18 @@ step_labs() {
     bounded $lb lab grade "$lab" "labs/$lab/solution/$file" --json "$1/$lab.solution.json" >"$1/$lab.solution.txt" 2>&1
     code=$?
     note "lab $lab: exit $code, $(ms_since "$start") ms | $(grep '^GRADE' "$1/$lab.solution.txt" | sed 's/^GRADE [^:]*: //')"
+  done
+}
+
+step_trips() {
+  local file name start code
+  for file in labs/08-transfer/solution/transfer.cu labs/08-transfer/wrong/*.cu; do
+    grep -q '^// expect-grade: graded' "$file" || [ "${file#*/solution/}" != "$file" ] || continue
+    name="$(basename "$file" .cu)"
+    start=$(date +%s%N)
+    bounded $lb lab grade 08-transfer "$file" --json "$1/$name.json" >"$1/$name.txt" 2>&1
+    code=$?
+    note "trip $name: exit $code, $(ms_since "$start") ms | $(grep '^GRADE' "$1/$name.txt" | sed 's/^GRADE [^:]*: //')"
   done
 }
 
