@@ -411,7 +411,9 @@ StudentIsolation parse_isolation_word(const std::string& word) {
 }
 
 bool enter_student_sandbox(const StudentIsolation& isolation, const SandboxRules& rules) noexcept {
-  if (setpgid(0, 0) != 0) return false;
+  // A session of its own where it can have one (no controlling terminal: nothing to inject
+  // keystrokes into, no group of the grader's to join); else, already a group leader, a group.
+  if (setsid() < 0 && setpgid(0, 0) != 0) return false;
   if (isolation.separate_user) {
     int death_signal = 0;
     if (prctl(PR_GET_PDEATHSIG, &death_signal, 0, 0, 0) != 0) return false;

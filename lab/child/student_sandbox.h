@@ -85,7 +85,7 @@ const StudentIsolation& student_isolation();
 void set_student_isolation(StudentIsolation isolation);
 
 // In a forked process, before it execs student code: async-signal-safe (system calls only). Its
-// own process group; RLIMIT_NPROC under a separate uid; the switch to that uid (its parent-death
+// own session and process group (setsid; only a group where it already leads one, setpgid(0, 0)); RLIMIT_NPROC under a separate uid; the switch to that uid (its parent-death
 // signal, which the kernel clears on the switch, set again); every capability given up
 // (key_holder.h); the seccomp filter. False when a step failed: the caller writes its one line and
 // exits without the exec.

@@ -175,7 +175,8 @@ CompileProcessOutcome run_compile_process(const std::vector<std::string>& argv, 
   if (pid == 0)
     become_compile_process(program.c_str(), args.data(), envp.data(), folder_text.c_str(), output_fd, limits, rules,
                            parent);
-  setpgid(pid, pid);  // as the process does itself: whichever runs first, kill(-pid) reaches its group
+  // Its own session and group it makes itself (setsid, which a group leader could not): a kill
+  // of it below reaches it by its pid too, in case it had not yet.
 
   CompileProcessOutcome outcome;
   const auto deadline = start + std::chrono::duration<double>(limits.wall_s);
@@ -190,6 +191,7 @@ CompileProcessOutcome run_compile_process(const std::vector<std::string>& argv, 
     if (std::chrono::steady_clock::now() >= deadline) {
       outcome.timed_out = true;
       kill(-pid, SIGKILL);
+      kill(pid, SIGKILL);
       waitpid(pid, &status, 0);
       break;
     }

@@ -8,12 +8,12 @@
 //   - resource limits (setrlimit after fork): CPU seconds, address space, file size, no core files;
 //     a wall-clock limit, after which its whole process group is killed; it dies with the child
 //     (PR_SET_PDEATHSIG);
-//   - the student's sandbox (lab/child/student_sandbox.h), entered after fork: its own process
-//     group; the student's uid where the `lab` parent chose one (root), with RLIMIT_NPROC; no
-//     capability (lab/child/key_holder.h: the bounding set emptied, no_new_privs: as root its exec
-//     would otherwise get CAP_SYS_PTRACE, which reads any process's memory); the seccomp filter
-//     (signals only to itself, no ptrace, no process_vm_*, no new process unless `rules` allow
-//     one: Triton's compile runs ptxas, Numba's runs nothing);
+//   - the student's sandbox (lab/child/student_sandbox.h), entered after fork: its own session
+//     and process group (no controlling terminal); the student's uid where the `lab` parent chose
+//     one (root), with RLIMIT_NPROC; no capability (lab/child/key_holder.h: the bounding set
+//     emptied, no_new_privs: as root its exec would otherwise get CAP_SYS_PTRACE, which reads any
+//     process's memory); the seccomp filter (signals only to itself, no ptrace, no process_vm_*,
+//     no new process unless `rules` allow one: Triton's compile runs ptxas, Numba's runs nothing);
 //   - an environment of our own: only the variables that find Python and CUDA (allowed_environment),
 //     HOME, TMPDIR and the working folder; no key or seed anywhere (the child got its keys on its
 //     standard input, read to its end before anything of the student's was loaded, and holds them
