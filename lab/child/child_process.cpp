@@ -201,11 +201,11 @@ void run_and_read(const LabSpec& spec, const fs::path& file, ChildMode mode, con
                                   file.string(), std::string("--mode"), std::string(to_string(mode)),
                                   std::string("--events-fd"), std::to_string(kEventsFd)})
     argv.push_back(word);
+  if (options.line_info || options.sanitize) argv.push_back("--line-info");  // the sanitizer names file:line
+  if (options.sanitize) argv.push_back("--exact-buffers");
   // The isolation the parent chose, for the processes the child starts to run student code.
   argv.push_back("--student-isolation");
   argv.push_back(isolation_word(student_isolation()));
-  if (options.line_info || options.sanitize) argv.push_back("--line-info");  // the sanitizer names file:line
-  if (options.sanitize) argv.push_back("--exact-buffers");
   report.child = run_with_time_limit(argv, time_limit_s, spec.runner->arrival_clock(mode), ChildChannel::kEvents,
                                      GradeKeys::derive(options.seed, spec, mode).to_text());
   // Nothing the student's code started outlives its child (a setsid daemon that would rewrite

@@ -59,9 +59,10 @@ struct SandboxRules {
 };
 
 // The range the separate user's uid and gid are taken from: far above any distribution's users
-// and below the 2^31 that some tools read as signed.
+// and below the 2^31 that some tools read as signed; as wide as PID_MAX_LIMIT (2^22), so that two
+// `lab` parents alive at once start from different uids (a uid in use is stepped past besides).
 constexpr unsigned kStudentIdBase = 1'500'000'000;
-constexpr unsigned kStudentIdSpan = 1'000'000;
+constexpr unsigned kStudentIdSpan = 1u << 22;
 
 // The isolation this machine allows, chosen once by the `lab` parent: a separate user where it is
 // root and a forked probe under that uid can open and execute `student_executable` (what the lab's
