@@ -154,12 +154,14 @@ TEST(StudentSandbox, ItsOwnUserCannotSignalNorWriteTheGradersFilesAndHasItsOwnHo
                "id -u; stat -c 'home %u %a' \"$HOME\"; [ \"$TMPDIR\" = \"$HOME\" ] && echo 'tmp is home'; "
                "echo x > \"$TMPDIR/mine\" && echo 'wrote its own'; echo y >> " + file.string() + " || echo 'no append'; "
                "echo z > " + (graders.path() / "new").string() + " || echo 'no create'; kill -0 " +
-               std::to_string(victim.pid) + " || echo 'no signal'; kill -0 $PPID || echo 'no parent'"},
+               std::to_string(victim.pid) + " || echo 'no signal'; kill -0 $PPID || echo 'no parent'; "
+               "grep '^Max processes' /proc/self/limits"},
         {.new_processes = true});  // the shell forks to run id and stat
     const std::string uid = std::to_string(isolation.uid);
     EXPECT_TRUE(has(done.output, uid + "\nhome " + uid + " 700\ntmp is home\nwrote its own\n")) << done.output;
     for (const char* refused : {"no append", "no create", "no signal", "no parent"})
       EXPECT_TRUE(has(done.output, refused)) << refused << "\n" << done.output;
+    EXPECT_TRUE(std::regex_search(done.output, std::regex("Max processes +1024 +1024"))) << done.output;  // a fork bomb's bound
   }
   EXPECT_EQ(slurp(file), "ours\n");
   EXPECT_FALSE(fs::exists(graders.path() / "new"));
