@@ -93,8 +93,11 @@ void set_student_isolation(StudentIsolation isolation);
 bool enter_student_sandbox(const StudentIsolation& isolation, const SandboxRules& rules) noexcept;
 
 // A folder made for the student's processes (their HOME, TMPDIR, working folder) becomes theirs
-// (owned by the separate uid, mode 0700); a file they must read or run, readable by them. Nothing
-// without a separate user. std::runtime_error naming the path when it cannot.
+// (owned by the separate uid, mode 0700, with what is in it); a file they must read or run, readable
+// (and executable where its owner may execute it) by the student's gid, as its group, and its
+// folder (one of ours, never the student's own) searchable by that group: the folders above it
+// must let them through already (/tmp does). Nothing without a separate user. std::runtime_error
+// naming the path when it cannot.
 void hand_to_student(const std::filesystem::path& path, const StudentIsolation& isolation);
 
 // Ends every process the student's code may have left: with a separate user, every process of its
