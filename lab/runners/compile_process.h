@@ -90,7 +90,9 @@ std::vector<std::string> allowed_environment();
 
 // Runs `argv` (argv[0] a path, or a name searched on this process's PATH) in `folder` as the header
 // says, with `environment` ("NAME=value"; HOME, TMPDIR and PWD are set to `folder`), under `limits`,
-// in the sandbox of student_isolation() with `rules` (by default: no new process). Throws
+// in the sandbox of student_isolation() with `rules` (by default: no new process). When it ends,
+// every process of the student's uid is killed (end_student_processes): no other process of the
+// student's may be meant to live meanwhile (lab 8's trip process starts after its build). Throws
 // std::runtime_error naming the call when it cannot start it, or when what it left cannot be ended.
 CompileProcessOutcome run_compile_process(const std::vector<std::string>& argv, std::vector<std::string> environment,
                                           const WorkingFolder& folder, const ProcessLimits& limits,
