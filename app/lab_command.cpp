@@ -1,6 +1,10 @@
 #include "app/lab_command.h"
 
+#include <sys/prctl.h>
+
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstring>
 #include <algorithm>
 #include <cstdio>
 #include <optional>
@@ -9,6 +13,7 @@
 #include "common/output_file.h"  // kStandardOutput
 #include "common/usage_error.h"
 #include "lab/child/key_holder.h"
+#include "lab/child/student_sandbox.h"
 #include "lab/commands/lab_check.h"
 #include "lab/runners/runner.h"
 #include "lab/commands/lab_grade.h"
@@ -44,6 +49,20 @@ int list_labs(const fs::path& labs_dir) {
   if (read.labs.empty()) return 1;
   std::printf("\nStart one with `layerbench lab start LAB`, check your kernel with `layerbench lab check LAB FILE`.\n");
   return 0;
+}
+
+// `lab check|grade|profile`: this process is the child subreaper of the whole run (whatever the
+// student's code leaves, a setsid daemon included, is adopted here and ended after each child:
+// child_process.cpp), and chooses once how the student's code is held (student_sandbox.h), for
+// the children, which get it on their command line. Where that is weaker than a user of its own
+// under the seccomp filter, `note` says so in one line (a check runs with what there is; a grade
+// refuses unless --accept-weak-isolation: lab_grade.cpp).
+void isolate_student(const LabSpec& spec, bool note) {
+  if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
+    throw std::runtime_error(std::string("prctl(PR_SET_CHILD_SUBREAPER) failed: ") + std::strerror(errno));
+  set_student_isolation(choose_student_isolation(spec.runner->student_executable()));
+  if (note && !isolation_is_full(student_isolation()))
+    std::fprintf(stderr, "layerbench lab: note: %s\n", student_isolation().description.c_str());
 }
 
 }  // namespace
@@ -119,6 +138,9 @@ int run_lab_cli(const std::vector<std::string>& args) {
                     "or performance; repeat for more")
       ->allow_extra_args(false);  // one value a flag: FILES after it stay FILES
   grade->add_option("--seed", seed, "")->group("");
+  grade->add_flag("--accept-weak-isolation", grade_options.accept_weak_isolation,
+                  "Grade even where the student's code cannot run as a user of its own under the seccomp filter "
+                  "(not root; a Python that user cannot run; no seccomp): the grade's outputs say what held");
   grade->footer(
       "Points: the check's share for the sizes that passed; the performance points (the lab's tiers)\n"
       "only when every size passed: your speed is the geometric mean, over the lab's benchmark sizes,\n"
@@ -159,6 +181,8 @@ int run_lab_cli(const std::vector<std::string>& args) {
   run_child_command->add_option("--events-fd", events_fd)->required();
   run_child_command->add_flag("--line-info", line_info);
   run_child_command->add_flag("--exact-buffers", exact_buffers);
+  std::string isolation_word_given;
+  run_child_command->add_option("--student-isolation", isolation_word_given);  // isolation_word(): its parent's choice
 
   // Internal: a runner's own helper process, which its child starts (Runner::run_helper: lab 8's
   // trip process).
@@ -219,14 +243,17 @@ int run_lab_cli(const std::vector<std::string>& args) {
     }
     if (app.got_subcommand(check)) {
       const LabSpec spec = find_lab(labs_dir, lab_name);
+      isolate_student(spec, true);
       return check_submission(spec, file, {default_runner(), seed, false, sanitize}, stdout);
     }
     if (app.got_subcommand(profile)) {
       const LabSpec spec = find_lab(labs_dir, lab_name);
+      isolate_student(spec, true);
       return profile_submission(spec, file, {default_runner(), seed}, stdout);
     }
     if (app.got_subcommand(grade)) {
       const LabSpec spec = find_lab(labs_dir, lab_name);
+      isolate_student(spec, false);  // the grade states it (or refuses): lab_grade.cpp
       grade_options.check = {default_runner(), seed};
       // An output on standard output ("-") has it to itself: the grade's lines go to standard error.
       const bool output_on_stdout = grade_options.json_path == kStandardOutput ||
@@ -246,6 +273,13 @@ int run_lab_cli(const std::vector<std::string>& args) {
       ChildMode child_mode = ChildMode::kCheck;
       for (ChildMode m : {ChildMode::kCheck, ChildMode::kTime, ChildMode::kProfile, ChildMode::kEnvironment})
         if (mode == to_string(m)) child_mode = m;
+      if (!isolation_word_given.empty()) {
+        try {
+          set_student_isolation(parse_isolation_word(isolation_word_given));
+        } catch (const std::invalid_argument& e) {
+          throw UsageError(std::string("lab run-child: ") + e.what());
+        }
+      }
       return run_child_with_channel(parse_lab_spec(lab_json), file,
                                     {child_mode, read_grade_keys(stdin), line_info, exact_buffers}, events_fd);
     }

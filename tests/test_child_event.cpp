@@ -250,6 +250,7 @@ TEST_F(ChildEventParent, AGradeWhoseTimingChildWritesAnUnreadableLineEarnsNoPerf
     GradeOptions options;
     options.check = {{child(every_size_passed(), timing_lines, environment).string()}, 1, false, false};
     options.json_path = (dir_ / "g.json").string();
+    options.accept_weak_isolation = true;  // none chosen: the stand-in child runs nothing of a student's
     const fs::path out_file = dir_ / "grade.txt";
     std::FILE* out = std::fopen(out_file.c_str(), "w");
     *status = grade_submissions(spec, {kSolution}, options, out);

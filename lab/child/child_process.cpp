@@ -9,6 +9,7 @@
 #include "lab/child/grade_keys.h"
 #include "lab/child/key_holder.h"
 #include "lab/child/student_program.h"
+#include "lab/child/student_sandbox.h"
 #include "lab/commands/sanitize.h"
 #include "lab/runners/runner.h"
 
@@ -202,8 +203,15 @@ void run_and_read(const LabSpec& spec, const fs::path& file, ChildMode mode, con
     argv.push_back(word);
   if (options.line_info || options.sanitize) argv.push_back("--line-info");  // the sanitizer names file:line
   if (options.sanitize) argv.push_back("--exact-buffers");
+  // The isolation the parent chose, for the processes the child starts to run student code.
+  argv.push_back("--student-isolation");
+  argv.push_back(isolation_word(student_isolation()));
   report.child = run_with_time_limit(argv, time_limit_s, spec.runner->arrival_clock(mode), ChildChannel::kEvents,
                                      GradeKeys::derive(options.seed, spec, mode).to_text());
+  // Nothing the student's code started outlives its child (a setsid daemon that would rewrite
+  // the grade's outputs, a process that loads the GPU while the next child times): every process
+  // of its uid, and what this process adopted as the `lab` parent's subreaper.
+  end_student_processes(student_isolation());
   report.time_limit_s = time_limit_s;
   report.notes = spec.runner->child_notes(mode);
   if (options.sanitize) {

@@ -1,16 +1,17 @@
-// What keeps the grade's secret and keys out of reach of the processes that run student code,
-// which run as the same user as the processes that hold them (docs/labs.md, "What grading guards
-// against").
-//
-// Two halves, both needed:
+// What keeps the grade's secret and keys out of reach of the processes that run student code
+// (docs/labs.md, "What grading guards against"). Where the grader is root, those processes run as
+// a user of the grade's own (lab/child/student_sandbox.h), which may neither read nor trace a root
+// process; where they run as the grader's own user (not root, or a uid that cannot run the
+// runner's program), these two halves are what holds, and both are needed:
 //   - every process that holds the secret or a key (the `lab check|grade|profile` parent, the lab
 //     child) makes itself non-dumpable before it starts any process: then no other process of its
 //     user may open its /proc/PID/mem, environ, fd or maps, or ptrace it, whatever Yama's
 //     ptrace_scope says; only a process with CAP_SYS_PTRACE still may;
-//   - so every process started to run student code (the numba runner's compile process, lab 8's
-//     trip process) gives up every capability before its exec, the bounding set included, with
-//     no_new_privs set: as root (a grading container's usual user) its exec would otherwise give
-//     it all of them back, CAP_SYS_PTRACE among them.
+//   - so every process started to run student code (the compile process, lab 8's trip process)
+//     gives up every capability before its exec (enter_student_sandbox calls
+//     give_up_every_capability), the bounding set included, with no_new_privs set: as root its exec
+//     would otherwise give it all of them back, CAP_SYS_PTRACE among them. The seccomp filter
+//     refuses ptrace and process_vm_readv besides.
 #pragma once
 
 namespace lb::lab {

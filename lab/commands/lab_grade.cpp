@@ -5,6 +5,7 @@
 
 #include "common/output_file.h"
 #include "lab/child/child_mode.h"  // kTimingSecondsPerBenchmarkSize
+#include "lab/child/student_sandbox.h"
 #include "lab/grading/grade_writer.h"
 #include "lab/grading/grading.h"
 #include "lab/runners/runner.h"
@@ -80,8 +81,16 @@ int grade_submissions(const LabSpec& spec, const std::vector<fs::path>& files, c
   const std::vector<Output> outputs = outputs_of(options, autograder);
   check_output_paths(files, outputs);
   for (const Output& o : outputs) check_writable(*o.path);
+  // A grade is a figure the student's code must not reach: where it could write the grader's files
+  // or signal its processes, only an explicit option grades, and the outputs say so.
+  const StudentIsolation& isolation = student_isolation();
+  if (!isolation_is_full(isolation) && !options.accept_weak_isolation)
+    throw UsageError("the student's code would not be held apart from the grader: " + isolation.description +
+                     " (grade as root with a Python and layerbench that any user can run, or pass "
+                     "--accept-weak-isolation to grade with what holds, which the grade's outputs then state)");
   const auto start = std::chrono::steady_clock::now();
-  GradeReport report{spec, utc_now(), std::nullopt, nullptr, spec.runner->ceiling(spec, std::nullopt), {}, autograder};
+  GradeReport report{spec,       utc_now(), std::nullopt, nullptr, spec.runner->ceiling(spec, std::nullopt), {},
+                     autograder, isolation.description};
   bool all_passed = true;
   for (std::size_t i = 0; i < files.size(); ++i) {
     if (files.size() > 1) std::fprintf(out, "\n[%zu/%zu] %s\n", i + 1, files.size(), files[i].c_str());
@@ -107,6 +116,7 @@ int grade_submissions(const LabSpec& spec, const std::vector<fs::path>& files, c
       }
     }
     report.grades.push_back(grade_reports(spec, files[i].string(), check, timed));
+    report.grades.back().isolation = isolation.description;
     report.grades.back().check_wall_s = check_wall_s;
     report.grades.back().timing_wall_s = timing_wall_s;
     all_passed = all_passed && status == kExitPassed;

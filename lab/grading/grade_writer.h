@@ -34,6 +34,7 @@ struct GradeReport {
   Ceiling ceiling;                 // the lab's ceiling on that GPU (Runner::ceiling)
   std::vector<Grade> grades;
   AutograderOptions autograder;    // a grading system's format: visibilities, the grade's wall time
+  std::string isolation = {};      // how the student's code was held (student_sandbox.h's description)
 };
 
 class GradeWriter {

@@ -81,6 +81,9 @@ struct Grade {
   // How long the grade took, by the parent's clock: the check's child, and the timing's children
   // (the environment's and the timing child; 0 when the check failed).
   double check_wall_s = 0, timing_wall_s = 0;
+  // How the student's code was held while it was graded (lab/child/student_sandbox.h's
+  // description); empty where none was chosen.
+  std::string isolation;
   double points() const { return check_points + performance_points; }
 };
 

@@ -13,13 +13,12 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <set>
 #include <stdexcept>
 #include <thread>
 
 #include "common/python_interpreter.h"
 #include "lab/child/key_holder.h"
+#include "lab/child/student_sandbox.h"
 
 namespace lb::lab {
 namespace {
@@ -47,13 +46,14 @@ std::string resolve(const std::string& program) {
 
 // In the forked process, before execve: only async-signal-safe calls. Exits 127 when one fails.
 [[noreturn]] void become_compile_process(const char* program, char* const* argv, char* const* envp, const char* folder,
-                                         int output_fd, const ProcessLimits& limits) {
+                                         int output_fd, const ProcessLimits& limits, const SandboxRules& rules,
+                                         pid_t parent) {
   const auto limit = [](int resource, rlim_t value) {
     const rlimit r{value, value};
     if (setrlimit(resource, &r) != 0) _exit(127);
   };
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) _exit(127);  // dies with the child that started it
-  if (setpgid(0, 0) != 0) _exit(127);                      // its group: killed whole when it ends
+  if (getppid() != parent) _exit(127);                     // which may have died before the line above
   limit(RLIMIT_CPU, static_cast<rlim_t>(limits.cpu_s));
   limit(RLIMIT_AS, static_cast<rlim_t>(limits.address_space));
   limit(RLIMIT_FSIZE, static_cast<rlim_t>(limits.file_bytes));
@@ -62,11 +62,12 @@ std::string resolve(const std::string& program) {
   if (null_fd < 0 || dup2(null_fd, STDIN_FILENO) < 0 || dup2(output_fd, STDOUT_FILENO) < 0 ||
       dup2(output_fd, STDERR_FILENO) < 0)
     _exit(127);
-  // No capability survives its exec (as root it would get every one back, CAP_SYS_PTRACE among
-  // them, and read the key holders' memory whatever their dumpable flag says). Said on its output.
-  if (!give_up_every_capability()) {
-    static constexpr char kWhy[] = "layerbench: the compile process could not give up its capabilities (a root "
-                                   "without CAP_SETPCAP?): it does not run the file\n";
+  // Its own group (killed whole when it ends), the student's uid where there is one, no capability
+  // (as root its exec would otherwise get every one back, CAP_SYS_PTRACE among them), the seccomp
+  // filter (student_sandbox.h). Said on its output when it cannot.
+  if (!enter_student_sandbox(student_isolation(), rules)) {
+    static constexpr char kWhy[] = "layerbench: the compile process could not enter the student's sandbox (its "
+                                   "uid, its capabilities given up, its seccomp filter): it does not run the file\n";
     (void)!write(STDERR_FILENO, kWhy, sizeof kWhy - 1);
     _exit(127);
   }
@@ -76,44 +77,6 @@ std::string resolve(const std::string& program) {
   if (chdir(folder) != 0) _exit(127);
   execve(program, argv, envp);
   _exit(127);
-}
-
-// This process's children, as /proc says (each process's parent, the field after its name's closing
-// parenthesis in /proc/PID/stat): the processes it adopted as a subreaper among them.
-std::set<pid_t> children_of_this_process() {
-  std::set<pid_t> children;
-  const pid_t self = getpid();
-  std::error_code ec;
-  for (const fs::directory_entry& entry : fs::directory_iterator("/proc", ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream stat(entry.path() / "stat");
-    std::string text;
-    std::getline(stat, text);
-    const std::size_t paren = text.rfind(')');
-    if (paren == std::string::npos) continue;  // gone meanwhile
-    char state = 0;
-    long parent = 0;
-    if (std::sscanf(text.c_str() + paren + 1, " %c %ld", &state, &parent) == 2 && parent == self)
-      children.insert(static_cast<pid_t>(std::stol(name)));
-  }
-  return children;
-}
-
-// Kills and reaps every child of this process not in `spared`, over and over until none is left:
-// with this process a subreaper, whatever the compile process left (a double fork, a setsid daemon)
-// was adopted when its parent died, and what a killed one had started is adopted in turn.
-void kill_what_it_left(const std::set<pid_t>& spared) {
-  for (;;) {
-    std::set<pid_t> left;
-    for (const pid_t child : children_of_this_process())
-      if (!spared.contains(child)) left.insert(child);
-    if (left.empty()) return;
-    for (const pid_t child : left) kill(child, SIGKILL);
-    for (const pid_t child : left)
-      while (waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
-      }
-  }
 }
 
 }  // namespace
@@ -155,7 +118,8 @@ std::vector<std::string> allowed_environment() {
 }
 
 CompileProcessOutcome run_compile_process(const std::vector<std::string>& argv, std::vector<std::string> environment,
-                                          const WorkingFolder& folder, const ProcessLimits& limits) {
+                                          const WorkingFolder& folder, const ProcessLimits& limits,
+                                          const SandboxRules& rules) {
   if (argv.empty()) throw std::invalid_argument("run_compile_process: no command");
   const std::string program = resolve(argv[0]);
   for (const char* name : {"HOME", "TMPDIR", "PWD"})
@@ -174,6 +138,13 @@ CompileProcessOutcome run_compile_process(const std::vector<std::string>& argv, 
   if (output_fd < 0) fail("open(" + output_path.string() + ")", errno);
   unlink(output_path.c_str());
   const std::string folder_text = folder.path().string();
+  // The folder is its HOME, TMPDIR and working folder: the student's uid's, where there is one.
+  try {
+    hand_to_student(folder.path(), student_isolation());
+  } catch (...) {
+    close(output_fd);
+    throw;
+  }
 
   // This process (the lab child) becomes non-dumpable first: the compile process runs as the same
   // user, and must not read the child's memory (the grade's keys) through /proc/PID/mem or ptrace.
@@ -192,7 +163,8 @@ CompileProcessOutcome run_compile_process(const std::vector<std::string>& argv, 
     close(output_fd);
     fail("prctl(PR_SET_CHILD_SUBREAPER)", errno);
   }
-  const std::set<pid_t> children_before = children_of_this_process();
+  const std::vector<pid_t> children_before = children_of_this_process();
+  const pid_t parent = getpid();
   const auto start = std::chrono::steady_clock::now();
   const pid_t pid = fork();
   if (pid < 0) {
@@ -200,8 +172,10 @@ CompileProcessOutcome run_compile_process(const std::vector<std::string>& argv, 
     fail("fork", errno);
   }
   if (pid == 0)
-    become_compile_process(program.c_str(), args.data(), envp.data(), folder_text.c_str(), output_fd, limits);
-  setpgid(pid, pid);  // as the process does itself: whichever runs first, kill(-pid) reaches its group
+    become_compile_process(program.c_str(), args.data(), envp.data(), folder_text.c_str(), output_fd, limits, rules,
+                           parent);
+  // Its own session and group it makes itself (setsid, which a group leader could not): a kill
+  // of it below reaches it by its pid too, in case it had not yet.
 
   CompileProcessOutcome outcome;
   const auto deadline = start + std::chrono::duration<double>(limits.wall_s);
@@ -216,13 +190,21 @@ CompileProcessOutcome run_compile_process(const std::vector<std::string>& argv, 
     if (std::chrono::steady_clock::now() >= deadline) {
       outcome.timed_out = true;
       kill(-pid, SIGKILL);
+      kill(pid, SIGKILL);
       waitpid(pid, &status, 0);
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   kill(-pid, SIGKILL);  // whatever it started and left running in its group
-  kill_what_it_left(children_before);  // and everything else it left, adopted meanwhile
+  // And everything else it left, adopted meanwhile, and every process of the student's uid.
+  try {
+    end_student_processes(student_isolation(), children_before);
+  } catch (...) {
+    close(output_fd);
+    if (!was_subreaper) prctl(PR_SET_CHILD_SUBREAPER, 0);
+    throw;
+  }
   if (!was_subreaper) prctl(PR_SET_CHILD_SUBREAPER, 0);
   outcome.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!outcome.timed_out) {

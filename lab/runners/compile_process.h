@@ -8,31 +8,40 @@
 //   - resource limits (setrlimit after fork): CPU seconds, address space, file size, no core files;
 //     a wall-clock limit, after which its whole process group is killed; it dies with the child
 //     (PR_SET_PDEATHSIG);
-//   - no capability (lab/child/key_holder.h: the bounding set emptied, no_new_privs): as root, its
-//     exec would otherwise give it CAP_SYS_PTRACE, which reads any process's memory;
+//   - the student's sandbox (lab/child/student_sandbox.h), entered after fork: its own session
+//     and process group (no controlling terminal); the student's uid where the `lab` parent chose
+//     one (root), with RLIMIT_NPROC; no capability (lab/child/key_holder.h: the bounding set
+//     emptied, no_new_privs: as root its exec would otherwise get CAP_SYS_PTRACE, which reads any
+//     process's memory); the seccomp filter (signals only to itself, no ptrace, no process_vm_*,
+//     no new process unless `rules` allow one: Triton's compile runs ptxas, Numba's runs nothing);
 //   - an environment of our own: only the variables that find Python and CUDA (allowed_environment),
 //     HOME, TMPDIR and the working folder; no key or seed anywhere (the child got its keys on its
 //     standard input, read to its end before anything of the student's was loaded, and holds them
 //     only in its memory; its argv and environment never held one);
-//   - its own temporary working folder (the student's file is copied into it), removed after;
+//   - its own temporary working folder (the student's file is copied into it), handed to the
+//     student's uid (hand_to_student), removed after;
 //   - standard input /dev/null, standard output and error to a file of ours (the student's output:
 //     shown capped, never parsed), every other descriptor closed (the child's event channel too);
-//   - the process that starts it made non-dumpable first (PR_SET_DUMPABLE), so that it, running
-//     as the same user, cannot read its parent's memory (the grade's keys) through /proc or ptrace;
+//   - the process that starts it made non-dumpable first (PR_SET_DUMPABLE), so that, where it runs
+//     as the same user, it cannot read its parent's memory (the grade's keys) through /proc;
 //   - whatever it leaves running is killed and reaped before run_compile_process returns, so that
-//     nothing of the student's loads the GPU while our kernels are timed: its process group, and,
-//     the process that starts it being a child subreaper (PR_SET_CHILD_SUBREAPER) for the while,
-//     every other descendant (a double fork, a setsid daemon), which is adopted by it when its
-//     parent dies and killed in turn, until none is left.
-//     What this cannot reach: a process the student's code has someone else start, outside this
-//     tree (a user service manager, cron, at, an ssh to localhost, where any is there); and if the
-//     child itself is killed first (at its own time limit) what it had adopted goes to the next
-//     subreaper up, or init, and the watchdog kills only the child's own group. Only a cgroup or a
-//     PID namespace would hold those too, and neither is available to an unprivileged grader.
+//     nothing of the student's loads the GPU while our kernels are timed (end_student_processes):
+//     its process group; every process of the student's uid; and, the process that starts it
+//     being a child subreaper (PR_SET_CHILD_SUBREAPER) for the while, every other descendant (a
+//     double fork, a setsid daemon), adopted when its parent dies and killed in turn.
+//     What this cannot reach, where the student's code runs as the grader's own user (no root, or
+//     a uid that cannot run the interpreter: the description of student_isolation() says so): a
+//     process it has someone else start outside this tree (a user service manager, cron, at, an
+//     ssh to localhost); and if the child itself is killed first (at its own time limit), what it
+//     had adopted goes to the next subreaper up: the `lab` parent, which is one for its whole run
+//     and ends what it adopted after each child. Under a uid of its own, kill(-1) as that uid
+//     reaches every process of it, wherever it was started.
 #pragma once
 #include <filesystem>
 #include <string>
 #include <vector>
+
+#include "lab/child/student_sandbox.h"  // SandboxRules
 
 namespace lb::lab {
 
@@ -80,9 +89,13 @@ class WorkingFolder {
 std::vector<std::string> allowed_environment();
 
 // Runs `argv` (argv[0] a path, or a name searched on this process's PATH) in `folder` as the header
-// says, with `environment` ("NAME=value"; HOME, TMPDIR and PWD are set to `folder`), under `limits`.
-// Throws std::runtime_error naming the call when it cannot start it.
+// says, with `environment` ("NAME=value"; HOME, TMPDIR and PWD are set to `folder`), under `limits`,
+// in the sandbox of student_isolation() with `rules` (by default: no new process). When it ends,
+// every process of the student's uid is killed (end_student_processes): no other process of the
+// student's may be meant to live meanwhile (lab 8's trip process starts after its build). Throws
+// std::runtime_error naming the call when it cannot start it, or when what it left cannot be ended.
 CompileProcessOutcome run_compile_process(const std::vector<std::string>& argv, std::vector<std::string> environment,
-                                          const WorkingFolder& folder, const ProcessLimits& limits);
+                                          const WorkingFolder& folder, const ProcessLimits& limits,
+                                          const SandboxRules& rules = {});
 
 }  // namespace lb::lab

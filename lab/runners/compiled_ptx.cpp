@@ -38,7 +38,7 @@ double run_python_compile(const PythonCompile& compile, const LabSpec& spec, con
   environment.insert(environment.end(), compile.environment.begin(), compile.environment.end());
 
   const auto t0 = std::chrono::steady_clock::now();
-  const CompileProcessOutcome done = run_compile_process(argv, environment, folder, ProcessLimits{});
+  const CompileProcessOutcome done = run_compile_process(argv, environment, folder, ProcessLimits{}, compile.rules);
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   const std::string what = file.string() + ": " + compile.tool + "'s compile of " + spec.kernel;
   // What the process printed is the student's output: shown (capped), never parsed.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "lab/child/student_program.h"  // StudentBuild
+#include "lab/child/student_sandbox.h"  // SandboxRules
 #include "lab/spec/lab_spec.h"
 #include "variants/driver/kernel_program.h"  // driver::CompiledProgram
 
@@ -29,6 +30,9 @@ struct PythonCompile {
   // install then; -1: none.
   int missing_tool_exit_status = -1;
   std::string missing_tool_hint = {};
+  // What the process may do beyond the ordinary (student_sandbox.h): Numba's compile starts no
+  // process; Triton's runs ptxas.
+  SandboxRules rules = {};
 };
 
 // Runs `compile` over a copy of `file` for the lab's kernel and sm_<sm>, with source lines or as a

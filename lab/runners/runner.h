@@ -96,6 +96,11 @@ class Runner {
   // peak: ..."); empty when every size has a limit.
   std::string unchecked_size_refusal(const LabSpec& spec, const std::optional<TimingEnvironment>& environment) const;
 
+  // What the processes that run the student's code exec (lab/child/student_sandbox.h: the `lab`
+  // parent's probe that a uid of the grade's own can run it): this layerbench executable (lab 8's
+  // trip process, the limited compile of kernel text), or a Python runner's interpreter.
+  virtual std::filesystem::path student_executable() const;
+
   // --- the child, on the GPU (lab/child/lab_child.cpp): its events to `out`, its exit status.
   virtual int run_child(const LabSpec& spec, const std::filesystem::path& file, const ChildRequest& request,
                         std::FILE* out) const = 0;

@@ -45,6 +45,7 @@ std::string ConsoleWriter::grade_lines(const LabSpec& spec, const Grade& g) {
                                           b.input_reset_ms).c_str()
                           : "");
   for (const std::string& line : g.feedback) text += "  " + line + "\n";
+  if (!g.isolation.empty()) text += "  isolation: " + g.isolation + "\n";
   return text;
 }
 

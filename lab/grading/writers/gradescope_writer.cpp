@@ -21,7 +21,8 @@ nlohmann::json GradescopeWriter::document(const LabSpec& spec, const Grade& g, c
                      {"visibility", visibility_of(o, t.key)}});
   // "text": the default, simple_format, would read a compiler's "<float>" as HTML.
   json doc = {{"score", score_hundredths(g.points())},
-              {"output", summary_line(spec, g) + "\n" + joined_lines(g.feedback)},
+              {"output", summary_line(spec, g) + "\n" + joined_lines(g.feedback) +
+                             (g.isolation.empty() ? "" : "\nisolation: " + g.isolation)},
               {"output_format", "text"},
               {"visibility", o.visibility},
               {"tests", tests}};

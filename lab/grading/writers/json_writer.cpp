@@ -71,6 +71,7 @@ std::string JsonWriter::render(const GradeReport& r) const {
                     {"gpu", r.gpu ? json(*r.gpu) : json(nullptr)},
                     {"ceiling", {{"what", r.ceiling.what}, {"unit", r.ceiling.unit}, {"value", r.ceiling.value}}},
                     {"peaks", r.peaks},
+                    {"isolation", r.isolation},
                     {"submissions", submissions}};
   return doc.dump(2) + "\n";
 }

@@ -75,6 +75,7 @@ std::string MarkdownWriter::render(const GradeReport& r) const {
             ") is refused: it skipped work";
   }
   md += ".\n\n";
+  if (!r.isolation.empty()) md += "Isolation: " + r.isolation + ".\n\n";
   for (const Grade& g : r.grades) md += section(spec, g, ceiling) + "\n";
   return md;
 }

@@ -24,7 +24,7 @@ nlohmann::json PrairieLearnWriter::document(const LabSpec& spec, const Grade& g,
   return {{"gradable", true},
           {"score", std::clamp(std::round(score * 1e6) / 1e6, 0.0, 1.0)},
           {"message", summary_line(spec, g)},
-          {"output", joined_lines(g.feedback)},
+          {"output", joined_lines(g.feedback) + (g.isolation.empty() ? "" : "\nisolation: " + g.isolation)},
           {"tests", tests}};
 }
 

@@ -1,11 +1,14 @@
 #include "lab/runners/numba/numba_runner.h"
 
+#include "common/python_interpreter.h"
 #include "lab/runners/compiled_ptx.h"
 #include "lab/runners/numba/numba_kernel.h"
 #include "lab/runners/nvrtc/lab_kernel.h"
 #include "lab/runners/python/python_student.h"  // precheck_python_file: the rules, in the parent
 
 namespace lb::lab {
+
+std::filesystem::path NumbaRunner::student_executable() const { return chosen_python(); }
 
 void NumbaRunner::precheck(const LabSpec& spec, const std::filesystem::path& file) const {
   precheck_python_file(spec, file);

@@ -15,6 +15,7 @@ class NumbaRunner final : public KernelRunner {
  public:
   using KernelRunner::KernelRunner;
   bool embedded_python() const override { return true; }  // the rules check, in the parent
+  std::filesystem::path student_executable() const override;  // the interpreter (chosen_python)
   void precheck(const LabSpec& spec, const std::filesystem::path& file) const override;
   std::string compile_failed_as() const override { return "is not a lab file the runner can use"; }
   std::string compile_failed_rule(const std::string& file_name) const override;

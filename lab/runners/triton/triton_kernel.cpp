@@ -45,7 +45,8 @@ std::string triton_unavailable_reason() {
   const std::string python = chosen_python();
   WorkingFolder folder("triton-probe");
   const CompileProcessOutcome done =
-      run_compile_process({python, "-c", "import triton"}, allowed_environment(), folder, ProcessLimits{.wall_s = 60});
+      run_compile_process({python, "-c", "import triton"}, allowed_environment(), folder, ProcessLimits{.wall_s = 60},
+                          {.new_processes = true});
   if (done.exited && done.exit_code == 0) return "";
   // Python's last line says why ("ModuleNotFoundError: No module named 'triton'").
   std::string why = done.output;
@@ -99,7 +100,8 @@ TritonPtx compile_triton_kernel(const LabSpec& spec, const fs::path& file, int s
                         .argument_types = argument_c_types(spec),
                         .options = {"--num-warps", std::to_string(block / 32)},
                         .missing_tool_exit_status = kTritonCompileNoTriton,
-                        .missing_tool_hint = "the compile process cannot import triton: " + install_triton_hint(chosen_python())};
+                        .missing_tool_hint = "the compile process cannot import triton: " + install_triton_hint(chosen_python()),
+                        .rules = {.new_processes = true}};  // triton.compile runs ptxas
   // Its ptxas where this process's environment names one (a Triton whose own is too old for the
   // GPU). Its cache is the working folder's: triton_compile.py sets it there.
   if (const char* ptxas = std::getenv("TRITON_PTXAS_PATH"); ptxas && *ptxas)

@@ -1,5 +1,6 @@
 #include "lab/runners/triton/triton_runner.h"
 
+#include "common/python_interpreter.h"
 #include "lab/runners/compiled_ptx.h"
 #include "lab/runners/nvrtc/folder_kernel.h"
 #include "lab/runners/nvrtc/lab_kernel.h"
@@ -7,6 +8,8 @@
 #include "lab/runners/triton/triton_kernel.h"
 
 namespace lb::lab {
+
+std::filesystem::path TritonRunner::student_executable() const { return chosen_python(); }
 
 void TritonRunner::precheck(const LabSpec& spec, const std::filesystem::path& file) const {
   precheck_python_file(spec, file, PythonLabRules::kTriton);

@@ -18,6 +18,7 @@ class TritonRunner final : public KernelRunner {
  public:
   using KernelRunner::KernelRunner;
   bool embedded_python() const override { return true; }        // the rules check, in the parent
+  std::filesystem::path student_executable() const override;  // the interpreter (chosen_python)
   bool runs_folder_workloads() const override { return true; }  // FolderStudentKernel, KernelAbi::kTriton
   void precheck(const LabSpec& spec, const std::filesystem::path& file) const override;
   std::string compile_failed_as() const override { return "is not a lab file the runner can use"; }
