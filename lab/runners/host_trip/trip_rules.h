@@ -13,6 +13,8 @@
 //    of the allowed runtime calls, nvcc's own launch and registration glue, or what the C++
 //    compiler emits by itself (memcpy, operator new, static initialisation guards): so no threads,
 //    no processes, no files, no clocks, whatever header declared them.
+// The rules on the text are this lab's dialect of the rule lexer (lab/runners/source_rules.h), which
+// kernel-text labs share with a dialect of their own.
 // Pure functions of text and symbol names, tested without a GPU (tests/test_lab_transfer.cpp).
 #pragma once
 #include <filesystem>
@@ -20,15 +22,9 @@
 #include <string_view>
 #include <vector>
 
-namespace lb::lab {
+#include "lab/runners/source_rules.h"
 
-// One rule broken: the line (1-based) where the construct starts, and what it is and why it is not
-// allowed, in one line.
-struct RuleViolation {
-  int line = 0;
-  std::string what;
-  friend bool operator==(const RuleViolation&, const RuleViolation&) = default;
-};
+namespace lb::lab {
 
 // Every rule the text breaks, in order (after line splicing, outside comments and literals: a rule
 // is about code, so "asm" in a comment is fine; #if 0 does not hide anything).
