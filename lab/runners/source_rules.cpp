@@ -179,8 +179,11 @@ class Scanner {
   // goes on (the rest of the line is code to the rules: a #define's body too).
   std::size_t directive(std::size_t hash, std::size_t next) {
     std::size_t k = skip_blank(next, false);
-    if (at(k) == '\n' || k >= s_.size() || std::isdigit(static_cast<unsigned char>(at(k))))
-      return k;  // the null directive, or a line marker (# 12 "file"), as #line
+    if (at(k) == '\n' || k >= s_.size()) return k;  // the null directive
+    if (std::isdigit(static_cast<unsigned char>(at(k)))) {  // a line marker (# 12 "file"), as #line
+      if (!dialect_.line_marker.empty()) flag(hash, dialect_.line_marker);
+      return k;
+    }
     if (!ident_start(at(k))) return k;  // not a directive the compiler knows: it says so
     std::string name;
     while (k < s_.size() && ident_char(at(k))) name += at(k++);

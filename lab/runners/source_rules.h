@@ -51,6 +51,7 @@ struct SourceDialect {
   std::string raw_string;      // R"(...)"
   std::string trigraph;        // ??= and the others
   std::string extern_not_c;    // extern other than extern "C"
+  std::string line_marker;     // a GNU line marker, # 12 "file" (#line is a directive above)
   // The last line of a message: where the student reads the rules.
   std::string where_the_rules_are;
 };

@@ -30,17 +30,24 @@ constexpr const char* kExtern =
     "extern is allowed only as extern \"C\" (for the five functions the runner calls)";
 constexpr const char* kRawString = "raw string literals are not allowed (nothing in this lab needs one)";
 constexpr const char* kTrigraph = "trigraphs (?\?=, ?\?/, ...) are not allowed";
+constexpr const char* kLineMarker =
+    "line markers (# 12 \"file\") are not allowed: the host compiler shows an error's line from the file one "
+    "names";
 constexpr const char* kHeaders = "only <cuda_runtime.h> may be included (and <cstddef>, <cstdint>)";
 
 // The host trip's dialect of the rule lexer (lab/runners/source_rules.h).
 const SourceDialect& host_trip_dialect() {
   static const SourceDialect dialect = [] {
     SourceDialect d;
+    // No #line, and no line marker: the host compiler (gcc, under nvcc) prints the source line of an
+    // error from the file a #line names, so `#line 1 "/etc/shadow"` and an error after it would show
+    // the student a line of any file the grader can read.
     d.directives = {"define", "undef", "if",    "ifdef", "ifndef",  "elif", "elifdef",
-                    "elifndef", "else", "endif", "error", "warning", "line"};
+                    "elifndef", "else", "endif", "error", "warning"};
     d.other_directive =
         "is not allowed (only #include <cuda_runtime.h>, #define, #undef, #if, #ifdef, #ifndef, #elif, #else, "
-        "#endif, #error, #warning, #line)";
+        "#endif, #error, #warning)";
+    d.line_marker = kLineMarker;
     d.headers = {"cuda_runtime.h", "cuda_runtime_api.h", "cstddef", "cstdint", "stddef.h", "stdint.h"};
     d.include_refused = std::string(kHeaders) + "; this lab's host code calls the CUDA runtime, nothing else";
     d.include_other = std::string("#include of anything but <header>: ") + kHeaders;

@@ -7,7 +7,8 @@
 //    calls that no symbol shows), no attributes (__attribute__, [[...]], __declspec: a constructor
 //    runs code when the file is loaded, an alias gives a function another's name), no #pragma or
 //    _Pragma (OpenMP threads, optimisation and link options), no ## (it builds names the text does
-//    not show), no __builtin_ functions, no universal character names outside literals (they spell
+//    not show), no #line or line marker (gcc prints an error's source line from the file one names:
+//    any file the grader can read), no __builtin_ functions, no universal character names outside literals (they spell
 //    names the text does not show), and extern only as extern "C";
 //  * on the compiled object (the child, lab/runners/host_trip/trip_build.h): every function it calls must be one
 //    of the allowed runtime calls, nvcc's own launch and registration glue, or what the C++
