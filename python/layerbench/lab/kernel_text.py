@@ -214,7 +214,7 @@ class CudaCoreProgram(Program):
         self.layer.device()  # the device current, as the layer's variants have it before a module loads
         from cuda.core import ObjectCode
 
-        code = ObjectCode.from_cubin(cubin, name=path)
+        code = ObjectCode.from_cubin(cubin)
         t0 = time.perf_counter()
         try:
             self.kernel = code.get_kernel(kernel)  # the module loads here
