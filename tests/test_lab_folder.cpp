@@ -386,7 +386,7 @@ TEST_F(FolderLabOnTheGpu, AKernelThatReusesItsAnswerFailsAFreshSample) {
   for (const auto& [file, reuses] : {std::pair{solution_file(spec), false},
                                      std::pair{planted_file(kLab, "caches_last_answer.cu"), true}}) {
     const std::unique_ptr<StudentProgram> program = dynamic_cast<const KernelRunner&>(*spec.runner)
-        .load(spec, file, {context.sm(), context.sm_count(), context.threads_per_sm()}, {});
+        .load(spec, file, {context.sm(), context.sm_count(), context.threads_per_sm()}, {.compile_helper = LB_EXE});
     const std::unique_ptr<StudentVariant> variant = program->make_variant();
     EXPECT_NE(dynamic_cast<FolderStudentKernel*>(variant.get()), nullptr) << "the folder's variant, chosen in load()";
     CostLog costs;
@@ -428,7 +428,8 @@ TEST_F(FolderLabOnTheGpu, AStorePastTheEndOfAnOutputIsSeen) {
   const driver::PrimaryContext context;
   const Stream stream;
   const std::unique_ptr<StudentProgram> program = dynamic_cast<const KernelRunner&>(*spec.runner)
-      .load(spec, planted_file(kLab, "no_bounds_check.cu"), {context.sm(), context.sm_count(), context.threads_per_sm()}, {});
+      .load(spec, planted_file(kLab, "no_bounds_check.cu"), {context.sm(), context.sm_count(), context.threads_per_sm()},
+            {.compile_helper = LB_EXE});
   const std::unique_ptr<StudentVariant> variant = program->make_variant();
   const Shape shape{1, 257, 1};
   CostLog costs;

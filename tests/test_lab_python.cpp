@@ -23,6 +23,7 @@
 #include "lab/runners/runner.h"
 #include "lab/commands/sanitize.h"
 #include "lab/child/student_program.h"
+#include "lab/runners/nvrtc/lab_kernel.h"  // compile_student_kernel
 #include "lab_test_support.h"
 #include "variants/python/python_layer.h"
 
@@ -193,12 +194,17 @@ TEST(KernelTextLabSpec, ParseWithTheirRunnersAndNeedTheEmbeddedInterpreter) {
   EXPECT_FALSE(find_lab(kLabs, "1").runner->embedded_python());
 }
 
+// The precheck's compile (compile_student_kernel, in the limited compile process that runs
+// layerbench's helper: this test's executable is not layerbench, so it is named; the runner's own
+// precheck, through `lab check`, is PythonLab.KernelTextCompileErrorIsReportedBeforeAnyGpuWithFileAndLine).
 TEST(KernelTextLabSpec, PrecheckCompilesTheTextWithNvrtcWithoutAGpu) {
+  const StudentBuild helper{.compile_helper = LB_EXE};  // this test's executable is not layerbench
   for (const auto& [name, runner] : kKernelTextLabs) {
     const LabSpec spec = find_lab(kLabs, name);
-    EXPECT_NO_THROW(spec.runner->precheck(spec, spec.dir / spec.student_file)) << name;
-    EXPECT_NO_THROW(spec.runner->precheck(spec, solution_file(name, spec.student_file))) << name;
-    EXPECT_THROW(spec.runner->precheck(spec, "no_such_file.cu"), UsageError) << name;
+    EXPECT_NO_THROW(compile_student_kernel(spec, spec.dir / spec.student_file, kHostCheckSm, true, helper)) << name;
+    EXPECT_NO_THROW(compile_student_kernel(spec, solution_file(name, spec.student_file), kHostCheckSm, true, helper))
+        << name;
+    EXPECT_THROW(compile_student_kernel(spec, "no_such_file.cu", kHostCheckSm, true, helper), UsageError) << name;
   }
 }
 

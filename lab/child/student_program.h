@@ -68,6 +68,10 @@ struct StudentBuild {
   // it, and every input and output an allocation of exactly its size, no guard zone, so that
   // memcheck sees any access past the end.
   bool exact_buffers = false;
+  // The layerbench executable whose hidden helper compiles a kernel text in the limited compile
+  // process (lab/runners/nvrtc/limited_compile.h); empty: this process's own, which is layerbench
+  // wherever the labs run. Tests, whose executable is not layerbench, name it.
+  std::filesystem::path compile_helper;
 };
 
 // The GPU the child runs the submission on (its primary context current on the child's thread).

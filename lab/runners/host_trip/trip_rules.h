@@ -7,12 +7,15 @@
 //    calls that no symbol shows), no attributes (__attribute__, [[...]], __declspec: a constructor
 //    runs code when the file is loaded, an alias gives a function another's name), no #pragma or
 //    _Pragma (OpenMP threads, optimisation and link options), no ## (it builds names the text does
-//    not show), no __builtin_ functions, no universal character names outside literals (they spell
+//    not show), no #line or line marker (gcc prints an error's source line from the file one names:
+//    any file the grader can read), no __builtin_ functions, no universal character names outside literals (they spell
 //    names the text does not show), and extern only as extern "C";
 //  * on the compiled object (the child, lab/runners/host_trip/trip_build.h): every function it calls must be one
 //    of the allowed runtime calls, nvcc's own launch and registration glue, or what the C++
 //    compiler emits by itself (memcpy, operator new, static initialisation guards): so no threads,
 //    no processes, no files, no clocks, whatever header declared them.
+// The rules on the text are this lab's dialect of the rule lexer (lab/runners/source_rules.h), which
+// kernel-text labs share with a dialect of their own.
 // Pure functions of text and symbol names, tested without a GPU (tests/test_lab_transfer.cpp).
 #pragma once
 #include <filesystem>
@@ -20,15 +23,9 @@
 #include <string_view>
 #include <vector>
 
-namespace lb::lab {
+#include "lab/runners/source_rules.h"
 
-// One rule broken: the line (1-based) where the construct starts, and what it is and why it is not
-// allowed, in one line.
-struct RuleViolation {
-  int line = 0;
-  std::string what;
-  friend bool operator==(const RuleViolation&, const RuleViolation&) = default;
-};
+namespace lb::lab {
 
 // Every rule the text breaks, in order (after line splicing, outside comments and literals: a rule
 // is about code, so "asm" in a comment is fine; #if 0 does not hide anything).

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "lab/runners/nvrtc/kernel_text_rules.h"
+
 namespace lb::lab {
 namespace {
 
@@ -74,12 +76,18 @@ driver::CompiledProgram compile_student_kernel(const LabSpec& spec, const std::f
   if (!in) throw UsageError("cannot read " + file.string());
   std::stringstream text;
   text << in.rdbuf();
+  // The rules first, on the very text the compile process gets: nothing that reads another file
+  // reaches the compiler.
+  if (const std::vector<RuleViolation> broken = kernel_text_rule_violations(text.str()); !broken.empty())
+    throw StudentCompileError(kernel_text_rules_message(file, broken));
   driver::CompiledProgram compiled;
   try {
     std::vector<std::string> options;
     if (build.line_info) options.push_back("--generate-line-info");
     if (build.exact_buffers) options.push_back("-G");  // loads stay where the source makes them
-    compiled = driver::compile_program({file.string(), text.str(), options, sm, use_cache});
+    KernelCompileLimits limits;
+    limits.program = build.compile_helper;
+    compiled = compile_in_limited_process(file.string(), text.str(), sm, options, use_cache, limits);
   } catch (const driver::CompileFailed& e) {
     throw StudentCompileError(e.log());
   }

@@ -10,6 +10,7 @@
 
 #include "lab/spec/lab_spec.h"
 #include "lab/child/student_program.h"
+#include "lab/runners/nvrtc/limited_compile.h"
 #include "variants/driver/kernel_program.h"
 
 namespace lb::lab {
@@ -18,10 +19,13 @@ namespace lb::lab {
 // compile errors without one (the check then compiles again, or reads the cache, for the GPU).
 constexpr int kHostCheckSm = 90;
 
-// Compiles `file` alone for sm_<sm> (NVRTC names the program by `file` as given, so its messages
-// name the student's path and line), through the driver layer's kernel cache unless `use_cache`
-// is false, and checks the cubin defines spec.kernel as extern "C". UsageError when the file
-// cannot be read; StudentCompileError when it does not compile.
+// Checks `file` against the kernel-text rules (kernel_text_rules.h), then compiles it alone for
+// sm_<sm> in a limited compile process (limited_compile.h, its limits, run by build.compile_helper
+// or this executable; NVRTC names the program
+// by `file` as given, so its messages name the student's path and line), through the driver
+// layer's kernel cache unless `use_cache` is false, and checks the cubin defines spec.kernel as
+// extern "C". UsageError when the file cannot be read; StudentCompileError when it breaks a rule,
+// does not compile, or its compile ran past a limit.
 driver::CompiledProgram compile_student_kernel(const LabSpec& spec, const std::filesystem::path& file, int sm,
                                                bool use_cache, const StudentBuild& build = {});
 

@@ -5,10 +5,14 @@
 
 namespace lb::lab {
 
-// Compiled alone for sm_90, so that compile errors show without a GPU.
+// Checked against the kernel-text rules and compiled alone for sm_90, in the limited compile
+// process, so that broken rules and compile errors show without a GPU, and nothing of the file is
+// compiled in this process, which holds the grade's secret.
 void NvrtcRunner::precheck(const LabSpec& spec, const std::filesystem::path& file) const {
   compile_student_kernel(spec, file, kHostCheckSm, /*use_cache=*/true);
 }
+
+int NvrtcRunner::run_helper(const std::vector<std::string>& args) const { return run_kernel_compile_helper(args); }
 
 std::unique_ptr<StudentProgram> NvrtcRunner::load(const LabSpec& spec, const std::filesystem::path& file,
                                                   const TargetDevice& device, const StudentBuild& build) const {

@@ -13,6 +13,8 @@ class NvrtcRunner final : public KernelRunner {
   void precheck(const LabSpec& spec, const std::filesystem::path& file) const override;
   std::unique_ptr<StudentProgram> load(const LabSpec& spec, const std::filesystem::path& file,
                                        const TargetDevice& device, const StudentBuild& build) const override;
+  // The kernel compile process (limited_compile.h), which every kernel-text runner's compile runs.
+  int run_helper(const std::vector<std::string>& args) const override;
 };
 
 }  // namespace lb::lab

@@ -6,8 +6,9 @@
 namespace lb::lab {
 
 void PythonRunner::precheck(const LabSpec& spec, const std::filesystem::path& file) const {
-  // CUDA C++ kernel text (PyCUDA's nvcc or cuda.core's NVRTC compile it in the child): compiled
-  // alone for sm_90 here, so that compile errors show without a GPU.
+  // CUDA C++ kernel text (compiled for the GPU in the child's limited compile process, loaded by
+  // PyCUDA or cuda.core): checked against the kernel-text rules and compiled alone for sm_90 in a
+  // limited compile process here, so that errors show without a GPU.
   compile_student_kernel(spec, file, kHostCheckSm, /*use_cache=*/true);
 }
 

@@ -20,7 +20,7 @@ namespace lb::lab {
 }
 void check_python_lab_rules(const LabSpec&, const std::filesystem::path& file, const char*) { no_python(file); }
 std::unique_ptr<StudentProgram> load_python_lab_kernels(const LabSpec&, const std::filesystem::path& file, int,
-                                                        const StudentBuild&, const std::string&) {
+                                                        const StudentBuild&, const std::string&, const std::string&) {
   no_python(file);
 }
 
@@ -140,7 +140,8 @@ void check_python_lab_rules(const LabSpec& spec, const fs::path& file, const cha
 }
 
 std::unique_ptr<StudentProgram> load_python_lab_kernels(const LabSpec& spec, const fs::path& file, int sm_count,
-                                                        const StudentBuild& build, const std::string& program_class) {
+                                                        const StudentBuild& build, const std::string& program_class,
+                                                        const std::string& cubin) {
   const py::module_ module = lab_module(file);
   py::list block;
   block.append(spec.launch.block_x);
@@ -153,7 +154,8 @@ std::unique_ptr<StudentProgram> load_python_lab_kernels(const LabSpec& spec, con
                                python::workload_object(spec.workload->descriptor()), block, grid,
                                py::arg("line_info") = build.line_info, py::arg("exact_buffers") = build.exact_buffers,
                                py::arg("output_starts_zero") = spec.output_starts_zero,
-                               py::arg("sm_count") = sm_count, py::arg("program") = program_class);
+                               py::arg("sm_count") = sm_count, py::arg("program") = program_class,
+                               py::arg("cubin") = py::bytes(cubin));
   });
   return std::make_unique<PythonProgram>(file, std::move(program));
 }

@@ -17,14 +17,16 @@ namespace lb::lab {
 // syntax error), or when no Python can be embedded here.
 void check_python_lab_rules(const LabSpec& spec, const std::filesystem::path& file, const char* check);
 
-// layerbench.lab.load with the runner's program class: PyCUDA (nvcc) or cuda.core (NVRTC) compiles
-// the kernel text (a Numba file is never loaded here: lab/runners/numba/). On the current (primary)
-// context. StudentCompileError with the compiler's message when it does not compile. `program_class` is
+// layerbench.lab.load with the runner's program class: PyCUDA or cuda.core loads `cubin`, the kernel
+// text already compiled for this GPU in the limited compile process (lab/runners/nvrtc/limited_compile.h:
+// never in the child, which holds the grade's keys), through its own loader (a Numba file is never
+// loaded here: lab/runners/numba/). On the current (primary) context. StudentCompileError when the
+// module has no such kernel. `program_class` is
 // the runner's class in python/layerbench/lab (module.Class, as lab/runners/runners.cpp registers
 // it), passed in: the runners are lb_lab's, which the Python layers' library (where this file is
 // built) does not link.
 std::unique_ptr<StudentProgram> load_python_lab_kernels(const LabSpec& spec, const std::filesystem::path& file,
                                                         int sm_count, const StudentBuild& build,
-                                                        const std::string& program_class);
+                                                        const std::string& program_class, const std::string& cubin);
 
 }  // namespace lb::lab

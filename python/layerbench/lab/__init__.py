@@ -55,10 +55,11 @@ def program_class(program: str) -> type:
 
 def load(path: str, kernel: str, arguments, workload: lb_variant.Workload, block, grid: str, line_info: bool,
          exact_buffers: bool = False, output_starts_zero: bool = False, sm_count: int = 1,
-         program: str = "kernel_text.PycudaProgram") -> Program:
-    """The student's file, compiled for the lab by the runner's `program` class (module.Class, as
+         program: str = "kernel_text.PycudaProgram", cubin: bytes = b"") -> Program:
+    """The student's file, loaded for the lab by the runner's `program` class (module.Class, as
     lab/runners/runners.cpp registers it; lab/runners/python/python_student_embedded.cpp calls
-    this): `workload` is the lab's workload's descriptor, `output_starts_zero` the spec's
-    output_starts ("zero"), `sm_count` the device's (the grid-stride rule's grid)."""
+    this): `cubin` is the file compiled for this GPU in the limited compile process, `workload` the
+    lab's workload's descriptor, `output_starts_zero` the spec's output_starts ("zero"), `sm_count`
+    the device's (the grid-stride rule's grid)."""
     return program_class(program)(path, kernel, arguments, workload, block, grid, line_info, exact_buffers,
-                                output_starts_zero, sm_count)
+                                output_starts_zero, sm_count, cubin)

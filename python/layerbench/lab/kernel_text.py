@@ -1,9 +1,12 @@
 """The runners of the labs whose student writes CUDA C++ kernel text and a Python layer compiles
-and launches it (docs/labs.md, "Python labs"): PyCUDA (lab 06: SourceModule, nvcc) and cuda.core
-(lab 07: Program, NVRTC). The student's file is device code only, as for the CUDA C++ labs; the
-parent has already compiled it with NVRTC for sm_90 (lab/runners/python/python_runner.cpp), so a compile error
-is reported without a GPU. Here, in the child, the runner's library compiles it again for the
-GPU and launches it with the lab's shape; what the runners share (the buffers and their guard
+and launches it (docs/labs.md, "Python labs"): PyCUDA (lab 06: module_from_buffer) and cuda.core
+(lab 07: ObjectCode.from_cubin). The student's file is device code only, as for the CUDA C++ labs, held to
+the same kernel-text rules (no #include, no _Pragma: lab/runners/nvrtc/kernel_text_rules.h). It is
+compiled by NVRTC in a limited compile process of its own (lab/runners/nvrtc/limited_compile.h: time
+and memory limits, no access to the grade's keys), never in the parent or the child, which hold the
+grade's secret and keys: once for sm_90 in the parent, so a compile error is reported without a GPU,
+and once for this GPU, whose CUBIN the child hands here (`cubin`). Here the runner's library loads
+that CUBIN through its own loader and launches it with the lab's shape; what the runners share (the buffers and their guard
 zone, the argument binding, the grid, the device addresses timing draws fresh inputs at) is program.py's Program and Variant.
 Each runner goes through its layer's support module (variants/pycuda/_pycuda_layer.py,
 variants/cuda-core/_cuda_core_layer.py), as the layer's own variants do: the same context, stream
@@ -50,13 +53,6 @@ def layer_module(layer_dir: str, module: str):
     return loaded
 
 
-def read_source(path: str) -> str:
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except UnicodeDecodeError as e:
-        raise StudentError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
-
-
 def is_pointer(arg) -> bool:
     return arg.type.rstrip().endswith("*")
 
@@ -74,21 +70,6 @@ def c_value(arg, number):
 
 # --- PyCUDA -------------------------------------------------------------------------------------
 
-def pycuda_compile_options(path: str, source: str, sm: int, line_info: bool, exact_buffers: bool) -> dict:
-    """What SourceModule is given besides nvcc and the cache folder. The #line makes nvcc's errors
-    name the student's file and lines, not the temporary kernel.cu PyCUDA compiles (it changes no
-    code); no_extern_c because the file has its own extern "C" (PyCUDA would wrap the whole text in
-    one); -G under compute-sanitizer (loads stay where the source makes them, as NVRTC's -G for the
-    CUDA C++ labs), else -lineinfo where asked (nvcc warns about both together)."""
-    options = ["--std=c++17"]
-    if exact_buffers:
-        options.append("-G")
-    elif line_info:
-        options.append("-lineinfo")
-    quoted = path.replace("\\", "\\\\").replace('"', '\\"')
-    return dict(source=f'#line 1 "{quoted}"\n' + source, options=options, no_extern_c=True, arch=f"sm_{sm}")
-
-
 def prepare_types(workload, arguments) -> list:
     """The kernel's C parameter types as PyCUDA's prepare() takes them: "P" a pointer, else the
     NumPy type of the C type (the same table as c_value)."""
@@ -102,12 +83,6 @@ def prepare_types(workload, arguments) -> list:
     return kinds
 
 
-def nvcc_log(error: Exception) -> str:
-    """PyCUDA's CompileError carries nvcc's own output: the lines worth showing."""
-    parts = (getattr(error, "stdout", "") or "", getattr(error, "stderr", "") or "")
-    return "\n".join(part.strip() for part in parts if part.strip()) or str(error)
-
-
 def _close_quietly(bridge) -> None:
     try:
         bridge.close()
@@ -116,41 +91,28 @@ def _close_quietly(bridge) -> None:
 
 
 class PycudaProgram(Program):
-    """The kernel text compiled by PyCUDA's SourceModule (nvcc in a separate process, its CUBIN
-    kept in PyCUDA's on-disk cache) and launched with prepared_async_call, with PyCUDA's device
-    memory (mem_alloc). PyCUDA cannot enqueue on a stream it did not create, so the copies and the
-    launch go on the pycuda layer's own stream, ordered behind the harness's by two events
-    (_pycuda_layer.StreamBridge): what the lab times includes those two waits, as the layer's
-    figures do (docs/layers/pycuda.md)."""
+    """The kernel's CUBIN loaded by PyCUDA (module_from_buffer) and launched with
+    prepared_async_call, with PyCUDA's device memory (mem_alloc). The lesson's SourceModule (nvcc,
+    run by PyCUDA in this process's tree) is not used for the student's text: a compile of it here,
+    in the child that holds the grade's keys, could read the grading machine's files or run without
+    bound, so NVRTC compiles it in the limited compile process and this loads its CUBIN, as
+    SourceModule loads the CUBIN nvcc makes. PyCUDA cannot enqueue on a stream it did not create, so
+    the copies and the launch go on the pycuda layer's own stream, ordered behind the harness's by
+    two events (_pycuda_layer.StreamBridge): what the lab times includes those two waits, as the
+    layer's figures do (docs/layers/pycuda.md)."""
 
     def __init__(self, path: str, kernel: str, arguments, workload: lb_variant.Workload, block, grid: str,
-                 line_info: bool, exact_buffers: bool = False, output_starts_zero: bool = False, sm_count: int = 1):
+                 line_info: bool, exact_buffers: bool = False, output_starts_zero: bool = False, sm_count: int = 1,
+                 cubin: bytes = b""):
         super().__init__(path, kernel, arguments, workload, block, grid, exact_buffers, output_starts_zero, sm_count)
-        source = read_source(path)
         layer = layer_module("pycuda", "_pycuda_layer")
-        import os
-
-        import pycuda.compiler
         import pycuda.driver as drv
 
         self.layer, self.drv = layer, drv
-        nvcc = layer.nvcc_path()
-        if nvcc is None:
-            raise RuntimeError("nvcc not found (PATH, $CUDA_HOME, /usr/local/cuda): PyCUDA's SourceModule runs it")
-        cache_dir = layer.pycuda_cache_dir()
-        if cache_dir:
-            os.makedirs(cache_dir, exist_ok=True)  # PyCUDA makes only its default folder itself
         with layer.pycuda_context():
-            attribute = drv.device_attribute
-            major, minor = (layer.device().get_attribute(a) for a in (attribute.COMPUTE_CAPABILITY_MAJOR,
-                                                                       attribute.COMPUTE_CAPABILITY_MINOR))
-            options = pycuda_compile_options(path, source, major * 10 + minor, line_info, exact_buffers)
-            try:
-                self.module, how, ms = layer.watched_compile(
-                    lambda: pycuda.compiler.SourceModule(nvcc=nvcc, cache_dir=cache_dir or False, **options), cache_dir)
-            except drv.CompileError as e:
-                raise StudentError(f"{path}: nvcc (through PyCUDA's SourceModule) could not compile it:\n"
-                                   f"{nvcc_log(e)}") from None
+            t0 = time.perf_counter()
+            self.module = drv.module_from_buffer(cubin)
+            ms = (time.perf_counter() - t0) * 1e3
             try:
                 function = self.module.get_function(kernel)
             except drv.Error:  # cuModuleGetFunction: named symbol not found
@@ -159,8 +121,8 @@ class PycudaProgram(Program):
             self.bridge = layer.StreamBridge()
         weakref.finalize(self, _close_quietly, self.bridge)  # its two events (the stream goes with the object)
         self.function = function.prepare(prepare_types(workload, self.arguments))
-        self.one_time_costs.append((f"SourceModule {Path(path).name} (the student's kernel: nvcc + PyCUDA's "
-                                    f"cache, {how}; with the module load)", ms))
+        self.one_time_costs.append((f"module_from_buffer {Path(path).name} (the student's kernel, compiled by NVRTC "
+                                    f"in the limited compile process)", ms))
         self.block3 = (self.block + (1, 1))[:3]
         self._handle = 0
 
@@ -229,56 +191,30 @@ class PycudaProgram(Program):
 
 # --- cuda.core ----------------------------------------------------------------------------------
 
-def cuda_core_options(path: str, sm: int, line_info: bool, exact_buffers: bool) -> dict:
-    """What cuda.core's ProgramOptions is given: the student's path as the program's name (NVRTC's
-    errors name it and its lines), the target, the C++ standard; debug (-G) under compute-sanitizer,
-    else lineinfo where asked. No include path: device code alone, as the parent's NVRTC check."""
-    options: dict[str, str | bool] = dict(name=path, arch=f"sm_{sm}", std="c++17")
-    if exact_buffers:
-        options["debug"] = True
-    elif line_info:
-        options["lineinfo"] = True
-    return options
-
-
 def _is_cuda_core_error(e: BaseException) -> bool:
     # cuda.core's CUDAError (and NVRTCError, a subclass) are not exported by name.
     return any(t.__name__ == "CUDAError" for t in type(e).__mro__)
 
 
-def compile_cuda_core(path: str, source: str, sm: int, line_info: bool = False, exact_buffers: bool = False):
-    """The kernel text to an ObjectCode (CUBIN) for sm_<sm> with cuda.core's Program (NVRTC, in this
-    process; no GPU needed). StudentError with NVRTC's log when it does not compile."""
-    from cuda.core import Program as CoreProgram
-    from cuda.core import ProgramOptions
-
-    options = ProgramOptions(**cuda_core_options(path, sm, line_info, exact_buffers))
-    try:
-        return CoreProgram(source, "c++", options).compile("cubin")
-    except Exception as e:
-        if not _is_cuda_core_error(e):
-            raise
-        log = str(e).replace("\x00", "").strip()
-        log = log.split("compilation log:", 1)[-1].strip()
-        raise StudentError(f"{path}: NVRTC (through cuda.core's Program) could not compile it:\n{log}") from None
-
-
 class CudaCoreProgram(Program):
-    """The kernel text compiled by cuda.core's Program (NVRTC) to CUBIN, its kernel from
+    """The kernel's CUBIN as cuda.core's ObjectCode (ObjectCode.from_cubin), its kernel from
     ObjectCode.get_kernel, each launch cuda.core.launch(stream, LaunchConfig(grid, block), kernel,
     *args) on the harness's stream (Stream.from_handle), memory from the device's memory resource
-    (a stream-ordered pool): as the cuda-core layer does."""
+    (a stream-ordered pool): as the cuda-core layer does. The layer's Program (NVRTC in this
+    process) is not used for the student's text: a compile here, in the child that holds the grade's
+    keys, could read the grading machine's files or run without bound, so the same NVRTC compiles it
+    in the limited compile process, and its CUBIN is the ObjectCode that Program.compile("cubin")
+    would have given."""
 
     def __init__(self, path: str, kernel: str, arguments, workload: lb_variant.Workload, block, grid: str,
-                 line_info: bool, exact_buffers: bool = False, output_starts_zero: bool = False, sm_count: int = 1):
+                 line_info: bool, exact_buffers: bool = False, output_starts_zero: bool = False, sm_count: int = 1,
+                 cubin: bytes = b""):
         super().__init__(path, kernel, arguments, workload, block, grid, exact_buffers, output_starts_zero, sm_count)
-        source = read_source(path)
         self.layer = layer_module("cuda-core", "_cuda_core_layer")
-        cc = self.layer.device().compute_capability
-        t0 = time.perf_counter()
-        code = compile_cuda_core(path, source, cc.major * 10 + cc.minor, line_info, exact_buffers)
-        self.one_time_costs.append((f"Program.compile {Path(path).name} (the student's kernel: cuda.core, NVRTC)",
-                                    (time.perf_counter() - t0) * 1e3))
+        self.layer.device()  # the device current, as the layer's variants have it before a module loads
+        from cuda.core import ObjectCode
+
+        code = ObjectCode.from_cubin(cubin)
         t0 = time.perf_counter()
         try:
             self.kernel = code.get_kernel(kernel)  # the module loads here
