@@ -9,12 +9,16 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <random>
 #include <sstream>
 
 #include <algorithm>
+#include <iterator>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -36,6 +40,7 @@
 #include "lab/runners/host_trip/trip_rules.h"
 #include "lab/runners/host_trip/trip_clock.h"
 #include "lab/runners/host_trip/trip_process.h"
+#include "lab/runners/host_trip/trip_sample.h"
 #include "lab/child/grade_keys.h"
 #include "lab/child/child_process.h"
 #include "lab/runners/host_trip/trip_event.h"
@@ -349,21 +354,101 @@ TEST_F(TripProcessTest, AFailedCallComesBackAsTheStudentsMessage) {
   }
 }
 
-// On the GPU: a trip's a and b reach the student's buffers through the shared memory, and its c
-// comes back; the data are the trip's own, written only for it.
+// Ours runs in a trip process of ours alone, which loads no library and refuses the student's
+// trip; the student's refuses ours: neither ever runs in the other's process (a protocol error: the
+// process exits, status 2).
+TEST_F(TripProcessTest, OursRunsOnlyInAProcessOfItsOwn) {
+  if (const std::string why = nvcc_missing(); !why.empty()) GTEST_SKIP() << why;
+  TripProcess ours(LB_EXE, 1024);
+  ours.wait_loaded();
+  EXPECT_TRUE(ours.ours_only());
+  EXPECT_FALSE(has(proc_text(ours.pid(), "cmdline"), ".so")) << proc_text(ours.pid(), "cmdline");
+  try {
+    ours.open(TripOf::kStudent, 64, "64");
+    FAIL() << "the student's trip opened in ours";
+  } catch (const TripError& e) {
+    FAIL() << e.what();
+  } catch (const std::runtime_error& e) {
+    EXPECT_TRUE(has(e.what(), "stopped: it exited with status 2")) << e.what();
+  }
+  const std::unique_ptr<TripProcess> theirs = start(kSolution);
+  EXPECT_FALSE(theirs->ours_only());
+  EXPECT_THROW(theirs->open(TripOf::kOurs, 64, "64"), std::runtime_error);
+}
+
+// Its environment is PATH, LD_LIBRARY_PATH, the CUDA_ and NV_ variables, and HOME and TMPDIR a
+// folder of its own (removed when it has ended): nothing else of the child's.
+TEST_F(TripProcessTest, ItsEnvironmentIsMinimalAndItsHomeItsOwn) {
+  if (const std::string why = nvcc_missing(); !why.empty()) GTEST_SKIP() << why;
+  setenv("LB_TEST_NOT_FOR_THE_TRIP", "1", 1);
+  const std::unique_ptr<TripProcess> process = start(kSolution);
+  unsetenv("LB_TEST_NOT_FOR_THE_TRIP");
+  const std::string environ_text = proc_text(process->pid(), "environ");
+  std::string home, tmpdir;
+  for (std::size_t at = 0; at < environ_text.size();) {
+    const std::size_t end = environ_text.find('\0', at);
+    const std::string entry = environ_text.substr(at, end - at);
+    at = end == std::string::npos ? environ_text.size() : end + 1;
+    const std::string name = entry.substr(0, entry.find('='));
+    if (name == "HOME") home = entry.substr(5);
+    else if (name == "TMPDIR") tmpdir = entry.substr(7);
+    else
+      EXPECT_TRUE(name == "PATH" || name == "LD_LIBRARY_PATH" || name == "LD_PRELOAD" || name.starts_with("CUDA_") ||
+                  name.starts_with("NV_"))
+          << entry;
+  }
+  ASSERT_FALSE(home.empty());
+  EXPECT_EQ(home, tmpdir);
+  EXPECT_TRUE(fs::is_directory(home)) << home;
+  const char* ours = std::getenv("HOME");
+  EXPECT_NE(home, ours ? ours : "");
+  EXPECT_EQ(process->end(), "");  // it exits when its socket closes
+  EXPECT_FALSE(fs::exists(home)) << home;
+}
+
+// A student's exit handler that never returns (a static object's destructor: no rule forbids one)
+// keeps the trip process alive after its socket closed: end() kills it within seconds.
+TEST_F(TripProcessTest, AProcessThatDoesNotExitIsKilledInBoundedTime) {
+  if (const std::string why = nvcc_missing(); !why.empty()) GTEST_SKIP() << why;
+  write(dir_ / "stays.cu", slurp(kSolution) + "\nstruct Stay {\n  ~Stay() {\n    volatile int spin = 1;\n"
+                                              "    while (spin) {\n    }\n  }\n};\nstatic Stay stay;\n");
+  const std::unique_ptr<TripProcess> process = start(dir_ / "stays.cu");
+  const pid_t pid = process->pid();
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_TRUE(has(process->end(), "did not exit when its socket was closed, and was killed"));
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0);
+  EXPECT_NE(kill(pid, 0), 0);  // reaped: gone
+  EXPECT_EQ(process->end(), "");  // once
+}
+
+// On the GPU: the trip runs on the shared memory itself: a and b written after "ready" reach the
+// trip, its c is there when "ran" comes (the end sample passes), and the guard is untouched; the
+// solution's pinned memory is the shared regions, registered.
 TEST_F(TripProcessTest, ATripsDataGoInAndItsResultComesBack) {
   if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
   const std::unique_ptr<TripProcess> process = start(kSolution);
   for (const std::int64_t n : {std::int64_t{1000}, std::int64_t{17}}) {
-    process->open(TripOf::kStudent, n, std::to_string(n));
+    const HostBuffers memory = process->open(TripOf::kStudent, n, std::to_string(n));
+    EXPECT_TRUE(memory.a_pinned && memory.b_pinned && memory.c_pinned);
     for (int trip = 0; trip < 3; ++trip) {
+      std::vector<float> a(static_cast<std::size_t>(n)), b(a.size());
       for (std::int64_t i = 0; i < n; ++i) {
-        process->a(n)[i] = static_cast<float>(i * (trip + 1));
-        process->b(n)[i] = 0.5f * static_cast<float>(trip);
+        a[i] = static_cast<float>(i * (trip + 1));
+        b[i] = 0.5f * static_cast<float>(trip);
         process->c(n)[i] = std::nanf("");
       }
-      bool started = false, ended = false;
-      process->run(TripOf::kStudent, n, true, [&] { started = true; }, [&] { ended = started; });
+      EndSample sample;
+      sample.draw(static_cast<std::uint64_t>(trip), a, b);
+      for (float& g : process->c_guard(n)) std::memcpy(&g, &kGuardBits, sizeof kGuardBits);
+      bool started = false, handed = false, ended = false;
+      process->run(
+          TripOf::kStudent, n, sample, [&] { started = true; },
+          [&] {
+            handed = started;
+            std::copy(a.begin(), a.end(), process->a(n).begin());
+            std::copy(b.begin(), b.end(), process->b(n).begin());
+          },
+          [&] { ended = handed; });
       EXPECT_TRUE(ended);
       for (std::int64_t i = 0; i < n; ++i)
         ASSERT_EQ(process->c(n)[i], static_cast<float>(i * (trip + 1)) + 0.5f * static_cast<float>(trip)) << i;
@@ -487,7 +572,11 @@ struct TripData {
   HostBuffer a, b, c;
   explicit TripData(std::int64_t n) : a(n), b(n), c(n) {}
 };
-void prepare(TripInputs& inputs, std::int64_t trip, TripData& d) { inputs.prepare(trip, d.a, d.b, d.c); }
+// As a trip's: c poisoned before the trip's "run", a and b handed over after its start mark.
+void prepare(TripInputs& inputs, std::int64_t trip, TripData& d) {
+  inputs.draw(trip, d.c);
+  inputs.hand_over(d.a, d.b);
+}
 
 // Of the elements where a shift of `shift` floats lines them up (new[i] against old[i + shift]),
 // the fraction that are equal.
@@ -505,13 +594,14 @@ TEST(TripInputsTest, EachTripIsTheWorkloadsOwnProblemAtItsTripSeedInTheSameBuffe
   TripData d(kTripShape.n);
   const float *a = d.a.data(), *b = d.b.data(), *c = d.c.data();
   for (const std::int64_t trip : {0, 1, 7}) {
-    EXPECT_GE(inputs.prepare(trip, d.a, d.b, d.c), 0.0);
+    EXPECT_GE(inputs.draw(trip, d.c), 0.0);
+    EXPECT_TRUE(std::all_of(d.c.begin(), d.c.end(), [](float x) { return std::isnan(x); })) << "trip " << trip;
+    EXPECT_GE(inputs.hand_over(d.a, d.b), 0.0);
     const std::uint64_t seed = TripInputs::trip_seed(case_seed(42, w, kTripShape), trip);
     const HostProblem expected = w.make_problem(kTripShape, seed);
     EXPECT_EQ(inputs.problem().seed, seed);
     EXPECT_TRUE(std::equal(d.a.begin(), d.a.end(), expected.inputs[0].begin())) << "trip " << trip;
     EXPECT_TRUE(std::equal(d.b.begin(), d.b.end(), expected.inputs[1].begin())) << "trip " << trip;
-    EXPECT_TRUE(std::all_of(d.c.begin(), d.c.end(), [](float x) { return std::isnan(x); })) << "trip " << trip;
     // What the trip is verified against: the runner's own copy, equal to what the student got.
     EXPECT_TRUE(std::equal(d.a.begin(), d.a.end(), inputs.problem().inputs[0].begin())) << "trip " << trip;
     EXPECT_TRUE(std::equal(d.b.begin(), d.b.end(), inputs.problem().inputs[1].begin())) << "trip " << trip;
@@ -521,7 +611,8 @@ TEST(TripInputsTest, EachTripIsTheWorkloadsOwnProblemAtItsTripSeedInTheSameBuffe
   EXPECT_EQ(d.b.data(), b);
   EXPECT_EQ(d.c.data(), c);
   HostBuffer short_a(10);
-  EXPECT_THROW(inputs.prepare(0, short_a, d.b, d.c), std::logic_error);
+  EXPECT_THROW(inputs.hand_over(short_a, d.b), std::logic_error);
+  EXPECT_THROW(inputs.draw(0, short_a), std::logic_error);
 }
 
 TEST(TripInputsTest, DrawsAreDeterministicPerSeedAndTrip) {
@@ -563,6 +654,101 @@ TEST(TripInputsTest, SuccessiveTripsShareNothingAtAnyShift) {
   HostBuffer window(a3.begin() + 64, a3.end());
   window.insert(window.end(), a3.begin(), a3.begin() + 64);
   EXPECT_EQ(equal_fraction(window, a3, 64), 1.0);
+}
+
+// --- the end of a trip: a keyed sample of c (trip_sample.h) ---------------------------------
+
+TEST(EndSampleTest, PositionsAreKeyedSortedAndInRangeOrEveryElementOfASmallC) {
+  const std::int64_t n = std::int64_t{1} << 26;
+  const std::vector<std::int64_t> p = end_sample_positions(7, n);
+  ASSERT_EQ(p.size(), EndSample::kPositions);
+  EXPECT_TRUE(std::is_sorted(p.begin(), p.end()));
+  EXPECT_GE(p.front(), 0);
+  EXPECT_LT(p.back(), n);
+  EXPECT_EQ(end_sample_positions(7, n), p);  // the child's own, drawn again: the same
+  // Another trip's seed: other positions (two draws of 4096 of 2^26 share a handful at most).
+  const std::vector<std::int64_t> q = end_sample_positions(8, n);
+  std::vector<std::int64_t> common;
+  std::set_intersection(p.begin(), p.end(), q.begin(), q.end(), std::back_inserter(common));
+  EXPECT_LT(common.size(), 8u);
+  // Spread over all of c: each eighth holds some (a sample of the front alone would miss a late tail).
+  for (std::int64_t part = 0; part < 8; ++part)
+    EXPECT_TRUE(std::any_of(p.begin(), p.end(), [&](std::int64_t i) { return i / (n / 8) == part; })) << part;
+  // At most 4096 elements: every one, in order.
+  const std::vector<std::int64_t> all = end_sample_positions(7, 1000);
+  ASSERT_EQ(all.size(), 1000u);
+  for (std::int64_t i = 0; i < 1000; ++i) EXPECT_EQ(all[static_cast<std::size_t>(i)], i);
+  EXPECT_THROW(end_sample_positions(7, 0), std::logic_error);
+}
+
+struct SampledTrip {
+  HostBuffer a, b, c;
+  EndSample sample;
+  SampledTrip(std::int64_t n, std::uint64_t seed)
+      : a(random_vector(n, seed, 0)), b(random_vector(n, seed, 1)), c(static_cast<std::size_t>(n)) {
+    for (std::size_t i = 0; i < c.size(); ++i) c[i] = a[i] + b[i];
+    sample.draw(seed, a, b);
+  }
+};
+
+// A finished c passes; one sampled element still the poison, or wrong, fails the trip with the
+// end-mark line naming it; an element the sample does not read is left to the full verification.
+TEST(EndSampleTest, APoisonedOrWrongSampledElementFailsTheTripNamingIt) {
+  SampledTrip t(std::int64_t{1} << 20, 99);
+  EXPECT_EQ(t.sample.mismatch(t.c), "");
+  const std::int64_t i = t.sample.positions()[1234];
+  const float kept = t.c[static_cast<std::size_t>(i)];
+  t.c[static_cast<std::size_t>(i)] = std::nanf("");
+  const std::string poisoned = t.sample.mismatch(t.c);
+  EXPECT_TRUE(has(poisoned, "the trip said it had ended before c was written (element " + std::to_string(i) +
+                                " of 1048576 sampled at the end mark: still the poison (NaN)"))
+      << poisoned;
+  t.c[static_cast<std::size_t>(i)] = kept + 1.0f;
+  const std::string wrong = t.sample.mismatch(t.c);
+  EXPECT_TRUE(has(wrong, "(element " + std::to_string(i) + " of 1048576 sampled at the end mark: ")) << wrong;
+  EXPECT_TRUE(has(wrong, "where a + b is")) << wrong;
+  // Within vector_add's tolerance (one rounding): passes, as the full verification would.
+  t.c[static_cast<std::size_t>(i)] = std::nextafter(kept, 1.0f);
+  EXPECT_EQ(t.sample.mismatch(t.c), "");
+  t.c[static_cast<std::size_t>(i)] = kept;
+  // An element outside the sample: not the sample's to find.
+  std::int64_t outside = 0;
+  while (std::binary_search(t.sample.positions().begin(), t.sample.positions().end(), outside)) ++outside;
+  t.c[static_cast<std::size_t>(outside)] = std::nanf("");
+  EXPECT_EQ(t.sample.mismatch(t.c), "");
+  EXPECT_THROW(t.sample.mismatch(std::span<const float>(t.c.data(), 10)), std::logic_error);
+}
+
+// A "ran" sent before c was written: c all poison, or the first half written and the rest not
+// (a trip that ends when it has downloaded half), fails; so does a single poisoned element at n = 1.
+TEST(EndSampleTest, AnUnfinishedCFailsWhateverPartIsMissing) {
+  SampledTrip t(std::int64_t{1} << 22, 5);
+  HostBuffer half = t.c;
+  std::fill(half.begin() + half.size() / 2, half.end(), std::nanf(""));
+  EXPECT_TRUE(has(t.sample.mismatch(half), "the trip said it had ended before c was written")) << t.sample.mismatch(half);
+  const HostBuffer none = poisoned(std::int64_t{1} << 22);
+  EXPECT_TRUE(has(t.sample.mismatch(none), "still the poison")) << t.sample.mismatch(none);
+  SampledTrip one(1, 3);
+  EXPECT_EQ(one.sample.mismatch(one.c), "");
+  one.c[0] = std::nanf("");
+  EXPECT_TRUE(has(one.sample.mismatch(one.c), "(element 0 of 1 sampled")) << one.sample.mismatch(one.c);
+}
+
+// The shared memory's regions: each starts on a page of its own (what cudaHostRegister locks is
+// whole pages: a region locked for one buffer never takes another's), c's holds its guard zone.
+TEST(TripLayoutTest, EachRegionStartsOnAPageAndCHoldsItsGuard) {
+  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  for (const std::int64_t n : {std::int64_t{1}, std::int64_t{1000}, std::int64_t{16777219}, std::int64_t{1} << 26}) {
+    const TripLayout l = trip_layout(n);
+    EXPECT_EQ(l.a, 0u);
+    EXPECT_EQ(l.b % page, 0u) << n;
+    EXPECT_EQ(l.c % page, 0u) << n;
+    EXPECT_EQ(l.bytes % page, 0u) << n;
+    EXPECT_GE(l.b - l.a, static_cast<std::size_t>(n) * sizeof(float)) << n;
+    EXPECT_GE(l.c - l.b, static_cast<std::size_t>(n) * sizeof(float)) << n;
+    EXPECT_GE(l.bytes - l.c, static_cast<std::size_t>(n + kGuardFloats) * sizeof(float)) << n;
+  }
+  EXPECT_THROW(trip_layout(0), std::logic_error);
 }
 
 // --- the host trip's own lines (trip_event.h) ---------------------------------------------------
