@@ -875,8 +875,9 @@ class TransferParent : public LabCliTest {
     std::string sizes;
     for (const char* size : {"1", "1000", "65539", "1048577", "16777219"})
       sizes += std::string("{\"size\": \"") + size + "\", \"passed\": true}\n";
-    const auto trips = [](const char* who, double s) {
-      return std::string("for i in 0 1 2 3 4 5 6 7 8 9; do\n") +
+    // Samples `first` to `last` of `who`'s.
+    const auto trips = [](const char* who, double s, int first = 0, int last = 9) {
+      return "for i in $(seq " + std::to_string(first) + " " + std::to_string(last) + "); do\n" +
              "  echo '{\"event\": \"trip\", \"mark\": \"start\", \"benchmark\": \"67108864\", \"who\": \"" + who +
              "\", \"sample\": '$i'}'\n  sleep " + std::to_string(s) + "\n" +
              "  echo '{\"event\": \"trip\", \"mark\": \"end\", \"benchmark\": \"67108864\", \"who\": \"" + who +
@@ -886,10 +887,14 @@ class TransferParent : public LabCliTest {
         "echo '{\"event\": \"environment\", \"gpu\": \"Test GPU\", \"ceilings\": {\"h2d_gbps\": " + std::to_string(h2d) +
         ", \"d2h_gbps\": 50, \"h2d_pageable_gbps\": 12, \"d2h_pageable_gbps\": 12}, \"peaks\": null}'\n" +
         "echo '{\"event\": \"host_buffers\", \"benchmark\": \"67108864\", \"a\": \"" + a_memory +
-        "\", \"b\": \"pinned\", \"c\": \"pinned\"}'\n" + trips("student", student_s) + trips("ours", ours_s) +
+        "\", \"b\": \"pinned\", \"c\": \"pinned\"}'\n" +
+        // As the child times them: ours before the student's, the student's, ours after (its samples
+        // numbered on).
+        trips("ours", ours_s, 0, 4) + trips("student", student_s) + trips("ours", ours_s, 5, 9) +
         // The child's own figures: a lie (0.001 ms) the parent's clock replaces.
         "echo '{\"benchmark\": \"67108864\", \"student\": {\"median_ms\": 0.001, \"samples\": 10}, "
-        "\"runtime\": {\"median_ms\": 0.001, \"samples\": 10}}'\n" + tail;
+        "\"runtime\": {\"median_ms\": 0.001, \"samples\": 10}, \"input_reset_ms\": 61.5, "
+        "\"sample_verify_ms\": 48.25, \"handover_ms\": 12.125}'\n" + tail;
     const fs::path script = dir_ / "child.sh";
     write(script, "#!/bin/sh\nexec 1>&3\ncase \"$*\" in\n  *'--mode time'*)\n" + timed + ";;\n  *) cat <<'EOF'\n" + sizes +
                       "EOF\n;;\nesac\n");
@@ -925,6 +930,11 @@ TEST_F(TransferParent, TheGradeTimesTripsByTheParentsClockNotTheChilds) {
   EXPECT_EQ(ceiling["what"], "host-to-device bandwidth");
   EXPECT_EQ(ceiling["value"], 50.0);
   EXPECT_TRUE(has(out, "your trip runs at")) << out;
+  // The hand-over of a and b, inside both trips' times: in the JSON and on the console.
+  EXPECT_EQ(b["handover_ms"], 12.125) << b.dump(2);
+  EXPECT_TRUE(has(out, "(fresh inputs: 61.500 ms, verification: 48.25 ms per sample, outside the timed region; the "
+                       "hand-over of a and b: 12.12 ms, inside both trips' times)"))
+      << out;
   // 60 ms is beyond 1.5 x the copies' 16.1 ms at 50 GB/s.
   EXPECT_TRUE(has(g["feedback"].dump(), "slower than the copies alone")) << g["feedback"].dump(2);
 }

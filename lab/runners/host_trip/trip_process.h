@@ -112,10 +112,12 @@ class TripProcess {
   // the protocol does not allow.
   HostBuffers open(TripOf who, std::int64_t n, const std::string& size);
   // One trip on the shared memory, whose c and guard the caller has reset: on "ready", `started`
-  // (the start mark), then `hand_over` (a and b written), then "go"; on "ran", `sample` read in c
-  // (TripError when it finds c unfinished: the process is then out of step, its "ran" not the
-  // trip's), then `ended` (the end mark). TripError with the trip's error on "failed"; `ended` is
-  // called only for a trip that ended well.
+  // (the start mark), then `hand_over` (a and b written), then "go"; on "ran", `sample` read in c,
+  // then `ended` (the end mark). Where the sample finds c not right, the child watches it for up to
+  // a second: c finished meanwhile means the "ran" came before c was written: TripError with the
+  // sample's line, and the process is out of step (its next reply may be the trip's real "ran");
+  // c still not right is a wrong result: `ended`, and the caller's full verification explains it.
+  // TripError with the trip's error on "failed", before `ended`.
   template <class Started, class HandOver, class Ended>
   void run(TripOf who, std::int64_t n, const EndSample& sample, Started started, HandOver hand_over, Ended ended);
   void close(TripOf who);

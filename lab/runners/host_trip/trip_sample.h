@@ -3,16 +3,20 @@
 // student's can send a "ran" of its own early (docs/labs.md, "What grading guards against"). So a
 // "ran" is never the end mark by itself: when it arrives the child reads a keyed sample of c in
 // the shared memory (trip_process.h) and emits the end mark only when every sampled element holds
-// its value; else the trip fails. The sample is read before the end mark, in both trips' clocks
-// alike (a fraction of a millisecond: 4096 reads), so that no end mark can precede a finished c.
+// its value. Where it does not, the child watches the sample for up to a second
+// (TripProcess::finish_ran): c finished meanwhile means the "ran" came before c was written, and
+// the trip fails with mismatch()'s line; c still not right is the trip's wrong result, which the full
+// verification after the end mark explains as it always did. The sample is read before the end
+// mark, in both trips' clocks alike (a fraction of a millisecond: 4096 reads), so that no end mark
+// can precede a finished c.
 //
 // Its positions are drawn from a one-way function of the trip's seed (keyed_hash, grade_keys.h),
 // which the student's process never holds: it cannot tell which elements are read, so it cannot
 // finish those first. Detection power: a trip that says it ended with a fraction f of c unwritten
-// (or wrong) passes the sample with probability (1 - f)^4096: 1.6e-18 at f = 1%, 0.66 at f = 0.01%
-// (6700 of 2^26 floats); the full verification after the end mark still fails it then (the
-// trip's result is wrong after all), so the worst a very late "ran" buys is a fraction of a trip.
-// At n <= 4096 every element is read.
+// (or wrong) passes the sample with probability (1 - f)^4096: 1.6e-18 at f = 1%, 0.017 at
+// f = 0.1%, 0.66 at f = 0.01% (6711 of 2^26 floats). A "ran" that passes it comes at most the time
+// of writing such a fraction early (f of the download: microseconds of an 11 ms trip), since c is
+// finished by the time the full verification reads it. At n <= 4096 every element is read.
 //
 // The rule an element must meet is vector_add's (workloads/vector_add/vector_add.cpp, the lab's
 // workload): c[i] within 2^-23 (|a[i]| + |b[i]|) of the exact a[i] + b[i], so that a trip the full
