@@ -12,6 +12,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <thread>
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -43,6 +44,7 @@
 #include "lab/runners/host_trip/trip_sample.h"
 #include "lab/child/grade_keys.h"
 #include "lab/child/child_process.h"
+#include "lab/child/child_mode.h"
 #include "lab/runners/host_trip/trip_event.h"
 #include "lab/child/watchdog.h"
 #include "lab_test_support.h"
@@ -194,7 +196,10 @@ TEST_F(TransferBuild, TheSolutionSkeletonAndTheFilesWrongOnTheGpuCompileAndPassT
   EXPECT_EQ(compile_check(kSolution), "");
   EXPECT_EQ(compile_check(kLab / "transfer.cu"), "");
   for (const char* name : {"pageable.cu", "no_overlap.cu", "too_few_chunks.cu", "short_download.cu",
-                           "drops_tail_chunk.cu", "writes_past_end.cu", "uploads_only_changes.cu", "finds_its_seed.cu"})
+                           "drops_tail_chunk.cu", "writes_past_end.cu", "uploads_only_changes.cu", "finds_its_seed.cu",
+                           // P28's: each reaches libc through memcpy's address, past the rules and the symbol check
+                           "says_ran_early.cu", "works_before_clock.cu", "slows_ours.cu", "stops_grader.cu",
+                           "leaves_daemon.cu"})
     EXPECT_EQ(compile_check(kPlanted / name), "") << name;
   // What the solution's object calls, read from its ELF symbol table.
   compile_check(kSolution);
@@ -1052,6 +1057,48 @@ TEST_F(TransferCli, TheSolutionGradesFullMarksOnTheGpu) {
   EXPECT_GT(doc["ceiling"]["value"].get<double>(), 0) << doc.dump(2);
   EXPECT_TRUE(has(g["feedback"].dump(), "at the link")) << g["feedback"].dump(2);
   std::printf("%s\n", o.out.c_str());
+}
+
+// On the GPU: a file whose lab_setup stops the grader (kill(getppid(), SIGSTOP), kill(0, SIGSTOP))
+// or forks a daemon that rewrites the grade's JSON later is graded in bounded time (the grade's
+// check and timing limits plus 30 s); once `lab grade` has exited, and 3 s after, no process of its
+// trip processes is left (their command line names the file), and the JSON's points are the GRADE
+// line's.
+TEST_F(TransferCli, StudentCodeCanNeitherStopTheGradeNorOutliveIt) {
+  if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "no GPU: " << why;
+  if (const std::string why = nvcc_missing(); !why.empty()) GTEST_SKIP() << why;
+  const LabSpec spec = parse_lab_spec(kLab / "lab.json");
+  const double bound_s = spec.time_limit_s + spec.time_limit_s + 20.0 +
+                         kTimingSecondsPerBenchmarkSize * static_cast<double>(spec.benchmark_sizes.size()) + 30.0;
+  for (const char* name : {"stops_grader.cu", "leaves_daemon.cu"}) {
+    // A path of this test's own, so that the scan below finds this grade's processes alone.
+    const fs::path file = dir_ / name;
+    write(file, slurp(kPlanted / name));
+    const auto t0 = std::chrono::steady_clock::now();
+    const Outcome o = run_command("timeout -s KILL " + std::to_string(static_cast<int>(bound_s) + 60) + " " + LB_EXE +
+                                  " lab grade 08 " + file.string() + " --json " + name + ".json");
+    const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_LT(took_s, bound_s) << name << "\n" << o.out << o.err;
+    std::this_thread::sleep_for(std::chrono::seconds(3));  // what a daemon would have done by now
+    std::vector<std::string> left;
+    for (const auto& entry : fs::directory_iterator("/proc")) {
+      const std::string pid = entry.path().filename().string();
+      if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+      std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+      std::stringstream words;
+      words << in.rdbuf();
+      if (has(words.str(), file.string()) && has(words.str(), "run-helper")) left.push_back(pid);
+    }
+    EXPECT_TRUE(left.empty()) << name << ": process " << (left.empty() ? "" : left.front()) << " outlived the grade";
+    for (const std::string& pid : left) kill(std::stoi(pid), SIGKILL);
+    const std::size_t line = o.out.find("GRADE " + file.string() + ": ");
+    ASSERT_NE(line, std::string::npos) << name << "\n" << o.out << o.err;
+    const double points = std::stod(o.out.substr(line + 8 + file.string().size()));
+    const json doc = json::parse(slurp(dir_ / (std::string(name) + ".json")));
+    EXPECT_EQ(doc["submissions"][0]["points"].get<double>(), points) << name << "\n" << o.out << doc.dump(2);
+    EXPECT_EQ(doc["submissions"][0]["outcome"], "graded") << name << "\n" << o.out << doc.dump(2);
+    std::printf("%s: %.1f s\n%s\n", name, took_s, o.out.c_str());
+  }
 }
 
 TEST_F(TransferCli, TheSkeletonFailsSayingCWasNeverWrittenOnTheGpu) {
