@@ -30,7 +30,7 @@
 //   end_student_processes (lab/child/student_sandbox.h) has ended whatever the student's code
 //   left, so that no student process and no student GPU work is left, ours again in a fresh trip
 //   process of ours alone. Each series: 2 verified warm-ups, then timed trips until its noise is
-//   under 1% (at least 10 the student's, 5 each of ours), its time cap (5 s the student's, 2.5 s
+//   under 1% (at least 10 each), its time cap (5 s the student's, 2.5 s
 //   each of ours) or its sample cap (40, 20 each of ours). Ours' figure is the median of both of
 //   its series: a slow spell of the host or the link during one of ours moves it less than it
 //   would a single series, and one during the student's is bracketed by two of ours (the series
