@@ -739,6 +739,25 @@ TEST(EndSampleTest, AnUnfinishedCFailsWhateverPartIsMissing) {
   EXPECT_TRUE(has(one.sample.mismatch(one.c), "(element 0 of 1 sampled")) << one.sample.mismatch(one.c);
 }
 
+// What tells an early "ran" from a wrong result: c finished soon after it (another thread writes
+// it 50 ms later, as the trip's own download would) is met; a c that stays wrong is not.
+TEST(EndSampleTest, ACFinishedAfterTheSampleIsToldFromOneThatStaysWrong) {
+  SampledTrip t(std::int64_t{1} << 20, 17);
+  const HostBuffer right = t.c;
+  std::fill(t.c.begin(), t.c.end(), std::nanf(""));
+  ASSERT_NE(t.sample.mismatch(t.c), "");
+  std::thread late([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::copy(right.begin(), right.end(), t.c.begin());
+  });
+  EXPECT_TRUE(t.sample.met_within(t.c, std::chrono::milliseconds(5000)));
+  late.join();
+  t.c[static_cast<std::size_t>(t.sample.positions()[7])] += 1.0f;  // wrong, and stays so
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_FALSE(t.sample.met_within(t.c, std::chrono::milliseconds(100)));
+  EXPECT_GE(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 0.1);
+}
+
 // The shared memory's regions: each starts on a page of its own (what cudaHostRegister locks is
 // whole pages: a region locked for one buffer never takes another's), c's holds its guard zone.
 TEST(TripLayoutTest, EachRegionStartsOnAPageAndCHoldsItsGuard) {

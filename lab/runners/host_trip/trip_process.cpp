@@ -47,7 +47,7 @@ std::string system_error(const std::string& what) { return what + ": " + std::st
 // How long, after a "ran" whose c fails the end sample, the child watches for c to be finished
 // after all (finish_ran): what tells an early "ran" from a wrong result. Only a trip that fails
 // waits it.
-constexpr auto kLateCGrace = std::chrono::seconds(1);
+constexpr std::chrono::milliseconds kLateCGrace{1000};
 
 std::size_t page_rounded(std::size_t bytes) {
   const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
@@ -507,13 +507,9 @@ void TripProcess::finish_ran(std::int64_t n, const EndSample& sample) {
   // trip whose result is wrong (c stays as it is: the device-wide wait came before "ran"). Only the
   // first puts the process out of step; the second is the full verification's to explain, as it
   // always was (the trip fails either way).
-  const auto deadline = std::chrono::steady_clock::now() + kLateCGrace;
-  while (std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    if (sample.mismatch(c(n)).empty()) {
-      out_of_step_ = true;
-      throw TripError(early);
-    }
+  if (sample.met_within(c(n), kLateCGrace)) {
+    out_of_step_ = true;
+    throw TripError(early);
   }
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
+#include <thread>
 
 #include "lab/child/grade_keys.h"
 #include "workloads/problem.h"  // relative_error, kFloatEps
@@ -38,6 +39,15 @@ void EndSample::draw(std::uint64_t trip_seed, std::span<const float> a, std::spa
     a_[k] = a[static_cast<std::size_t>(positions_[k])];
     b_[k] = b[static_cast<std::size_t>(positions_[k])];
   }
+}
+
+bool EndSample::met_within(std::span<const float> c, std::chrono::milliseconds grace) const {
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    if (mismatch(c).empty()) return true;
+  }
+  return false;
 }
 
 std::string EndSample::mismatch(std::span<const float> c) const {

@@ -22,6 +22,7 @@
 // workload): c[i] within 2^-23 (|a[i]| + |b[i]|) of the exact a[i] + b[i], so that a trip the full
 // verification passes is never failed here.
 #pragma once
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -42,6 +43,10 @@ class EndSample {
   // element that does not ("the trip said it had ended before c was written (element I of N
   // sampled at the end mark: ...)").
   std::string mismatch(std::span<const float> c) const;
+  // Whether c, read again every millisecond, meets the sample within `grace`: after a "ran" whose c
+  // did not, true means the "ran" came before c was written (c finished after it), false a wrong
+  // result (c stays as it is once the trip's work is done).
+  bool met_within(std::span<const float> c, std::chrono::milliseconds grace) const;
   const std::vector<std::int64_t>& positions() const { return positions_; }
   std::int64_t n() const { return n_; }
 
