@@ -918,7 +918,7 @@ class TransferParent : public LabCliTest {
         // The child's own figures: a lie (0.001 ms) the parent's clock replaces.
         "echo '{\"benchmark\": \"67108864\", \"student\": {\"median_ms\": 0.001, \"samples\": 10}, "
         "\"runtime\": {\"median_ms\": 0.001, \"samples\": 10}, \"input_reset_ms\": 61.5, "
-        "\"sample_verify_ms\": 48.25, \"handover_ms\": 12.125}'\n" + tail;
+        "\"sample_verify_ms\": 48.25, \"handover_ms\": 30.125}'\n" + tail;
     const fs::path script = dir_ / "child.sh";
     write(script, "#!/bin/sh\nexec 1>&3\ncase \"$*\" in\n  *'--mode time'*)\n" + timed + ";;\n  *) cat <<'EOF'\n" + sizes +
                       "EOF\n;;\nesac\n");
@@ -955,10 +955,12 @@ TEST_F(TransferParent, TheGradeTimesTripsByTheParentsClockNotTheChilds) {
   EXPECT_EQ(ceiling["value"], 50.0);
   EXPECT_TRUE(has(out, "your trip runs at")) << out;
   // The hand-over of a and b, inside both trips' times: in the JSON and on the console.
-  EXPECT_EQ(b["handover_ms"], 12.125) << b.dump(2);
+  EXPECT_EQ(b["handover_ms"], 30.125) << b.dump(2);
   EXPECT_TRUE(has(out, "(fresh inputs: 61.500 ms, verification: 48.25 ms per sample, outside the timed region; the "
-                       "hand-over of a and b: 12.12 ms, inside both trips' times)"))
+                       "hand-over of a and b: 30.12 ms, inside both trips' times)"))
       << out;
+  // The limiter reads the trip's own time, the hand-over left out: 60 ms less 30 ms.
+  EXPECT_TRUE(has(g["feedback"].dump(), "your trip takes 3")) << g["feedback"].dump(2);
   // 60 ms is beyond 1.5 x the copies' 16.1 ms at 50 GB/s.
   EXPECT_TRUE(has(g["feedback"].dump(), "slower than the copies alone")) << g["feedback"].dump(2);
 }
