@@ -47,8 +47,11 @@ class TripClock {
 };
 
 // Figures of a trip from the parent's times: median, noise and count of `trips_ms`, its rate the
-// bytes it uploads over the median (GB/s), and `stop` (why the child stopped sampling) kept.
-Figures figures_of_trips(const std::vector<double>& trips_ms, double upload_bytes, const std::string& stop);
+// bytes it uploads over the median less `handover_ms` (GB/s: the trip's own time, which the link
+// bound is about; the hand-over of a and b is inside the timed trip, trip_child.h), and `stop` (why
+// the child stopped sampling) kept.
+Figures figures_of_trips(const std::vector<double>& trips_ms, double upload_bytes, const std::string& stop,
+                         double handover_ms = 0);
 
 // Each benchmark line's figures, the student's and ours, replaced by the parent's, from the marks
 // (`trips`). A line whose marks are missing, or count other
