@@ -420,17 +420,37 @@ double TripInputs::draw(std::int64_t trip, std::span<float> c) {
   // tests/test_lab_transfer.cpp holds the two equal.
   for (std::size_t j = 0; j < problem_.inputs.size(); ++j) fill_random(problem_.inputs[j], seed, j);
   sample_.draw(seed, problem_.inputs[0], problem_.inputs[1]);
+  // The decoys (hand_over), into the runner's copy of a and b now, outside the clock; the inputs
+  // they replace kept here.
+  const std::vector<std::int64_t>& at = sample_.positions();
+  const std::uint64_t decoy_seed = keyed_hash(seed, "decoys");
+  held_a_ = random_vector(static_cast<std::int64_t>(at.size()), decoy_seed, 0);
+  held_b_ = random_vector(static_cast<std::int64_t>(at.size()), decoy_seed, 1);
+  for (std::size_t k = 0; k < at.size(); ++k) {
+    std::swap(problem_.inputs[0][static_cast<std::size_t>(at[k])], held_a_[k]);
+    std::swap(problem_.inputs[1][static_cast<std::size_t>(at[k])], held_b_[k]);
+  }
   parallel_copy(problem_.output, c);
   return ms_since(t0);
 }
 
-double TripInputs::hand_over(std::span<float> a, std::span<float> b) const {
+double TripInputs::hand_over(std::span<float> a, std::span<float> b) {
   const std::size_t n = problem_.output.size();
   if (a.size() != n || b.size() != n) throw std::logic_error("a trip's a and b hold n floats each");
+  const std::vector<std::int64_t>& at = sample_.positions();
+  if (held_a_.size() != at.size()) throw std::logic_error("a hand-over without its draw");
   const auto t0 = std::chrono::steady_clock::now();
-  parallel_copy(problem_.inputs[0], a);
+  parallel_copy(problem_.inputs[0], a);  // the decoys among them
   parallel_copy(problem_.inputs[1], b);
-  return ms_since(t0);
+  for (std::size_t k = 0; k < at.size(); ++k) {
+    const auto i = static_cast<std::size_t>(at[k]);
+    a[i] = problem_.inputs[0][i] = held_a_[k];
+    b[i] = problem_.inputs[1][i] = held_b_[k];
+  }
+  const double ms = ms_since(t0);
+  held_a_.clear();
+  held_b_.clear();
+  return ms;
 }
 
 int run_host_trip_child(const LabSpec& spec, const std::filesystem::path& file, const ChildRequest& request,

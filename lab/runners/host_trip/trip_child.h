@@ -11,9 +11,11 @@
 //      its end sample drawn, c poisoned (NaN) and its guard zone set in the shared memory (nothing
 //      secret: the student has seen every earlier trip's a and b); "run": the trip process waits
 //      for the GPU and replies "ready";
-//   2. the start mark (timed trips); then a and b written into the shared memory in parallel (the
-//      hand-over: in both trips' clocks alike, measured apart on this child's clock for the
-//      feedback, never for the grade: handover_ms); then "go";
+//   2. the start mark (timed trips); then a and b written into the shared memory in parallel, with
+//      decoys at the end sample's positions, then those positions' inputs over the decoys (the
+//      hand-over, TripInputs::hand_over: in both trips' clocks alike, measured apart on this
+//      child's clock for the feedback and the trip's own rate, never for the grade: handover_ms);
+//      then "go";
 //   3. on "ran": the end sample read in c; a mismatch fails the trip ("the trip said it had ended
 //      before c was written"); else the end mark (timed trips);
 //   4. after it, outside any clock: the guard and all of c verified against the trip's inputs in
@@ -65,9 +67,15 @@ class TripInputs {
   // Trip `trip`'s a and b drawn into the runner's copy (problem()), its end sample drawn, and `c`
   // (the shared memory's) poisoned: the host milliseconds that took, before the trip's clock.
   double draw(std::int64_t trip, std::span<float> c);
-  // The drawn a and b copied into `a` and `b` (the shared memory), in parallel: the hand-over, after
-  // the trip's start mark; the host milliseconds it took.
-  double hand_over(std::span<float> a, std::span<float> b) const;
+  // The drawn a and b written into `a` and `b` (the shared memory): the hand-over, after the trip's
+  // start mark; the host milliseconds it took. In two steps: a and b copied in parallel, with
+  // decoys at the end sample's positions (values drawn as the inputs are, from another key: nothing
+  // tells them from inputs); then each of those positions set to its input. A trip that pulls a
+  // and b while they arrive (a thread or a kernel watching the shared memory, which would overlap
+  // its upload with the hand-over and gain its time against ours) has decoys where the end sample
+  // reads, unless it reads a and b again after the hand-over: all of them, since it cannot know
+  // which positions changed. After hand_over, problem() holds the inputs again.
+  double hand_over(std::span<float> a, std::span<float> b);
   // The last drawn trip's inputs and c's starting contents: what its c is verified against
   // (the runner's own copy, which the student's code is not given).
   const HostProblem& problem() const { return problem_; }
@@ -80,6 +88,9 @@ class TripInputs {
   std::uint64_t case_seed_ = 0;
   HostProblem problem_;  // its seed: the last drawn trip's
   EndSample sample_;
+  // Between draw and hand_over, problem_'s a and b hold the decoys at the sample's positions, and
+  // these the inputs there.
+  HostBuffer held_a_, held_b_;
 };
 
 // The child of a host trip: its events to `out`, its exit status.

@@ -26,6 +26,7 @@ std::vector<std::int64_t> end_sample_positions(std::uint64_t trip_seed, std::int
   for (std::size_t k = 0; k < EndSample::kPositions; ++k)
     positions.push_back(static_cast<std::int64_t>(random_draw::mix(key + k) % static_cast<std::uint64_t>(n)));
   std::sort(positions.begin(), positions.end());
+  positions.erase(std::unique(positions.begin(), positions.end()), positions.end());  // a few fewer, at most
   return positions;
 }
 

@@ -56,7 +56,8 @@ class EndSample {
   std::vector<float> a_, b_;  // at each position
 };
 
-// The positions alone (draw's): kPositions of [0, n), sorted, drawn from keyed_hash(trip_seed,
+// The positions alone (draw's): kPositions draws of [0, n), sorted, each once (a draw that repeats
+// one is dropped: about one in eight samples at 2^26 loses one), drawn from keyed_hash(trip_seed,
 // "end sample") by splitmix64; every element of [0, n) when n <= kPositions.
 std::vector<std::int64_t> end_sample_positions(std::uint64_t trip_seed, std::int64_t n);
 
