@@ -51,6 +51,9 @@ std::vector<ChildEvent> every_kind() {
       BenchmarkTimed{.size = "67108864", .student = student, .ours = std::nullopt,
                      .ours_error = "every timed sample was discarded: the GPU's clock was throttled",
                      .samples_verified = 3, .input_reset_ms = 0.2},
+      // Lab 8's: the hand-over of a and b inside both trips' clocks (trip_child.h).
+      BenchmarkTimed{.size = "67108864", .student = student, .ours = ours, .ours_error = "", .samples_verified = 42,
+                     .input_reset_ms = 61.5, .sample_verify_ms = 48.25, .handover_ms = 12.125},
       BenchmarkFailed{"67108864", "timed sample 12 was wrong"},
       Profiled{"67108864", true, ""},
       Profiled{"67108864", false, "element 3 is 0"},
@@ -74,6 +77,24 @@ TEST(ChildEvent, EveryKindRoundTrips) {
     EXPECT_EQ(parse_child_event(text), event) << text;
   }
   for (std::size_t i = 0; i < kinds.size(); ++i) EXPECT_TRUE(kinds[i]) << "no event of kind " << i << " tested";
+}
+
+// handover_ms (lab 8's alone) is written only when there is one, so every other lab's line is as
+// it was; a line without it reads as 0, and one with it gives it back.
+TEST(ChildEvent, TheHandOverIsWrittenOnlyWhereThereIsOne) {
+  BenchmarkTimed timed{.size = "2^26", .student = {.median_ms = 0.3, .samples = 40},
+                       .ours = Figures{.median_ms = 0.27, .samples = 40}};
+  EXPECT_FALSE(to_json(timed).contains("handover_ms")) << to_json(timed).dump();
+  timed.handover_ms = 11.75;
+  const json line = to_json(timed);
+  EXPECT_EQ(line.at("handover_ms"), 11.75) << line.dump();
+  EXPECT_EQ(std::get<BenchmarkTimed>(parse_child_event(line.dump())).handover_ms, 11.75);
+  const ChildEvent without = parse_child_event(
+      R"({"benchmark": "2^26", "student": {"median_ms": 0.3, "samples": 40}, "runtime": {"median_ms": 0.27, "samples": 40}})");
+  EXPECT_EQ(std::get<BenchmarkTimed>(without).handover_ms, 0.0);
+  EXPECT_THROW(parse_child_event(R"({"benchmark": "2^26", "student": {"median_ms": 0.3, "samples": 40}, )"
+                                 R"("runtime": {"median_ms": 0.27, "samples": 40}, "handover_ms": "12"})"),
+               ChildProtocolError);
 }
 
 // The wire format is the one the first versions wrote (and stand-in children in other tests write).

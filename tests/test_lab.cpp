@@ -598,6 +598,7 @@ TEST_F(Lab, GradeWritesJsonCsvAndMarkdownForEverySubmission) {
   EXPECT_EQ(timed["samples_verified"], 4) << timed.dump(2);  // the fresh inputs' verified samples
   EXPECT_EQ(timed["input_reset_ms"], 0.11) << timed.dump(2);
   EXPECT_EQ(timed["sample_verify_ms"], 9.5) << timed.dump(2);
+  EXPECT_FALSE(timed.contains("handover_ms")) << timed.dump(2);  // lab 8's alone
   EXPECT_EQ(j["submissions"][1]["outcome"], "did not compile");
   const std::string csv = slurp(dir_ / "g.csv");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 3) << csv;

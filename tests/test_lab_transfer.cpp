@@ -9,12 +9,17 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <thread>
 #include <cstring>
 #include <fstream>
 #include <random>
 #include <sstream>
 
 #include <algorithm>
+#include <iterator>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -36,8 +41,10 @@
 #include "lab/runners/host_trip/trip_rules.h"
 #include "lab/runners/host_trip/trip_clock.h"
 #include "lab/runners/host_trip/trip_process.h"
+#include "lab/runners/host_trip/trip_sample.h"
 #include "lab/child/grade_keys.h"
 #include "lab/child/child_process.h"
+#include "lab/child/child_mode.h"
 #include "lab/runners/host_trip/trip_event.h"
 #include "lab/child/watchdog.h"
 #include "lab_test_support.h"
@@ -193,7 +200,10 @@ TEST_F(TransferBuild, TheSolutionSkeletonAndTheFilesWrongOnTheGpuCompileAndPassT
   EXPECT_EQ(compile_check(kSolution), "");
   EXPECT_EQ(compile_check(kLab / "transfer.cu"), "");
   for (const char* name : {"pageable.cu", "no_overlap.cu", "too_few_chunks.cu", "short_download.cu",
-                           "drops_tail_chunk.cu", "writes_past_end.cu", "uploads_only_changes.cu", "finds_its_seed.cu"})
+                           "drops_tail_chunk.cu", "writes_past_end.cu", "uploads_only_changes.cu", "finds_its_seed.cu",
+                           // P28's: each reaches libc through memcpy's address, past the rules and the symbol check
+                           "says_ran_early.cu", "works_before_clock.cu", "slows_ours.cu", "stops_grader.cu",
+                           "leaves_daemon.cu"})
     EXPECT_EQ(compile_check(kPlanted / name), "") << name;
   // What the solution's object calls, read from its ELF symbol table.
   compile_check(kSolution);
@@ -353,21 +363,101 @@ TEST_F(TripProcessTest, AFailedCallComesBackAsTheStudentsMessage) {
   }
 }
 
-// On the GPU: a trip's a and b reach the student's buffers through the shared memory, and its c
-// comes back; the data are the trip's own, written only for it.
+// Ours runs in a trip process of ours alone, which loads no library and refuses the student's
+// trip; the student's refuses ours: neither ever runs in the other's process (a protocol error: the
+// process exits, status 2).
+TEST_F(TripProcessTest, OursRunsOnlyInAProcessOfItsOwn) {
+  if (const std::string why = nvcc_missing(); !why.empty()) GTEST_SKIP() << why;
+  TripProcess ours(LB_EXE, 1024);
+  ours.wait_loaded();
+  EXPECT_TRUE(ours.ours_only());
+  EXPECT_FALSE(has(proc_text(ours.pid(), "cmdline"), ".so")) << proc_text(ours.pid(), "cmdline");
+  try {
+    ours.open(TripOf::kStudent, 64, "64");
+    FAIL() << "the student's trip opened in ours";
+  } catch (const TripError& e) {
+    FAIL() << e.what();
+  } catch (const std::runtime_error& e) {
+    EXPECT_TRUE(has(e.what(), "stopped: it exited with status 2")) << e.what();
+  }
+  const std::unique_ptr<TripProcess> theirs = start(kSolution);
+  EXPECT_FALSE(theirs->ours_only());
+  EXPECT_THROW(theirs->open(TripOf::kOurs, 64, "64"), std::runtime_error);
+}
+
+// Its environment is PATH, LD_LIBRARY_PATH, the CUDA_ and NV_ variables, and HOME and TMPDIR a
+// folder of its own (removed when it has ended): nothing else of the child's.
+TEST_F(TripProcessTest, ItsEnvironmentIsMinimalAndItsHomeItsOwn) {
+  if (const std::string why = nvcc_missing(); !why.empty()) GTEST_SKIP() << why;
+  setenv("LB_TEST_NOT_FOR_THE_TRIP", "1", 1);
+  const std::unique_ptr<TripProcess> process = start(kSolution);
+  unsetenv("LB_TEST_NOT_FOR_THE_TRIP");
+  const std::string environ_text = proc_text(process->pid(), "environ");
+  std::string home, tmpdir;
+  for (std::size_t at = 0; at < environ_text.size();) {
+    const std::size_t end = environ_text.find('\0', at);
+    const std::string entry = environ_text.substr(at, end - at);
+    at = end == std::string::npos ? environ_text.size() : end + 1;
+    const std::string name = entry.substr(0, entry.find('='));
+    if (name == "HOME") home = entry.substr(5);
+    else if (name == "TMPDIR") tmpdir = entry.substr(7);
+    else
+      EXPECT_TRUE(name == "PATH" || name == "LD_LIBRARY_PATH" || name == "LD_PRELOAD" || name.starts_with("CUDA_") ||
+                  name.starts_with("NV_"))
+          << entry;
+  }
+  ASSERT_FALSE(home.empty());
+  EXPECT_EQ(home, tmpdir);
+  EXPECT_TRUE(fs::is_directory(home)) << home;
+  const char* ours = std::getenv("HOME");
+  EXPECT_NE(home, ours ? ours : "");
+  EXPECT_EQ(process->end(), "");  // it exits when its socket closes
+  EXPECT_FALSE(fs::exists(home)) << home;
+}
+
+// A student's exit handler that never returns (a static object's destructor: no rule forbids one)
+// keeps the trip process alive after its socket closed: end() kills it within seconds.
+TEST_F(TripProcessTest, AProcessThatDoesNotExitIsKilledInBoundedTime) {
+  if (const std::string why = nvcc_missing(); !why.empty()) GTEST_SKIP() << why;
+  write(dir_ / "stays.cu", slurp(kSolution) + "\nstruct Stay {\n  ~Stay() {\n    volatile int spin = 1;\n"
+                                              "    while (spin) {\n    }\n  }\n};\nstatic Stay stay;\n");
+  const std::unique_ptr<TripProcess> process = start(dir_ / "stays.cu");
+  const pid_t pid = process->pid();
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_TRUE(has(process->end(), "did not exit when its socket was closed, and was killed"));
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 10.0);
+  EXPECT_NE(kill(pid, 0), 0);  // reaped: gone
+  EXPECT_EQ(process->end(), "");  // once
+}
+
+// On the GPU: the trip runs on the shared memory itself: a and b written after "ready" reach the
+// trip, its c is there when "ran" comes (the end sample passes), and the guard is untouched; the
+// solution's pinned memory is the shared regions, registered.
 TEST_F(TripProcessTest, ATripsDataGoInAndItsResultComesBack) {
   if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << why;
   const std::unique_ptr<TripProcess> process = start(kSolution);
   for (const std::int64_t n : {std::int64_t{1000}, std::int64_t{17}}) {
-    process->open(TripOf::kStudent, n, std::to_string(n));
+    const HostBuffers memory = process->open(TripOf::kStudent, n, std::to_string(n));
+    EXPECT_TRUE(memory.a_pinned && memory.b_pinned && memory.c_pinned);
     for (int trip = 0; trip < 3; ++trip) {
+      std::vector<float> a(static_cast<std::size_t>(n)), b(a.size());
       for (std::int64_t i = 0; i < n; ++i) {
-        process->a(n)[i] = static_cast<float>(i * (trip + 1));
-        process->b(n)[i] = 0.5f * static_cast<float>(trip);
+        a[i] = static_cast<float>(i * (trip + 1));
+        b[i] = 0.5f * static_cast<float>(trip);
         process->c(n)[i] = std::nanf("");
       }
-      bool started = false, ended = false;
-      process->run(TripOf::kStudent, n, true, [&] { started = true; }, [&] { ended = started; });
+      EndSample sample;
+      sample.draw(static_cast<std::uint64_t>(trip), a, b);
+      for (float& g : process->c_guard(n)) std::memcpy(&g, &kGuardBits, sizeof kGuardBits);
+      bool started = false, handed = false, ended = false;
+      process->run(
+          TripOf::kStudent, n, sample, [&] { started = true; },
+          [&] {
+            handed = started;
+            std::copy(a.begin(), a.end(), process->a(n).begin());
+            std::copy(b.begin(), b.end(), process->b(n).begin());
+          },
+          [&] { ended = handed; });
       EXPECT_TRUE(ended);
       for (std::int64_t i = 0; i < n; ++i)
         ASSERT_EQ(process->c(n)[i], static_cast<float>(i * (trip + 1)) + 0.5f * static_cast<float>(trip)) << i;
@@ -491,7 +581,11 @@ struct TripData {
   HostBuffer a, b, c;
   explicit TripData(std::int64_t n) : a(n), b(n), c(n) {}
 };
-void prepare(TripInputs& inputs, std::int64_t trip, TripData& d) { inputs.prepare(trip, d.a, d.b, d.c); }
+// As a trip's: c poisoned before the trip's "run", a and b handed over after its start mark.
+void prepare(TripInputs& inputs, std::int64_t trip, TripData& d) {
+  inputs.draw(trip, d.c);
+  inputs.hand_over(d.a, d.b);
+}
 
 // Of the elements where a shift of `shift` floats lines them up (new[i] against old[i + shift]),
 // the fraction that are equal.
@@ -509,13 +603,14 @@ TEST(TripInputsTest, EachTripIsTheWorkloadsOwnProblemAtItsTripSeedInTheSameBuffe
   TripData d(kTripShape.n);
   const float *a = d.a.data(), *b = d.b.data(), *c = d.c.data();
   for (const std::int64_t trip : {0, 1, 7}) {
-    EXPECT_GE(inputs.prepare(trip, d.a, d.b, d.c), 0.0);
+    EXPECT_GE(inputs.draw(trip, d.c), 0.0);
+    EXPECT_TRUE(std::all_of(d.c.begin(), d.c.end(), [](float x) { return std::isnan(x); })) << "trip " << trip;
+    EXPECT_GE(inputs.hand_over(d.a, d.b), 0.0);
     const std::uint64_t seed = TripInputs::trip_seed(case_seed(42, w, kTripShape), trip);
     const HostProblem expected = w.make_problem(kTripShape, seed);
     EXPECT_EQ(inputs.problem().seed, seed);
     EXPECT_TRUE(std::equal(d.a.begin(), d.a.end(), expected.inputs[0].begin())) << "trip " << trip;
     EXPECT_TRUE(std::equal(d.b.begin(), d.b.end(), expected.inputs[1].begin())) << "trip " << trip;
-    EXPECT_TRUE(std::all_of(d.c.begin(), d.c.end(), [](float x) { return std::isnan(x); })) << "trip " << trip;
     // What the trip is verified against: the runner's own copy, equal to what the student got.
     EXPECT_TRUE(std::equal(d.a.begin(), d.a.end(), inputs.problem().inputs[0].begin())) << "trip " << trip;
     EXPECT_TRUE(std::equal(d.b.begin(), d.b.end(), inputs.problem().inputs[1].begin())) << "trip " << trip;
@@ -525,7 +620,41 @@ TEST(TripInputsTest, EachTripIsTheWorkloadsOwnProblemAtItsTripSeedInTheSameBuffe
   EXPECT_EQ(d.b.data(), b);
   EXPECT_EQ(d.c.data(), c);
   HostBuffer short_a(10);
-  EXPECT_THROW(inputs.prepare(0, short_a, d.b, d.c), std::logic_error);
+  EXPECT_THROW(inputs.hand_over(short_a, d.b), std::logic_error);
+  EXPECT_THROW(inputs.draw(0, short_a), std::logic_error);
+}
+
+// Between draw and hand_over, a and b hold decoys at the end sample's positions, drawn as inputs
+// are (nothing tells them apart) and the inputs elsewhere; the hand-over writes the decoys with
+// the bulk copy, then the inputs over them: a trip that pulled a and b while they arrived has
+// decoys where the end sample reads.
+TEST(TripInputsTest, TheHandOverWritesDecoysWhereTheEndSampleReadsThenTheInputs) {
+  const Workload& w = *find_workload("vector_add");
+  TripInputs inputs(w, kTripShape, 7);
+  TripData d(kTripShape.n);
+  inputs.draw(3, d.c);
+  const HostProblem expected = w.make_problem(kTripShape, TripInputs::trip_seed(case_seed(7, w, kTripShape), 3));
+  const std::vector<std::int64_t>& at = inputs.end_sample().positions();
+  ASSERT_GE(at.size(), 3900u);  // 4096 draws of 2^16, each kept once: about 128 repeats dropped
+  std::size_t decoys = 0, elsewhere = 0;
+  for (std::size_t i = 0; i < d.a.size(); ++i) {
+    const bool sampled = std::binary_search(at.begin(), at.end(), static_cast<std::int64_t>(i));
+    const float now = inputs.problem().inputs[0][i];
+    if (sampled) {
+      decoys += now != expected.inputs[0][i];
+      EXPECT_GE(std::fabs(now), 0.25f) << i;  // a value as the inputs are drawn
+      EXPECT_LT(std::fabs(now), 1.0f) << i;
+    } else {
+      elsewhere += now != expected.inputs[0][i];
+    }
+  }
+  EXPECT_GE(decoys, at.size() - 4);
+  EXPECT_EQ(elsewhere, 0u);
+  inputs.hand_over(d.a, d.b);
+  EXPECT_TRUE(std::equal(d.a.begin(), d.a.end(), expected.inputs[0].begin()));
+  EXPECT_TRUE(std::equal(d.b.begin(), d.b.end(), expected.inputs[1].begin()));
+  EXPECT_TRUE(std::equal(d.a.begin(), d.a.end(), inputs.problem().inputs[0].begin()));
+  EXPECT_THROW(inputs.hand_over(d.a, d.b), std::logic_error);  // once per draw
 }
 
 TEST(TripInputsTest, DrawsAreDeterministicPerSeedAndTrip) {
@@ -567,6 +696,121 @@ TEST(TripInputsTest, SuccessiveTripsShareNothingAtAnyShift) {
   HostBuffer window(a3.begin() + 64, a3.end());
   window.insert(window.end(), a3.begin(), a3.begin() + 64);
   EXPECT_EQ(equal_fraction(window, a3, 64), 1.0);
+}
+
+// --- the end of a trip: a keyed sample of c (trip_sample.h) ---------------------------------
+
+TEST(EndSampleTest, PositionsAreKeyedSortedAndInRangeOrEveryElementOfASmallC) {
+  const std::int64_t n = std::int64_t{1} << 26;
+  const std::vector<std::int64_t> p = end_sample_positions(7, n);
+  ASSERT_LE(p.size(), EndSample::kPositions);
+  ASSERT_GE(p.size(), EndSample::kPositions - 8);
+  EXPECT_TRUE(std::adjacent_find(p.begin(), p.end(), std::greater_equal<>()) == p.end());  // sorted, each once
+  EXPECT_GE(p.front(), 0);
+  EXPECT_LT(p.back(), n);
+  EXPECT_EQ(end_sample_positions(7, n), p);  // the child's own, drawn again: the same
+  // Another trip's seed: other positions (two draws of 4096 of 2^26 share a handful at most).
+  const std::vector<std::int64_t> q = end_sample_positions(8, n);
+  std::vector<std::int64_t> common;
+  std::set_intersection(p.begin(), p.end(), q.begin(), q.end(), std::back_inserter(common));
+  EXPECT_LT(common.size(), 8u);
+  // Spread over all of c: each eighth holds some (a sample of the front alone would miss a late tail).
+  for (std::int64_t part = 0; part < 8; ++part)
+    EXPECT_TRUE(std::any_of(p.begin(), p.end(), [&](std::int64_t i) { return i / (n / 8) == part; })) << part;
+  // At most 4096 elements: every one, in order.
+  const std::vector<std::int64_t> all = end_sample_positions(7, 1000);
+  ASSERT_EQ(all.size(), 1000u);
+  for (std::int64_t i = 0; i < 1000; ++i) EXPECT_EQ(all[static_cast<std::size_t>(i)], i);
+  EXPECT_THROW(end_sample_positions(7, 0), std::logic_error);
+}
+
+struct SampledTrip {
+  HostBuffer a, b, c;
+  EndSample sample;
+  SampledTrip(std::int64_t n, std::uint64_t seed)
+      : a(random_vector(n, seed, 0)), b(random_vector(n, seed, 1)), c(static_cast<std::size_t>(n)) {
+    for (std::size_t i = 0; i < c.size(); ++i) c[i] = a[i] + b[i];
+    sample.draw(seed, a, b);
+  }
+};
+
+// A finished c passes; one sampled element still the poison, or wrong, fails the trip with the
+// end-mark line naming it; an element the sample does not read is left to the full verification.
+TEST(EndSampleTest, APoisonedOrWrongSampledElementFailsTheTripNamingIt) {
+  SampledTrip t(std::int64_t{1} << 20, 99);
+  EXPECT_EQ(t.sample.mismatch(t.c), "");
+  const std::int64_t i = t.sample.positions()[1234];
+  const float kept = t.c[static_cast<std::size_t>(i)];
+  t.c[static_cast<std::size_t>(i)] = std::nanf("");
+  const std::string poisoned = t.sample.mismatch(t.c);
+  EXPECT_TRUE(has(poisoned, "the trip said it had ended before c was written (element " + std::to_string(i) +
+                                " of 1048576 sampled at the end mark: still the poison (NaN)"))
+      << poisoned;
+  t.c[static_cast<std::size_t>(i)] = kept + 1.0f;
+  const std::string wrong = t.sample.mismatch(t.c);
+  EXPECT_TRUE(has(wrong, "(element " + std::to_string(i) + " of 1048576 sampled at the end mark: ")) << wrong;
+  EXPECT_TRUE(has(wrong, "where a + b is")) << wrong;
+  // Within vector_add's tolerance (one rounding): passes, as the full verification would.
+  t.c[static_cast<std::size_t>(i)] = std::nextafter(kept, 1.0f);
+  EXPECT_EQ(t.sample.mismatch(t.c), "");
+  t.c[static_cast<std::size_t>(i)] = kept;
+  // An element outside the sample: not the sample's to find.
+  std::int64_t outside = 0;
+  while (std::binary_search(t.sample.positions().begin(), t.sample.positions().end(), outside)) ++outside;
+  t.c[static_cast<std::size_t>(outside)] = std::nanf("");
+  EXPECT_EQ(t.sample.mismatch(t.c), "");
+  EXPECT_THROW(t.sample.mismatch(std::span<const float>(t.c.data(), 10)), std::logic_error);
+}
+
+// A "ran" sent before c was written: c all poison, or the first half written and the rest not
+// (a trip that ends when it has downloaded half), fails; so does a single poisoned element at n = 1.
+TEST(EndSampleTest, AnUnfinishedCFailsWhateverPartIsMissing) {
+  SampledTrip t(std::int64_t{1} << 22, 5);
+  HostBuffer half = t.c;
+  std::fill(half.begin() + half.size() / 2, half.end(), std::nanf(""));
+  EXPECT_TRUE(has(t.sample.mismatch(half), "the trip said it had ended before c was written")) << t.sample.mismatch(half);
+  const HostBuffer none = poisoned(std::int64_t{1} << 22);
+  EXPECT_TRUE(has(t.sample.mismatch(none), "still the poison")) << t.sample.mismatch(none);
+  SampledTrip one(1, 3);
+  EXPECT_EQ(one.sample.mismatch(one.c), "");
+  one.c[0] = std::nanf("");
+  EXPECT_TRUE(has(one.sample.mismatch(one.c), "(element 0 of 1 sampled")) << one.sample.mismatch(one.c);
+}
+
+// What tells an early "ran" from a wrong result: c finished soon after it (another thread writes
+// it 50 ms later, as the trip's own download would) is met; a c that stays wrong is not.
+TEST(EndSampleTest, ACFinishedAfterTheSampleIsToldFromOneThatStaysWrong) {
+  SampledTrip t(std::int64_t{1} << 20, 17);
+  const HostBuffer right = t.c;
+  std::fill(t.c.begin(), t.c.end(), std::nanf(""));
+  ASSERT_NE(t.sample.mismatch(t.c), "");
+  std::thread late([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::copy(right.begin(), right.end(), t.c.begin());
+  });
+  EXPECT_TRUE(t.sample.met_within(t.c, std::chrono::milliseconds(5000)));
+  late.join();
+  t.c[static_cast<std::size_t>(t.sample.positions()[7])] += 1.0f;  // wrong, and stays so
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_FALSE(t.sample.met_within(t.c, std::chrono::milliseconds(100)));
+  EXPECT_GE(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 0.1);
+}
+
+// The shared memory's regions: each starts on a page of its own (what cudaHostRegister locks is
+// whole pages: a region locked for one buffer never takes another's), c's holds its guard zone.
+TEST(TripLayoutTest, EachRegionStartsOnAPageAndCHoldsItsGuard) {
+  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  for (const std::int64_t n : {std::int64_t{1}, std::int64_t{1000}, std::int64_t{16777219}, std::int64_t{1} << 26}) {
+    const TripLayout l = trip_layout(n);
+    EXPECT_EQ(l.a, 0u);
+    EXPECT_EQ(l.b % page, 0u) << n;
+    EXPECT_EQ(l.c % page, 0u) << n;
+    EXPECT_EQ(l.bytes % page, 0u) << n;
+    EXPECT_GE(l.b - l.a, static_cast<std::size_t>(n) * sizeof(float)) << n;
+    EXPECT_GE(l.c - l.b, static_cast<std::size_t>(n) * sizeof(float)) << n;
+    EXPECT_GE(l.bytes - l.c, static_cast<std::size_t>(n + kGuardFloats) * sizeof(float)) << n;
+  }
+  EXPECT_THROW(trip_layout(0), std::logic_error);
 }
 
 // --- the host trip's own lines (trip_event.h) ---------------------------------------------------
@@ -630,6 +874,9 @@ TEST(TripClockTest, MarksInOrderGiveTheTripsTimes) {
   EXPECT_NEAR(ms[0], 10, 1e-9);
   EXPECT_NEAR(ms[1], 30, 1e-9);
   EXPECT_TRUE(clock.trips_ms("67108864", TripOf::kOurs).empty());  // started, never ended
+  // The rate is of the trip's own time: the hand-over of a and b left out.
+  EXPECT_NEAR(figures_of_trips({10, 20, 30}, 536870912.0, "noise target", 12).gbps, 536870912.0 / 8e6, 1e-9);
+  EXPECT_NEAR(figures_of_trips({10, 20, 30}, 536870912.0, "noise target", 25).gbps, 536870912.0 / 20e6, 1e-9);
   const Figures f = figures_of_trips({10, 20, 30}, 536870912.0, "noise target");
   EXPECT_EQ(f.median_ms, 20);
   EXPECT_EQ(f.samples, 3u);
@@ -693,8 +940,9 @@ class TransferParent : public LabCliTest {
     std::string sizes;
     for (const char* size : {"1", "1000", "65539", "1048577", "16777219"})
       sizes += std::string("{\"size\": \"") + size + "\", \"passed\": true}\n";
-    const auto trips = [](const char* who, double s) {
-      return std::string("for i in 0 1 2 3 4 5 6 7 8 9; do\n") +
+    // Samples `first` to `last` of `who`'s.
+    const auto trips = [](const char* who, double s, int first = 0, int last = 9) {
+      return "for i in $(seq " + std::to_string(first) + " " + std::to_string(last) + "); do\n" +
              "  echo '{\"event\": \"trip\", \"mark\": \"start\", \"benchmark\": \"67108864\", \"who\": \"" + who +
              "\", \"sample\": '$i'}'\n  sleep " + std::to_string(s) + "\n" +
              "  echo '{\"event\": \"trip\", \"mark\": \"end\", \"benchmark\": \"67108864\", \"who\": \"" + who +
@@ -704,10 +952,14 @@ class TransferParent : public LabCliTest {
         "echo '{\"event\": \"environment\", \"gpu\": \"Test GPU\", \"ceilings\": {\"h2d_gbps\": " + std::to_string(h2d) +
         ", \"d2h_gbps\": 50, \"h2d_pageable_gbps\": 12, \"d2h_pageable_gbps\": 12}, \"peaks\": null}'\n" +
         "echo '{\"event\": \"host_buffers\", \"benchmark\": \"67108864\", \"a\": \"" + a_memory +
-        "\", \"b\": \"pinned\", \"c\": \"pinned\"}'\n" + trips("student", student_s) + trips("ours", ours_s) +
+        "\", \"b\": \"pinned\", \"c\": \"pinned\"}'\n" +
+        // As the child times them: ours before the student's, the student's, ours after (its samples
+        // numbered on).
+        trips("ours", ours_s, 0, 4) + trips("student", student_s) + trips("ours", ours_s, 5, 9) +
         // The child's own figures: a lie (0.001 ms) the parent's clock replaces.
         "echo '{\"benchmark\": \"67108864\", \"student\": {\"median_ms\": 0.001, \"samples\": 10}, "
-        "\"runtime\": {\"median_ms\": 0.001, \"samples\": 10}}'\n" + tail;
+        "\"runtime\": {\"median_ms\": 0.001, \"samples\": 10}, \"input_reset_ms\": 61.5, "
+        "\"sample_verify_ms\": 48.25, \"handover_ms\": 30.125}'\n" + tail;
     const fs::path script = dir_ / "child.sh";
     write(script, "#!/bin/sh\nexec 1>&3\ncase \"$*\" in\n  *'--mode time'*)\n" + timed + ";;\n  *) cat <<'EOF'\n" + sizes +
                       "EOF\n;;\nesac\n");
@@ -738,12 +990,21 @@ TEST_F(TransferParent, TheGradeTimesTripsByTheParentsClockNotTheChilds) {
   EXPECT_NEAR(b["runtime"]["median_ms"].get<double>(), 40, 15) << b.dump(2);
   EXPECT_EQ(b["student"]["samples"], 10);
   EXPECT_NEAR(g["performance"]["speed_vs_runtime"].get<double>(), 40.0 / 60.0, 0.15) << out;
-  EXPECT_NEAR(b["student"]["gbps"].get<double>(), 536870912.0 / (b["student"]["median_ms"].get<double>() * 1e6), 1e-6);
+  // The rate, which the link bound is about, is of the trip's own time: the hand-over left out.
+  EXPECT_NEAR(b["student"]["gbps"].get<double>(),
+              536870912.0 / ((b["student"]["median_ms"].get<double>() - 30.125) * 1e6), 1e-6);
   EXPECT_NEAR(b["limit"]["limit"].get<double>(), 55.0, 1e-9) << b.dump(2);  // 50 GB/s x 1.1
   const json ceiling = json::parse(slurp(dir_ / "g.json"))["ceiling"];
   EXPECT_EQ(ceiling["what"], "host-to-device bandwidth");
   EXPECT_EQ(ceiling["value"], 50.0);
   EXPECT_TRUE(has(out, "your trip runs at")) << out;
+  // The hand-over of a and b, inside both trips' times: in the JSON and on the console.
+  EXPECT_EQ(b["handover_ms"], 30.125) << b.dump(2);
+  EXPECT_TRUE(has(out, "(fresh inputs: 61.500 ms, verification: 48.25 ms per sample, outside the timed region; the "
+                       "hand-over of a and b: 30.12 ms, inside both trips' times)"))
+      << out;
+  // The limiter reads the trip's own time, the hand-over left out: 60 ms less 30 ms.
+  EXPECT_TRUE(has(g["feedback"].dump(), "your trip takes 3")) << g["feedback"].dump(2);
   // 60 ms is beyond 1.5 x the copies' 16.1 ms at 50 GB/s.
   EXPECT_TRUE(has(g["feedback"].dump(), "slower than the copies alone")) << g["feedback"].dump(2);
 }
@@ -861,6 +1122,48 @@ TEST_F(TransferCli, TheSolutionGradesFullMarksOnTheGpu) {
   EXPECT_GT(doc["ceiling"]["value"].get<double>(), 0) << doc.dump(2);
   EXPECT_TRUE(has(g["feedback"].dump(), "at the link")) << g["feedback"].dump(2);
   std::printf("%s\n", o.out.c_str());
+}
+
+// On the GPU: a file whose lab_setup stops the grader (kill(getppid(), SIGSTOP), kill(0, SIGSTOP))
+// or forks a daemon that rewrites the grade's JSON later is graded in bounded time (the grade's
+// check and timing limits plus 30 s); once `lab grade` has exited, and 3 s after, no process of its
+// trip processes is left (their command line names the file), and the JSON's points are the GRADE
+// line's.
+TEST_F(TransferCli, StudentCodeCanNeitherStopTheGradeNorOutliveIt) {
+  if (const std::string why = gpu_unavailable_reason(); !why.empty()) GTEST_SKIP() << "no GPU: " << why;
+  if (const std::string why = nvcc_missing(); !why.empty()) GTEST_SKIP() << why;
+  const LabSpec spec = parse_lab_spec(kLab / "lab.json");
+  const double bound_s = spec.time_limit_s + spec.time_limit_s + 20.0 +
+                         kTimingSecondsPerBenchmarkSize * static_cast<double>(spec.benchmark_sizes.size()) + 30.0;
+  for (const char* name : {"stops_grader.cu", "leaves_daemon.cu"}) {
+    // A path of this test's own, so that the scan below finds this grade's processes alone.
+    const fs::path file = dir_ / name;
+    write(file, slurp(kPlanted / name));
+    const auto t0 = std::chrono::steady_clock::now();
+    const Outcome o = run_command("timeout -s KILL " + std::to_string(static_cast<int>(bound_s) + 60) + " " + LB_EXE +
+                                  " lab grade 08 " + file.string() + " --json " + name + ".json");
+    const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    EXPECT_LT(took_s, bound_s) << name << "\n" << o.out << o.err;
+    std::this_thread::sleep_for(std::chrono::seconds(3));  // what a daemon would have done by now
+    std::vector<std::string> left;
+    for (const auto& entry : fs::directory_iterator("/proc")) {
+      const std::string pid = entry.path().filename().string();
+      if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+      std::ifstream in(entry.path() / "cmdline", std::ios::binary);
+      std::stringstream words;
+      words << in.rdbuf();
+      if (has(words.str(), file.string()) && has(words.str(), "run-helper")) left.push_back(pid);
+    }
+    EXPECT_TRUE(left.empty()) << name << ": process " << (left.empty() ? "" : left.front()) << " outlived the grade";
+    for (const std::string& pid : left) kill(std::stoi(pid), SIGKILL);
+    const std::size_t line = o.out.find("GRADE " + file.string() + ": ");
+    ASSERT_NE(line, std::string::npos) << name << "\n" << o.out << o.err;
+    const double points = std::stod(o.out.substr(line + 8 + file.string().size()));
+    const json doc = json::parse(slurp(dir_ / (std::string(name) + ".json")));
+    EXPECT_EQ(doc["submissions"][0]["points"].get<double>(), points) << name << "\n" << o.out << doc.dump(2);
+    EXPECT_EQ(doc["submissions"][0]["outcome"], "graded") << name << "\n" << o.out << doc.dump(2);
+    std::printf("%s: %.1f s\n%s\n", name, took_s, o.out.c_str());
+  }
 }
 
 TEST_F(TransferCli, TheSkeletonFailsSayingCWasNeverWrittenOnTheGpu) {

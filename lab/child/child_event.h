@@ -21,12 +21,16 @@
 //                       sample ("cold": flushed; "hot": not; optional: absent reads as hot, the looser
 //                       bound)
 //   BenchmarkTimed      {"benchmark": "2^26", "student": {figures}, "runtime": {figures},
-//                        "samples_verified": 3, "input_reset_ms": 0.1, "sample_verify_ms": 9.5}
+//                        "samples_verified": 3, "input_reset_ms": 0.1, "sample_verify_ms": 9.5,
+//                        "handover_ms": 12.1}
 //                       one per benchmark size; in place of "runtime" (ours: the lab's baseline
 //                       layer's kernel), "runtime_error": "..." when ours could not be timed;
 //                       samples_verified, input_reset_ms and sample_verify_ms (each sample's fresh
 //                       inputs and its verification: lab/child/fresh_inputs.h; lab 8: each timed
-//                       trip's, lab/runners/host_trip/trip_child.cpp) optional, 0 when absent
+//                       trip's, lab/runners/host_trip/trip_child.cpp) optional, 0 when absent;
+//                       handover_ms (lab 8: the median time the child took to write a timed trip's
+//                       a and b into the shared memory after its start mark, inside both trips'
+//                       clocks; trip_child.h) optional, 0 when absent, written only when not 0
 //   BenchmarkFailed     {"benchmark": "2^26", "error": "..."}   the student's kernel was wrong or untimed
 //   figures             {"median_ms": ..., "samples": 40, "noise": ..., "gbps": ..., "gflops": ...,
 //                        "stop": "noise reached"}   median_ms and samples required, the others optional
@@ -104,6 +108,7 @@ struct BenchmarkTimed {
   std::size_t samples_verified = 0;
   double input_reset_ms = 0;
   double sample_verify_ms = 0;
+  double handover_ms = 0;
   friend bool operator==(const BenchmarkTimed&, const BenchmarkTimed&) = default;
 };
 struct BenchmarkFailed {

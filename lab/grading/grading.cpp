@@ -208,6 +208,7 @@ std::vector<BenchmarkResult> benchmark_results(const LabSpec& spec, const ChildR
       b.samples_verified = t.samples_verified;
       b.input_reset_ms = t.input_reset_ms;
       b.sample_verify_ms = t.sample_verify_ms;
+      b.handover_ms = t.handover_ms;
     }
     b.limit = spec.runner->rate_limit(spec, b.size, timed.environment);
     benchmarks.push_back(std::move(b));

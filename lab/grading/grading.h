@@ -37,6 +37,8 @@ struct BenchmarkResult {
   std::size_t samples_verified = 0;
   double input_reset_ms = 0;
   double sample_verify_ms = 0;
+  // Lab 8: one timed trip's hand-over of a and b (after its start mark, in both trips' clocks), 0 elsewhere.
+  double handover_ms = 0;
   double speed() const { return student && runtime ? runtime->median_ms / student->median_ms : 0.0; }
 };
 

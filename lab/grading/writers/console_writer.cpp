@@ -37,7 +37,11 @@ std::string ConsoleWriter::grade_lines(const LabSpec& spec, const Grade& g) {
       text += printed("  n = %s: yours %.4f ms, ours %.4f ms: %.2f of ours%s\n", b.size.c_str(), b.student->median_ms,
                       b.runtime->median_ms, b.speed(),
                       // What each timed sample cost the grade besides the kernel (lab/child/fresh_inputs.h).
-                      b.sample_verify_ms > 0
+                      b.handover_ms > 0
+                          ? printed(" (fresh inputs: %.3f ms, verification: %.2f ms per sample, outside the timed region; "
+                                    "the hand-over of a and b: %.2f ms, inside both trips' times)",
+                                    b.input_reset_ms, b.sample_verify_ms, b.handover_ms).c_str()
+                      : b.sample_verify_ms > 0
                           ? printed(" (fresh inputs: %.3f ms, verification: %.2f ms per sample, outside the timed region)",
                                     b.input_reset_ms, b.sample_verify_ms).c_str()
                       : b.input_reset_ms > 0

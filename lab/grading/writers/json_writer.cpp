@@ -25,6 +25,7 @@ json JsonWriter::submission(const LabSpec& spec, const Grade& g) {
       j["samples_verified"] = b.samples_verified;
       j["input_reset_ms"] = b.input_reset_ms;
       j["sample_verify_ms"] = b.sample_verify_ms;
+      if (b.handover_ms > 0) j["handover_ms"] = b.handover_ms;  // lab 8's alone
     }
     if (b.limit.checked())
       j["limit"] = {{"limit", b.limit.limit}, {"unit", b.limit.unit()}, {"bound", b.limit.bound},

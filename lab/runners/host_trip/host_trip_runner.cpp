@@ -6,6 +6,7 @@
 #include "lab/runners/host_trip/trip_grading.h"
 #include "lab/runners/host_trip/trip_process.h"
 
+#include <climits>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -69,29 +70,36 @@ std::vector<std::string> HostTripRunner::timing_feedback(const LabSpec& spec, co
 }
 
 int HostTripRunner::run_helper(const std::vector<std::string>& args) const {
-  // Only the host trip's child starts it (TripProcess), with exactly these words.
-  int socket_fd = -1, memory_fd = -1;
-  const auto descriptor = [](const std::string& word) {
+  // Only the host trip's child starts it (TripProcess), with exactly these words: the student's
+  // LIBRARY FILE, or --ours (our trip alone, no library), then the descriptors and the largest trip.
+  const auto number = [](const std::string& word) -> long long {
     try {
       std::size_t used = 0;
-      const int fd = std::stoi(word, &used);
-      return used == word.size() ? fd : -1;
+      const long long value = std::stoll(word, &used);
+      return used == word.size() ? value : -1;
     } catch (const std::exception&) {
       return -1;
     }
   };
-  if (args.size() == 6 && args[2] == "--socket-fd" && args[4] == "--memory-fd") {
-    socket_fd = descriptor(args[3]);
-    memory_fd = descriptor(args[5]);
+  const bool ours = !args.empty() && args[0] == "--ours";
+  const std::size_t first = ours ? 1 : 2;
+  long long socket_fd = -1, memory_fd = -1, max_n = -1;
+  if (args.size() == first + 6 && args[first] == "--socket-fd" && args[first + 2] == "--memory-fd" &&
+      args[first + 4] == "--elements") {
+    socket_fd = number(args[first + 1]);
+    memory_fd = number(args[first + 3]);
+    max_n = number(args[first + 5]);
   }
-  if (socket_fd < 0 || memory_fd < 0) {
+  if (socket_fd < 0 || memory_fd < 0 || max_n < 1 || socket_fd > INT_MAX || memory_fd > INT_MAX) {
     std::fprintf(stderr,
-                 "layerbench lab run-helper %s: error: expected LIBRARY FILE --socket-fd N --memory-fd M "
-                 "(lab 8's child starts this command)\n",
+                 "layerbench lab run-helper %s: error: expected LIBRARY FILE (or --ours) --socket-fd N --memory-fd M "
+                 "--elements E (lab 8's child starts this command)\n",
                  name().c_str());
     return 2;
   }
-  return run_trip_process(socket_fd, memory_fd, args[0], args[1]);
+  return run_trip_process(static_cast<int>(socket_fd), static_cast<int>(memory_fd), max_n,
+                          ours ? std::filesystem::path() : std::filesystem::path(args[0]),
+                          ours ? std::filesystem::path() : std::filesystem::path(args[1]));
 }
 
 std::string HostTripRunner::what_ours_is(const LabSpec&) const {

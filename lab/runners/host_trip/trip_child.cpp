@@ -7,8 +7,9 @@
 #include <chrono>
 #include <cerrno>
 #include <cstring>
-#include <tuple>
 #include <optional>
+#include <tuple>
+#include <vector>
 #include <span>
 
 #include "common/cuda_check.h"
@@ -19,6 +20,7 @@
 #include "lab/child/grade_keys.h"  // keyed_hash
 #include "lab/child/key_holder.h"
 #include "lab/child/student_program.h"  // StudentCompileError
+#include "lab/child/student_sandbox.h"
 #include "lab/runners/host_trip/trip_build.h"
 #include "lab/runners/host_trip/trip_feedback.h"
 #include "lab/runners/host_trip/host_link.h"
@@ -30,10 +32,24 @@
 namespace lb::lab {
 namespace {
 
+namespace fs = std::filesystem;
+
 constexpr int kWarmupTrips = 2;
-constexpr std::size_t kMaxTimedTrips = 40;
-constexpr double kTargetNoise = 0.01;  // the trips' relative standard deviation
-constexpr double kMaxSamplingS = 5;    // wall clock, the inputs' writing and the checks included
+constexpr double kTargetNoise = 0.01;  // a series' relative standard deviation
+
+// How long a series of timed trips runs: until its noise is under kTargetNoise with at least `min`
+// trips, or `cap_s` of wall clock (the inputs' drawing and the checks included) with at least
+// `min`, or `max` trips. Ours is timed in two series, before and after the student's, each with half
+// the student's time cap: together, the wall time that ours took when the two were interleaved;
+// each with the student's least count, so that every series has its own median. Lab 8's
+// time limit (lab_grade.cpp, timing_time_limit) gives each benchmark size 30 s; a size's three
+// series take at most 10 s of sampling, and three trip processes' starts.
+struct SeriesBounds {
+  std::size_t min = 0, max = 0;
+  double cap_s = 0;
+};
+constexpr SeriesBounds kStudentSeries{kMinTimedTrips, 40, 5};
+constexpr SeriesBounds kOurSeries{kMinTimedTrips, 20, 2.5};
 
 // The events, on a private copy of standard output; standard output itself goes to standard
 // error from here on (trip_child.h says why).
@@ -56,7 +72,7 @@ class EventStream {
 };
 
 // A trip opened in the trip process (its buffers and lab_setup) for one size; abandoned (lab_teardown,
-// its error ignored, the buffers freed) when an error leaves the scope before finished().
+// its error ignored) when an error leaves the scope before finished().
 class OpenedTrip {
  public:
   OpenedTrip(TripProcess& process, TripOf who, std::int64_t n, const std::string& size)
@@ -83,6 +99,10 @@ class OpenedTrip {
   bool done_ = false;
 };
 
+void set_guard(std::span<float> guard) {
+  for (float& g : guard) std::memcpy(&g, &kGuardBits, sizeof kGuardBits);
+}
+
 // Empty when the guard after c is intact; else what wrote past the end of c.
 std::string guard_damage(std::span<const float> guard, std::int64_t n) {
   for (std::size_t i = 0; i < guard.size(); ++i)
@@ -92,7 +112,7 @@ std::string guard_damage(std::span<const float> guard, std::int64_t n) {
   return "";
 }
 
-// c after a trip: empty when right and nothing else was touched; else why not.
+// c after a trip, in the shared memory: empty when right and nothing else was touched; else why not.
 std::string judge(const Workload& workload, const HostProblem& problem, const TripProcess& process) {
   const std::int64_t n = problem.shape.n;
   if (std::string damage = guard_damage(process.c_guard(n), n); !damage.empty()) return damage;
@@ -102,16 +122,22 @@ std::string judge(const Workload& workload, const HostProblem& problem, const Tr
   return why.empty() ? "c is wrong" : why;
 }
 
-// One check size: empty when it passed, else the feedback line. Its inputs reach the trip process
-// only now, for this trip.
+// One check size: empty when it passed, else the feedback line. Its inputs reach the shared memory
+// only after "ready", for this trip.
 std::string check_one(TripProcess& process, const Workload& workload, const HostProblem& problem,
                       const std::string& size) {
   const std::int64_t n = problem.shape.n;
   OpenedTrip opened(process, TripOf::kStudent, n, size);
-  parallel_copy(problem.inputs[0], process.a(n));
-  parallel_copy(problem.inputs[1], process.b(n));
+  EndSample sample;
+  sample.draw(problem.seed, problem.inputs[0], problem.inputs[1]);
   parallel_copy(problem.output, process.c(n));
-  process.run(TripOf::kStudent, n, true, [] {}, [] {});
+  set_guard(process.c_guard(n));
+  process.run(TripOf::kStudent, n, sample, [] {},
+              [&] {
+                parallel_copy(problem.inputs[0], process.a(n));
+                parallel_copy(problem.inputs[1], process.b(n));
+              },
+              [] {});
   for (const auto& [name, input, given] : {std::tuple{"a", process.a(n), &problem.inputs[0]},
                                            std::tuple{"b", process.b(n), &problem.inputs[1]}})
     if (std::memcmp(input.data(), given->data(), static_cast<std::size_t>(n) * sizeof(float)) != 0)
@@ -133,6 +159,8 @@ bool check_sizes(const LabSpec& spec, TripProcess& process, const GradeKeys& key
     }
     events.emit(SizeChecked{spec.check_size_texts[i], feedback.empty(), feedback});
     all_passed = all_passed && feedback.empty();
+    // A "ran" before c was written: the trip process's replies no longer match our commands.
+    if (process.out_of_step()) return false;
     // A sticky error (a kernel's illegal address) leaves the context unusable: stop here.
     if (const std::string fault = feedback.empty() ? "" : process.fault(); !fault.empty()) {
       events.emit(CudaFailure{fault + " (after the trip at n = " + spec.check_size_texts[i] +
@@ -144,75 +172,82 @@ bool check_sizes(const LabSpec& spec, TripProcess& process, const GradeKeys& key
 }
 
 struct TimedTrips {
-  Figures figures;  // the child's own clock: the parent replaces them with its own (trip_clock.h)
+  std::vector<double> ms;  // the child's own clock: the parent replaces the figures with its own (trip_clock.h)
+  std::string stop;
   std::size_t verified = 0;
-  double prepare_ms = 0;  // median host time of one trip's fresh inputs (drawn, copied, c poisoned)
+  double draw_ms = 0;      // median host time of one trip's fresh inputs (drawn, c poisoned), before its clock
+  double handover_ms = 0;  // median host time of one trip's hand-over of a and b, inside its clock
   // Mean host time of one timed trip's verification (c's guard zone and c against the trip's own
-  // problem, outside the timed trip), as FreshInputs::verify_ms is a kernel sample's: the event's
+  // problem, after its clock), as FreshInputs::verify_ms is a kernel sample's: the event's
   // sample_verify_ms. c is already on the host (the trip downloads it), so there is no download.
   double verify_ms = 0;
 };
 
-// One trip timed at one size: its buffers and lab_setup on construction, then its verified
-// warm-ups, then one timed trip per time_one(), marked for the parent. TripError when a call fails
-// or a result is wrong.
+// One series of one trip at one size, in a trip process: its buffers and lab_setup on construction,
+// then its verified warm-ups, then one timed trip per time_one(), marked for the parent as samples
+// first_sample, first_sample + 1, ... TripError when a call fails or a result is wrong.
 class TripTiming {
  public:
   TripTiming(TripProcess& process, TripOf who, const Workload& workload, TripInputs& inputs, const std::string& label,
-             const EventStream& events)
+             const EventStream& events, std::size_t first_sample)
       : process_(process), who_(who), workload_(workload), inputs_(inputs), label_(label), events_(events),
-        opened_(process, who, inputs.problem().shape.n, label) {
+        first_sample_(first_sample), opened_(process, who, inputs.problem().shape.n, label) {
     if (who == TripOf::kStudent) events.emit(runner_event(opened_.memory()));
     for (int w = 0; w < kWarmupTrips; ++w) {  // verified: a wrong trip is explained as the check would
-      prepare(w);
-      process_.run(who_, n(), false, [] {}, [] {});
+      run(w, [] {}, [] {});
       if (const std::string wrong = judge(workload_, inputs_.problem(), process_); !wrong.empty())
         throw TripError("the trip before the timed ones was wrong: " + wrong);
     }
+    draw_ms_.clear();  // the figures are the timed trips' (the warm-ups' include first touches)
+    handover_ms_.clear();
   }
 
   void time_one() {
-    const std::size_t t = series_.count();
-    prepare_ms_.push_back(prepare(kWarmupTrips + static_cast<std::int64_t>(t)));
+    const std::size_t sample = first_sample_ + series_.count();
     std::chrono::steady_clock::time_point t0;
     double ms = 0;
-    process_.run(
-        who_, n(), false,
+    run(
+        kWarmupTrips + static_cast<std::int64_t>(series_.count()),
         [&] {
-          events_.emit(runner_event(TripMark{label_, who_, t, false}));
+          events_.emit(runner_event(TripMark{label_, who_, sample, false}));
           t0 = std::chrono::steady_clock::now();
         },
         [&] {
           ms = ms_since(t0);
-          events_.emit(runner_event(TripMark{label_, who_, t, true}));
+          events_.emit(runner_event(TripMark{label_, who_, sample, true}));
         });
     const auto verify_start = std::chrono::steady_clock::now();
     if (const std::string wrong = judge(workload_, inputs_.problem(), process_); !wrong.empty())
-      throw TripError("timed trip " + std::to_string(t) + " was wrong: " + wrong);
+      throw TripError("timed trip " + std::to_string(sample) + " was wrong: " + wrong);
     verify_ms_total_ += ms_since(verify_start);
     series_.add(ms);
   }
 
   std::size_t count() const { return series_.count(); }
-  bool settled() const { return series_.count() >= kMinTimedTrips && series_.rel_stddev() <= kTargetNoise; }
+  double noise() const { return series_.rel_stddev(); }
 
-  // lab_teardown, and the figures.
+  // lab_teardown, and the series.
   TimedTrips finish(const std::string& stop) {
     opened_.finished();
     TimedTrips timed;
+    timed.ms = series_.samples();
+    timed.stop = stop;
     timed.verified = series_.count() + static_cast<std::size_t>(kWarmupTrips);
-    timed.prepare_ms = median(prepare_ms_);
+    timed.draw_ms = median(draw_ms_);
+    timed.handover_ms = median(handover_ms_);
     timed.verify_ms = series_.count() == 0 ? 0.0 : verify_ms_total_ / static_cast<double>(series_.count());
-    timed.figures = figures_of_trips(series_.samples(), trip_bytes(workload_, inputs_.problem().shape).upload, stop);
     return timed;
   }
 
  private:
   std::int64_t n() const { return inputs_.problem().shape.n; }
-  // Trip `trip`'s inputs, drawn here and written into the shared memory only now, after the last
-  // trip's result is in: the host milliseconds that took.
-  double prepare(std::int64_t trip) {
-    return inputs_.prepare(trip, process_.a(n()), process_.b(n()), process_.c(n()));
+  // Trip `trip`: its inputs drawn and c reset before "run"; a and b handed over after `started`.
+  template <class Started, class Ended>
+  void run(std::int64_t trip, Started started, Ended ended) {
+    draw_ms_.push_back(inputs_.draw(trip, process_.c(n())));
+    set_guard(process_.c_guard(n()));
+    process_.run(who_, n(), inputs_.end_sample(), started,
+                 [&] { handover_ms_.push_back(inputs_.hand_over(process_.a(n()), process_.b(n()))); }, ended);
   }
 
   TripProcess& process_;
@@ -221,11 +256,24 @@ class TripTiming {
   TripInputs& inputs_;
   std::string label_;
   const EventStream& events_;
+  std::size_t first_sample_;
   OpenedTrip opened_;
   SampleSeries series_;
-  std::vector<double> prepare_ms_;
+  std::vector<double> draw_ms_, handover_ms_;
   double verify_ms_total_ = 0;  // the timed trips' verifications, host milliseconds
 };
+
+// Times trips as `bounds` says: why it stopped.
+std::string sample_series(TripTiming& timing, const SeriesBounds& bounds) {
+  const auto start = std::chrono::steady_clock::now();
+  while (timing.count() < bounds.max) {
+    timing.time_one();
+    if (timing.count() < bounds.min) continue;
+    if (timing.noise() <= kTargetNoise) return "noise target";
+    if (ms_since(start) >= bounds.cap_s * 1e3) return "time cap";
+  }
+  return "sample cap";
+}
 
 std::string gpu_name() {
   int device = 0;
@@ -235,98 +283,96 @@ std::string gpu_name() {
   return properties.name;
 }
 
-// At each benchmark size, the student's trip and ours, set up side by side and timed in turn (the
-// student's, ours, the student's, ...), so that a slow spell of the host, the link or the parent's
-// clock slows both and leaves their ratio, the grade, as it was: timed one series after the other,
-// one slow series of ours once lifted a planted trip a tier (wrong/no_overlap.cu on the H100, 0.81
-// of ours, where it is usually near 0.73). They stop together: both under the noise target, the two
-// series' time cap, or the sample cap. Where ours fails (ours_error), the student's goes on alone.
+// What the time mode starts trip processes from: layerbench, and the student's built library.
+struct TripPrograms {
+  fs::path layerbench, library, file;
+};
+
+// Ends the student's trip process and then everything the student's code may have left
+// (end_student_processes): no student process, and so no student GPU work, is left after it.
+void end_student(TripProcess& process) {
+  process.end();
+  end_student_processes(student_isolation());
+}
+
+// The student's series at one size, in a trip process of its own that has ended (and everything the
+// student's code left with it) when this returns; nullopt when the trip failed (BenchmarkFailed
+// emitted). CudaError when the GPU context was left unusable.
+std::optional<TimedTrips> time_student(const LabSpec& spec, const TripPrograms& programs, TripInputs& inputs,
+                                       const std::string& label, const EventStream& events) {
+  TripProcess process(programs.layerbench, programs.library, programs.file, inputs.problem().shape.n);
+  std::optional<TimedTrips> timed;
+  std::string error;
+  try {
+    process.wait_loaded();
+    TripTiming theirs(process, TripOf::kStudent, *spec.workload, inputs, label, events, 0);
+    const std::string stop = sample_series(theirs, kStudentSeries);
+    timed = theirs.finish(stop);
+  } catch (const TripError& e) {
+    error = e.what();
+  } catch (const StudentCompileError& e) {  // it loaded before: this is not the build's
+    error = e.what();
+  }
+  const std::string fault = process.fault();
+  end_student(process);
+  if (timed) return timed;
+  events.emit(BenchmarkFailed{label, error});
+  if (!fault.empty()) throw CudaError(fault + " (the GPU context is unusable after the student's trip)", 0);
+  return std::nullopt;
+}
+
+// One series of ours at one size, in a fresh trip process of ours alone; `first_sample`: its first
+// mark's sample number (ours' samples are numbered on across its series). TripError when it fails.
+TimedTrips time_ours(const LabSpec& spec, const TripPrograms& programs, TripInputs& inputs, const std::string& label,
+                     const EventStream& events, std::size_t first_sample) {
+  TripProcess process(programs.layerbench, inputs.problem().shape.n);
+  process.wait_loaded();
+  TripTiming ours(process, TripOf::kOurs, *spec.workload, inputs, label, events, first_sample);
+  const std::string stop = sample_series(ours, kOurSeries);
+  TimedTrips timed = ours.finish(stop);
+  process.end();  // before the next process starts: how it exited says nothing of its trips, all verified
+  return timed;
+}
+
+// At each benchmark size: ours, in a trip process of ours alone, before the student's trip process
+// is started; the student's; then, once nothing of the student's is left, ours again (trip_child.h).
+// Ours' figures are of both its series (the parent's median of all of ours' marks at the size).
+// Where ours fails (ours_error), the student's is graded without it (no performance points).
 // The environment line is run_host_trip_child's (the link measured before the student's library is loaded).
-void time_trips(const LabSpec& spec, TripProcess& process, const GradeKeys& keys, const EventStream& events) {
+void time_trips(const LabSpec& spec, const TripPrograms& programs, const GradeKeys& keys, const EventStream& events) {
   for (std::size_t size = 0; size < spec.benchmark_sizes.size(); ++size) {
     const Shape& shape = spec.benchmark_sizes[size];
     const std::string label = spec.workload->size_label(shape);
     TripInputs inputs(*spec.workload, shape, key_at(keys.judge, size, "benchmark size"));
     BenchmarkTimed timed{.size = label};
-    std::optional<TripTiming> theirs, our;
-    const auto student_failed = [&](const TripError& e) {
-      theirs.reset();  // lab_teardown, its error ignored, and the buffers freed
-      our.reset();
-      events.emit(BenchmarkFailed{label, e.what()});
-      if (const std::string fault = process.fault(); !fault.empty())
-        throw CudaError(fault + " (the GPU context is unusable after the student's trip)", 0);
-    };
-    const auto ours_failed = [&](const TripError& e) {
-      our.reset();
-      timed.ours_error = e.what();
-    };
-    try {
-      theirs.emplace(process, TripOf::kStudent, *spec.workload, inputs, label, events);
-    } catch (const TripError& e) {
-      student_failed(e);
-      continue;
-    }
-    try {
-      our.emplace(process, TripOf::kOurs, *spec.workload, inputs, label, events);
-    } catch (const TripError& e) {
-      ours_failed(e);
-    }
-    std::string stop = "sample cap";
-    const auto start = std::chrono::steady_clock::now();
-    bool failed = false;
-    while (theirs->count() < kMaxTimedTrips) {
+    std::vector<TimedTrips> ours;
+    const auto time_our_series = [&] {
+      if (!timed.ours_error.empty()) return;
       try {
-        theirs->time_one();
+        ours.push_back(time_ours(spec, programs, inputs, label, events, ours.empty() ? 0 : ours[0].ms.size()));
       } catch (const TripError& e) {
-        student_failed(e);
-        failed = true;
-        break;
+        timed.ours_error = e.what();
       }
-      if (our) {
-        try {
-          our->time_one();
-        } catch (const TripError& e) {
-          ours_failed(e);
-        }
-      }
-      if (theirs->settled() && (!our || our->settled())) {
-        stop = "noise target";
-        break;
-      }
-      // Both series' share of the cap: the same wall time each as when they ran one after the other.
-      if (theirs->count() >= kMinTimedTrips && ms_since(start) >= (our ? 2 : 1) * kMaxSamplingS * 1e3) {
-        stop = "time cap";
-        break;
-      }
-    }
-    if (failed) continue;
-    try {
-      const TimedTrips t = theirs->finish(stop);
-      timed.student = t.figures;
-      timed.samples_verified = t.verified;
-      timed.input_reset_ms = t.prepare_ms;
-      timed.sample_verify_ms = t.verify_ms;
-    } catch (const TripError& e) {
-      student_failed(e);
-      continue;
-    }
-    if (our) {
-      try {
-        timed.ours = our->finish(stop).figures;
-      } catch (const TripError& e) {
-        ours_failed(e);
-      }
+    };
+    time_our_series();
+    const std::optional<TimedTrips> theirs = time_student(spec, programs, inputs, label, events);
+    if (!theirs) continue;
+    time_our_series();
+    const double upload = trip_bytes(*spec.workload, shape).upload;
+    timed.student = figures_of_trips(theirs->ms, upload, theirs->stop);
+    timed.samples_verified = theirs->verified;
+    timed.input_reset_ms = theirs->draw_ms;
+    timed.handover_ms = theirs->handover_ms;
+    timed.sample_verify_ms = theirs->verify_ms;
+    if (timed.ours_error.empty()) {
+      std::vector<double> ms = ours[0].ms;
+      ms.insert(ms.end(), ours[1].ms.begin(), ours[1].ms.end());
+      const std::string stop =
+          ours[0].stop == ours[1].stop ? ours[0].stop : ours[0].stop + " before, " + ours[1].stop + " after";
+      timed.ours = figures_of_trips(ms, upload, stop);
     }
     events.emit(timed);
   }
-}
-
-// The most elements a trip of this lab has: the trip process's shared memory holds a, b and c of it.
-std::int64_t largest_n(const LabSpec& spec) {
-  std::int64_t n = 1;
-  for (const Shape& shape : spec.check_sizes) n = std::max(n, shape.n);
-  for (const Shape& shape : spec.benchmark_sizes) n = std::max(n, shape.n);
-  return n;
 }
 
 int current_sm() {
@@ -335,6 +381,13 @@ int current_sm() {
   LB_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
   LB_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
   return major * 10 + minor;
+}
+
+// The most elements a check trip has: the check's trip process's shared memory holds a, b and c of it.
+std::int64_t largest_check_n(const LabSpec& spec) {
+  std::int64_t n = 1;
+  for (const Shape& shape : spec.check_sizes) n = std::max(n, shape.n);
+  return n;
 }
 
 }  // namespace
@@ -356,9 +409,9 @@ std::uint64_t TripInputs::trip_seed(std::uint64_t case_seed, std::int64_t trip) 
   return keyed_hash(case_seed, "trip " + std::to_string(trip));
 }
 
-double TripInputs::prepare(std::int64_t trip, std::span<float> a, std::span<float> b, std::span<float> c) {
+double TripInputs::draw(std::int64_t trip, std::span<float> c) {
   const std::size_t n = problem_.output.size();
-  if (a.size() != n || b.size() != n || c.size() != n) throw std::logic_error("a trip's buffers hold n floats each");
+  if (c.size() != n) throw std::logic_error("a trip's c holds n floats");
   const auto t0 = std::chrono::steady_clock::now();
   const std::uint64_t seed = trip_seed(case_seed_, trip);
   problem_.seed = seed;
@@ -366,10 +419,38 @@ double TripInputs::prepare(std::int64_t trip, std::span<float> a, std::span<floa
   // HostProblem a trip would fault in 768 MiB of new pages at 2^26 each time): input j is stream j.
   // tests/test_lab_transfer.cpp holds the two equal.
   for (std::size_t j = 0; j < problem_.inputs.size(); ++j) fill_random(problem_.inputs[j], seed, j);
-  parallel_copy(problem_.inputs[0], a);
-  parallel_copy(problem_.inputs[1], b);
+  sample_.draw(seed, problem_.inputs[0], problem_.inputs[1]);
+  // The decoys (hand_over), into the runner's copy of a and b now, outside the clock; the inputs
+  // they replace kept here.
+  const std::vector<std::int64_t>& at = sample_.positions();
+  const std::uint64_t decoy_seed = keyed_hash(seed, "decoys");
+  held_a_ = random_vector(static_cast<std::int64_t>(at.size()), decoy_seed, 0);
+  held_b_ = random_vector(static_cast<std::int64_t>(at.size()), decoy_seed, 1);
+  for (std::size_t k = 0; k < at.size(); ++k) {
+    std::swap(problem_.inputs[0][static_cast<std::size_t>(at[k])], held_a_[k]);
+    std::swap(problem_.inputs[1][static_cast<std::size_t>(at[k])], held_b_[k]);
+  }
   parallel_copy(problem_.output, c);
   return ms_since(t0);
+}
+
+double TripInputs::hand_over(std::span<float> a, std::span<float> b) {
+  const std::size_t n = problem_.output.size();
+  if (a.size() != n || b.size() != n) throw std::logic_error("a trip's a and b hold n floats each");
+  const std::vector<std::int64_t>& at = sample_.positions();
+  if (held_a_.size() != at.size()) throw std::logic_error("a hand-over without its draw");
+  const auto t0 = std::chrono::steady_clock::now();
+  parallel_copy(problem_.inputs[0], a);  // the decoys among them
+  parallel_copy(problem_.inputs[1], b);
+  for (std::size_t k = 0; k < at.size(); ++k) {
+    const auto i = static_cast<std::size_t>(at[k]);
+    a[i] = problem_.inputs[0][i] = held_a_[k];
+    b[i] = problem_.inputs[1][i] = held_b_[k];
+  }
+  const double ms = ms_since(t0);
+  held_a_.clear();
+  held_b_.clear();
+  return ms;
 }
 
 int run_host_trip_child(const LabSpec& spec, const std::filesystem::path& file, const ChildRequest& request,
@@ -383,21 +464,24 @@ int run_host_trip_child(const LabSpec& spec, const std::filesystem::path& file, 
     // The build's line, and when timing, the host link (the ceiling, the limiter line and the
     // plausibility bound read it) measured and reported before the student's library is loaded
     // anywhere; the library is loaded only in the trip process, which never holds a key.
+    std::optional<StudentLibrary> built;  // kept until the end: time mode starts a trip process per size
     std::optional<TripProcess> process;
     try {
-      const StudentLibrary built = build_student_library(
-          file, {.sm = current_sm(), .line_info = request.line_info, .debug = request.exact_buffers});
-      events.emit(StudentBuilt{built.command, built.compile_ms});
+      built = build_student_library(file, {.sm = current_sm(), .line_info = request.line_info,
+                                           .debug = request.exact_buffers});
+      events.emit(StudentBuilt{built->command, built->compile_ms});
       if (request.mode == ChildMode::kTime)
         events.emit(TimingEnvironment{.gpu = gpu_name(), .ceilings = link_json(measure_link()), .peaks = nullptr,
                                       .cache_mode = "hot"});
-      const std::filesystem::path layerbench = std::filesystem::read_symlink("/proc/self/exe");
       // Not dumpable (again: run_child_with_channel made it so before anything ran): no process of
       // the same user (the trip process among them) may read this one's memory through /proc or
       // ptrace.
       make_key_holder_undumpable();
-      process.emplace(layerbench, built.library, file, largest_n(spec));
-      process->wait_loaded();  // the library may go now: the trip process has it mapped
+      // Loaded once here, so that a library that does not load is the build's error (its line), in
+      // either mode; in check mode this trip process runs every check size.
+      process.emplace(std::filesystem::read_symlink("/proc/self/exe"), built->library, file,
+                      request.mode == ChildMode::kCheck ? largest_check_n(spec) : 1);
+      process->wait_loaded();
     } catch (const StudentCompileError& e) {
       events.emit(CompileFailed{e.what()});
       return kExitFailed;
@@ -407,10 +491,16 @@ int run_host_trip_child(const LabSpec& spec, const std::filesystem::path& file, 
         events.emit(Failure{"this lab is graded end to end: profile the whole trip with Nsight Systems (nsys)"});
         return kExitFailed;
       case ChildMode::kTime:
-        time_trips(spec, *process, request.keys, events);
+        // Nothing of the student's alive while ours is timed first (trip_child.h).
+        end_student(*process);
+        time_trips(spec, {std::filesystem::read_symlink("/proc/self/exe"), built->library, file}, request.keys,
+                   events);
         return kExitPassed;
-      case ChildMode::kCheck:
-        return check_sizes(spec, *process, request.keys, events) ? kExitPassed : kExitFailed;
+      case ChildMode::kCheck: {
+        const bool passed = check_sizes(spec, *process, request.keys, events);
+        end_student(*process);
+        return passed ? kExitPassed : kExitFailed;
+      }
       case ChildMode::kEnvironment:  // the trip's timing child reports its link itself (environment_apart)
         events.emit(Failure{"the host trip measures its link in its timing child"});
         return kExitFailed;

@@ -1,10 +1,13 @@
-// The parent's clock on the host trip (runner host-trip): the student's host code runs in
-// the child, in the same process as the child's own clock, and a stray pointer of its could
-// overwrite what that clock measured. So the time that grades is the parent's: the child writes a
-// mark line just before each timed trip and another just after it (trip_event.h, TripMark), and
-// the parent times each trip from when the two lines reached it (ChildOutcome::out_line_s). Our
-// trip is timed the same way, so the pipe's latency (microseconds, against a trip of
-// milliseconds) is charged to both.
+// The parent's clock on the host trip (runner host-trip): the student's host code runs in a trip
+// process of its own (trip_process.h), but the child that times it is a process the student's
+// code could, where the sandbox is weaker, reach (and a clock read in the same address space as
+// the measured code was once overwritable by a stray pointer). So the time that grades is the
+// parent's: the child writes a mark line just before each timed trip (before the trip's a and b
+// are handed over) and another just after it has ended (after the child's own check of a sample of
+// c, trip_sample.h) (trip_event.h, TripMark), and the parent times each trip from when the two
+// lines reached it (ChildOutcome::out_line_s). Our trip is timed the same way, so the pipe's latency
+// (microseconds, against a trip of milliseconds), the hand-over and the end sample are charged to
+// both.
 #pragma once
 #include <cstddef>
 #include <map>
@@ -44,8 +47,11 @@ class TripClock {
 };
 
 // Figures of a trip from the parent's times: median, noise and count of `trips_ms`, its rate the
-// bytes it uploads over the median (GB/s), and `stop` (why the child stopped sampling) kept.
-Figures figures_of_trips(const std::vector<double>& trips_ms, double upload_bytes, const std::string& stop);
+// bytes it uploads over the median less `handover_ms` (GB/s: the trip's own time, which the link
+// bound is about; the hand-over of a and b is inside the timed trip, trip_child.h), and `stop` (why
+// the child stopped sampling) kept.
+Figures figures_of_trips(const std::vector<double>& trips_ms, double upload_bytes, const std::string& stop,
+                         double handover_ms = 0);
 
 // Each benchmark line's figures, the student's and ours, replaced by the parent's, from the marks
 // (`trips`). A line whose marks are missing, or count other

@@ -35,7 +35,7 @@ TripBytes trip_bytes(const Workload& workload, const Shape& shape);
 // What the grade knows of the student's trip at one benchmark size.
 struct TripFacts {
   TripBytes bytes;
-  double trip_ms = 0;  // the student's median (the parent's clock)
+  double trip_ms = 0;  // the student's median (the parent's clock), less the hand-over of a and b
   bool a_pinned = true, b_pinned = true, c_pinned = true;
   LinkBandwidth link;
 };
