@@ -359,7 +359,7 @@ TEST_F(LabGradeIsolation, NothingOfTheGradeOutlivesItAndItsJsonAgreesWithItsGrad
   std::smatch line;
   ASSERT_TRUE(std::regex_search(o.out, line, std::regex("GRADE [^\\n]*: ([0-9.]+) / (\\d+)"))) << o.out;
   EXPECT_EQ(g["submissions"][0]["points"].get<double>(), std::stod(line[1])) << g.dump(2);
-  EXPECT_EQ(g["submissions"][0]["outcome"], "did-not-compile") << g.dump(2);
+  EXPECT_EQ(g["submissions"][0]["outcome"], "did not compile") << g.dump(2);
 }
 
 }  // namespace

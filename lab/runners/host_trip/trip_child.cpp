@@ -11,6 +11,9 @@
 #include <tuple>
 #include <vector>
 #include <span>
+#if defined(__SSE__)
+#include <immintrin.h>
+#endif
 
 #include "common/cuda_check.h"
 #include "common/elapsed.h"
@@ -434,14 +437,45 @@ double TripInputs::draw(std::int64_t trip, std::span<float> c) {
   return ms_since(t0);
 }
 
+namespace {
+
+// a and b into the shared memory, in one parallel region, with streaming stores where the machine
+// has them: the hand-over is inside both trips' clocks, so its cost narrows every ratio the tiers
+// read. A plain copy first reads each destination line it writes (write-allocate); a streaming
+// store does not, and leaves the caches to the trip. Measured on the lent H100 (16 cores, 2^26):
+// 24.2 ms for a and b with two plain parallel_copy calls.
+void hand_over_copy(std::span<const float> a_from, std::span<float> a_to, std::span<const float> b_from,
+                    std::span<float> b_to) {
+  constexpr std::int64_t kBlock = 1 << 14;  // floats a task: 64 KiB, a multiple of 16 B
+  const auto blocks = [](std::size_t n) { return (static_cast<std::int64_t>(n) + kBlock - 1) / kBlock; };
+  const std::int64_t a_blocks = blocks(a_from.size()), all = a_blocks + blocks(b_from.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < all; ++k) {
+    const bool is_a = k < a_blocks;
+    const float* from = is_a ? a_from.data() : b_from.data();
+    float* to = is_a ? a_to.data() : b_to.data();
+    const std::int64_t n = static_cast<std::int64_t>(is_a ? a_from.size() : b_from.size());
+    const std::int64_t begin = (is_a ? k : k - a_blocks) * kBlock, end = std::min(n, begin + kBlock);
+    std::int64_t i = begin;
+#if defined(__SSE__)
+    // The shared regions start on a page, and every block on a multiple of 16 bytes.
+    if (reinterpret_cast<std::uintptr_t>(to + i) % 16 == 0)
+      for (; i + 4 <= end; i += 4) _mm_stream_ps(to + i, _mm_loadu_ps(from + i));
+    _mm_sfence();  // this thread's streaming stores ordered before the region's end, and so before "go"
+#endif
+    for (; i < end; ++i) to[i] = from[i];
+  }
+}
+
+}  // namespace
+
 double TripInputs::hand_over(std::span<float> a, std::span<float> b) {
   const std::size_t n = problem_.output.size();
   if (a.size() != n || b.size() != n) throw std::logic_error("a trip's a and b hold n floats each");
   const std::vector<std::int64_t>& at = sample_.positions();
   if (held_a_.size() != at.size()) throw std::logic_error("a hand-over without its draw");
   const auto t0 = std::chrono::steady_clock::now();
-  parallel_copy(problem_.inputs[0], a);  // the decoys among them
-  parallel_copy(problem_.inputs[1], b);
+  hand_over_copy(problem_.inputs[0], a, problem_.inputs[1], b);  // the decoys among them
   for (std::size_t k = 0; k < at.size(); ++k) {
     const auto i = static_cast<std::size_t>(at[k]);
     a[i] = problem_.inputs[0][i] = held_a_[k];

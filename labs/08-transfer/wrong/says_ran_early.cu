@@ -97,10 +97,11 @@ typedef int (*usleep_fn)(unsigned);
 
 static volatile int trip_started = 0, ran_sent = 0;
 
-// The runner's socket: the descriptor whose type is SOCK_SEQPACKET (5).
+// The runner's socket: the descriptor whose type is SOCK_SEQPACKET (5). Its number is whatever
+// the child had free, above the many descriptors a CUDA context opens: search them all.
 static int runner_socket() {
   getsockopt_fn getsockopt_ = (getsockopt_fn)libc("getsockopt");
-  for (int fd = 3; fd < 256; ++fd) {
+  for (int fd = 3; fd < 65536; ++fd) {
     int type = 0;
     unsigned length = sizeof type;
     if (getsockopt_(fd, 1 /* SOL_SOCKET */, 3 /* SO_TYPE */, &type, &length) == 0 && type == 5) return fd;
