@@ -163,7 +163,13 @@ bool check_sizes(const LabSpec& spec, TripProcess& process, const GradeKeys& key
     events.emit(SizeChecked{spec.check_size_texts[i], feedback.empty(), feedback});
     all_passed = all_passed && feedback.empty();
     // A "ran" before c was written: the trip process's replies no longer match our commands.
-    if (process.out_of_step()) return false;
+    // A trip that ended early or stopped itself leaves no trip process to go on with: the check
+    // ends here with its last word (a line still due would be a protocol error).
+    if (process.out_of_step()) {
+      events.emit(Failure{"the check stopped after the trip at n = " + spec.check_size_texts[i] +
+                          ": your trip process cannot go on after it"});
+      return false;
+    }
     // A sticky error (a kernel's illegal address) leaves the context unusable: stop here.
     if (const std::string fault = feedback.empty() ? "" : process.fault(); !fault.empty()) {
       events.emit(CudaFailure{fault + " (after the trip at n = " + spec.check_size_texts[i] +

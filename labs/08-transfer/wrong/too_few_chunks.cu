@@ -1,5 +1,5 @@
 // expect-check: pass
-// expect-grade: graded 60 10 25
+// expect-grade: graded 60 10 40
 // expect-feedback: too few chunks
 // Two chunks: the vector in two halves on two streams, the second half's upload queued after the first's (an event), as one copy engine would take them. The second half's upload overlaps the first half's download, but the first half's upload and the second half's download are not hidden: about a quarter of the upload's time more than a trip of many chunks.
 #include <cuda_runtime.h>
