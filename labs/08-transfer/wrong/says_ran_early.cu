@@ -94,6 +94,24 @@ typedef int (*dup2_fn)(int, int);
 typedef long (*send_fn)(int, const void*, size_t, int);
 typedef long (*recv_fn)(int, void*, size_t, int);
 typedef int (*usleep_fn)(unsigned);
+typedef long (*write_fn)(int, const void*, size_t);
+
+// One line on standard error (the student's output, which `lab check` shows): what the attack did,
+// so that a run where it did not take shows where it stopped.
+static void say(const char* what, long value) {
+  char line[96];
+  int n = 0;
+  for (const char* c = "says_ran_early: "; *c; ++c) line[n++] = *c;
+  for (const char* c = what; *c && n < 70; ++c) line[n++] = *c;
+  line[n++] = ' ';
+  if (value < 0) line[n++] = '-', value = -value;
+  char digits[24];
+  int d = 0;
+  do digits[d++] = (char)('0' + value % 10); while ((value /= 10) != 0 && d < 20);
+  while (d > 0) line[n++] = digits[--d];
+  line[n++] = '\n';
+  ((write_fn)libc("write"))(2, line, (size_t)n);
+}
 
 static volatile int trip_started = 0, ran_sent = 0;
 
@@ -125,8 +143,9 @@ static void* say_ran(void*) {
     memset(reply, 0, sizeof reply);
     memcpy(reply, "ran", 4);
     *(int*)(reply + 16) = 1;
-    send_(socket, reply, sizeof reply, 0x4000 /* MSG_NOSIGNAL */);
-    dup2_(own[0], socket);  // the runner's "ran" comes to us
+    say("socket", socket);
+    say("sent", send_(socket, reply, sizeof reply, 0x4000 /* MSG_NOSIGNAL */));
+    say("dup2", dup2_(own[0], socket));  // the runner's "ran" comes to us
     ran_sent = 1;
     recv_(own[1], reply, sizeof reply, 0);
     dup2_(real, socket);  // the socket back for the child's next command
