@@ -159,8 +159,11 @@ class LabCliTest : public ::testing::Test {
     std::string out, err;
   };
   // `layerbench ARGS` in dir_, with `env` (e.g. "NAME=value") before it.
+  // Not as root, `lab grade` refuses the grader's own user unless told it may (student_sandbox.h):
+  // these tests grade what they grade either way, and LabGradeIsolation tests the refusal itself.
   Outcome run(const std::string& args, const std::string& env = "") const {
-    return run_command(env + " " + LB_EXE + " " + args);
+    const bool weak = geteuid() != 0 && args.rfind("lab ", 0) == 0 && (args + " ").find(" grade ") != std::string::npos;
+    return run_command(env + " " + LB_EXE + " " + args + (weak ? " --accept-weak-isolation" : ""));
   }
   // A shell command in dir_, its stdout and stderr collected.
   Outcome run_command(const std::string& command) const {
