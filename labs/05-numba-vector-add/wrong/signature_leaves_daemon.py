@@ -1,4 +1,4 @@
-# expect: importing the file failed: PermissionError: [Errno 1] Operation not permitted
+# expect: PermissionError: [Errno 1] Operation not permitted
 # expect-grade: did-not-compile 0 0 0
 # A daemon that outlives the grade, from a signature string (eval'd by Numba when the file is imported, in the numba runner's compile process): it forks, the child calls setsid and forks again, and the grandchild sleeps 2 s, then finds every `--json PATH` in /proc/*/cmdline and writes 100 points there, after the grade has written its own. Numba's compile process may start no process (lab/child/student_sandbox.h: its seccomp filter refuses fork, vfork and a clone that is not a thread), so the first fork fails with EPERM, the import fails with it, and the file does not compile. Were a fork let through, what it started would still be killed: the compile process's starter and the `lab` parent are child subreapers, and kill(-1) runs as the student's uid after every child, before any output is written.
 from numba import cuda
