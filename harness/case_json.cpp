@@ -43,11 +43,14 @@ json plausibility_json(const RateLimit& p, const CaseResult& r) {
 json machine_load_json(const MachineLoad& load) {
   json j = {{"load_avg_1m", number(load.load_avg_1m)},
             {"other_cpus", number(load.other_cpus)},
+            {"own_cpus", number(load.own_cpus)},
             {"cpu_window_s", load.cpu_window_s},
             {"cpus", load.cpus}};
   if (!load.other_cpus_unavailable.empty()) j["other_cpus_unavailable"] = load.other_cpus_unavailable;
   j["other_gpu_pids"] = load.other_gpu_pids ? json(*load.other_gpu_pids) : json(nullptr);
   if (!load.other_gpu_pids) j["gpu_processes_unavailable"] = load.gpu_processes_unavailable;
+  if (load.threads_pinned) j["threads_pinned"] = *load.threads_pinned;
+  if (!load.threads_unpinned_why.empty()) j["threads_unpinned_why"] = load.threads_unpinned_why;
   return j;
 }
 

@@ -104,6 +104,7 @@ void CpuMeter::stop(MachineLoad& load) const {
   } else {
     const long long others = (end.busy_ticks - start_.busy_ticks) - (end.own_ticks - start_.own_ticks);
     load.other_cpus = std::max(0.0, static_cast<double>(others) / static_cast<double>(ticks_per_s) / load.cpu_window_s);
+    load.own_cpus = static_cast<double>(end.own_ticks - start_.own_ticks) / static_cast<double>(ticks_per_s) / load.cpu_window_s;
   }
 }
 

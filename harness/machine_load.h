@@ -23,6 +23,10 @@ struct MachineLoad {
   // this process's own (/proc/self/stat). Read to the kernel's 10 ms ticks: meaningful over
   // samplings of kMinCpuWindowS and more.
   std::optional<double> other_cpus;
+  // This process's own CPU time over the same window, in CPUs, from /proc/self/stat: about 1.0 for
+  // a case whose work is one thread's (a launch loop), more where other threads of this process
+  // (a library's thread pool, a compile) ran beside it. Read with other_cpus; nullopt without it.
+  std::optional<double> own_cpus;
   double cpu_window_s = 0;          // the wall time it was read over
   int cpus = 0;                     // CPUs in this process's affinity mask
   std::string other_cpus_unavailable;
@@ -32,6 +36,10 @@ struct MachineLoad {
   // tell: when our PID is not listed, one listed process is taken as ours.
   std::optional<std::vector<unsigned>> other_gpu_pids;
   std::string gpu_processes_unavailable;
+  // A CPU layer's case: whether each OpenMP thread ran on a CPU of its own (harness/host_threads.h),
+  // and why not where it did not. nullopt for a GPU case.
+  std::optional<bool> threads_pinned;
+  std::string threads_unpinned_why;
 };
 
 // Thresholds: a case timed by the host is busy when other processes kept at least kBusyOtherCpus

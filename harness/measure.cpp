@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <stdexcept>
 
 #include "common/elapsed.h"
 #include "harness/clocks.h"
+#include "harness/host_threads.h"
 #include "harness/interrupt.h"
 
 namespace lb {
@@ -36,8 +38,10 @@ SampleSeries take_samples(CaseResult& r, Variant& variant, const Environment& en
     else gpu_known = false;
   };
   read_gpu_processes();
-  CpuMeter cpu_meter;
+  CpuMeter cpu_meter;  // reads the process's CPUs: started before they are pinned, stopped after
   cpu_meter.start();
+  std::optional<PinnedOpenMpTeam> pinned_team;  // a CPU layer's threads, one CPU each (host_threads.h)
+  if (!gpu) pinned_team.emplace();
   const auto t0 = std::chrono::steady_clock::now();
   Stop stop = Stop::kContinue;
   for (std::size_t index = 0; stop == Stop::kContinue; ++index) {
@@ -75,6 +79,11 @@ SampleSeries take_samples(CaseResult& r, Variant& variant, const Environment& en
     progress.tick();
   }
   r.load = MachineLoad{};
+  if (pinned_team) {
+    r.load.threads_pinned = pinned_team->pinned();
+    r.load.threads_unpinned_why = pinned_team->why_not();
+    pinned_team.reset();
+  }
   cpu_meter.stop(r.load);
   read_gpu_processes();
   if (gpu_known) {  // each once, sorted
