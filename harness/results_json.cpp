@@ -114,6 +114,7 @@ json measurement_json(const MeasurementSettings& m) {
             {"min_time_s", m.rule.min_time_s},
             {"enough_samples", m.rule.enough_samples},
             {"max_time_s", m.rule.max_time_s},
+            {"cap_min_samples", m.rule.cap_min_samples},
             {"stops_early_above_target", m.rule.stop_early_above_target},
             {"sm_clock", nullptr}};
   if (m.l2_flush_bytes) j["l2_flush_bytes"] = *m.l2_flush_bytes;

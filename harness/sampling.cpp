@@ -1,5 +1,6 @@
 #include "harness/sampling.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace lb {
@@ -77,7 +78,7 @@ Stop check_stop(const SampleSeries& series, double wall_s, const StoppingRule& r
         return Stop::kNoiseOutOfReach;
     }
   }
-  if (wall_s >= rule.max_time_s && series.count() >= 1) return Stop::kTimeCap;
+  if (wall_s >= rule.max_time_s && series.count() >= std::max<std::size_t>(1, rule.cap_min_samples)) return Stop::kTimeCap;
   return Stop::kContinue;
 }
 

@@ -95,6 +95,7 @@ class WidenedTimeCap {
  public:
   WidenedTimeCap(StoppingRule& rule, double per_sample_ms) : rule_(rule), saved_(rule) {
     rule.max_time_s = student_time_cap_s(rule, per_sample_ms);
+    rule.cap_min_samples = 1;  // the child's limit bounds a slow student kernel, not compare's need
   }
   ~WidenedTimeCap() { rule_ = saved_; }
   WidenedTimeCap(const WidenedTimeCap&) = delete;
