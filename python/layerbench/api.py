@@ -365,7 +365,7 @@ class ComparisonRow:
     p_value: float | None  # the rank test's over the samples, where it ran
     allowance: float  # the spread between runs the change was held to (a fraction, at least the threshold)
     timing: str  # whose clock: "device", "cpu" or "host-feeds-gpu"
-    busy: tuple[str, ...]  # why either run's machine was busy ("BASE: ..."): its verdict is then unclear
+    busy: tuple[str, ...]  # why either run's machine was busy ("BASE: ..."): unclear if host-timed, else a wider allowance
 
 
 @dataclass(frozen=True)
@@ -404,7 +404,8 @@ class Comparison:
 
     @property
     def busy(self) -> tuple[ComparisonRow, ...]:
-        """The rows either of whose runs was on a busy machine (their verdicts unclear)."""
+        """The rows either of whose runs was on a busy machine (host-timed: unclear; device-timed:
+        held to a spread widened by the busy run's median over its fastest sample)."""
         return tuple(row for row in self.rows if row.busy)
 
     def to_markdown(self) -> str:

@@ -125,8 +125,11 @@ def test_a_case_carries_its_kept_samples_their_robust_noise_and_a_busy_machine(t
     assert all(c.samples_ms is None and c.busy == () for c in others)  # files before them keep none
     c = layerbench.compare(layerbench.load(H200_RUN1), r)
     row = next(row for row in c.rows if row.new is case)
-    assert row.verdict == "unclear" and row.busy == ("NEW: another process on the GPU (pid 9)",)
-    assert c.busy == (row,) and row.timing in ("device", "cpu", "host-feeds-gpu") and row.allowance >= 0.05
+    # A device-timed case on a busy GPU: held to the spread widened by its median over its fastest
+    # sample (the entry's min_ms, from the run before its samples were replaced here).
+    assert row.busy == ("NEW: another process on the GPU (pid 9)",) and row.timing == "device"
+    assert "median over its fastest sample" in row.why or row.verdict == "same"
+    assert c.busy == (row,) and row.allowance >= 0.05
 
 
 def test_unavailable_names_each_layer_that_could_not_run_with_why():

@@ -121,15 +121,20 @@ def test_two_runs_of_the_same_build_raise_no_alarm():
     assert c.count("unclear") > 0  # the noisy small cases are called unclear, not same
 
 
-def test_a_busy_machine_makes_the_verdict_unclear_and_says_why(tmp_path: Path):
-    """Even a 2x slow-down: the other process may be the cause (docs/reports.md)."""
-    why = "another process on the GPU (pid 4242)"
-    base = results_file(tmp_path / "b.json", [timed_entry("vector_add", "runtime", 1.0, 0.01, 200, 1)])
-    new = results_file(tmp_path / "n.json", [timed_entry("vector_add", "runtime", 2.0, 0.01, 200, 2, busy=[why])])
+def test_a_busy_machine_makes_a_host_timed_verdict_unclear_and_says_why(tmp_path: Path):
+    """Even a 2x slow-down of a CPU case: the other process may be the cause (docs/reports.md). A
+    device-timed case on a busy GPU is held to a spread widened by its measured bound instead."""
+    why_cpu, why_gpu = "other processes kept 3.1 of 16 CPUs busy", "another process on the GPU (pid 4242)"
+    base = results_file(tmp_path / "b.json", [timed_entry("vector_add", "cpu", 1.0, 0.01, 200, 1),
+                                              timed_entry("vector_add", "runtime", 1.0, 0.01, 200, 3)])
+    new = results_file(tmp_path / "n.json", [timed_entry("vector_add", "cpu", 2.0, 0.01, 200, 2, busy=[why_cpu]),
+                                             timed_entry("vector_add", "runtime", 2.0, 0.01, 200, 4, busy=[why_gpu])])
     c = compare.compare(results.load(base), results.load(new))
-    assert [(r.verdict, r.busy) for r in c.rows] == [("unclear", [f"NEW: {why}"])]
-    assert why in c.rows[0].why
+    assert [(r.base.layer, r.verdict, r.busy) for r in c.rows] == [
+        ("cpu", "unclear", [f"NEW: {why_cpu}"]), ("runtime", "slower", [f"NEW: {why_gpu}"])]
+    assert why_cpu in c.rows[0].why and "median over its fastest sample" not in c.rows[0].why
+    assert why_gpu in c.rows[1].why
     result = run_cli("compare", base, new)
-    assert result.returncode == 0, result.stdout
-    assert "**1 case(s) ran on a busy machine**" in result.stdout and why in result.stdout
-    assert "1 case(s) ran on a busy machine: their verdicts are unclear" in result.stderr
+    assert result.returncode == 1, result.stdout
+    assert "**2 case(s) ran on a busy machine**" in result.stdout and why_cpu in result.stdout
+    assert "2 case(s) ran on a busy machine: host-timed ones are unclear" in result.stderr

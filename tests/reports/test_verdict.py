@@ -124,10 +124,43 @@ def test_the_rank_test_must_tell_the_runs_apart():
     assert d.verdict == "unclear" and d.p_value is not None
 
 
-def test_a_busy_machine_is_unclear_whatever_the_change():
+def test_a_busy_host_timed_case_is_unclear_whatever_the_change():
+    cpu = TIMING_KINDS["cpu"]
+    busy = ["other processes kept 3.1 of 16 CPUs busy"]
+    for change in (1.0, 2.0, 140.0):
+        d = decide(sample(1.0), sample(change, seed=2, busy=busy), cpu, spread=0.03, spread_runs=5)
+        assert d.verdict == "unclear" and d.why == f"NEW ran on a busy machine ({busy[0]})"
+
+
+BUSY_GPU = ["another process on the GPU (pid 9)"]
+
+
+def test_a_busy_device_timed_case_is_held_to_its_fastest_sample():
     device = TIMING_KINDS["device"]
-    d = decide(sample(1.0), sample(1.0, seed=2, busy=["another process on the GPU (pid 9)"]), device)
-    assert d.verdict == "unclear" and d.why == "NEW ran on a busy machine (another process on the GPU (pid 9))"
+    # Samples 1% apart: the busy run's median stands about 3% above its fastest sample, and the
+    # allowance widens by that much, no more; a 2x slow-down is still one, a 1.02x change is same.
+    d = decide(sample(1.0), sample(2.0, seed=2, busy=BUSY_GPU), device)
+    assert d.verdict == "slower" and d.why.startswith("NEW ran on a busy machine (another process on the GPU (pid 9)); ")
+    bound = 2.0 / sample(2.0, seed=2).min_ms - 1
+    assert d.allowance == pytest.approx((1 + device.allowance) * (1 + bound) - 1)
+    assert decide(sample(1.0), sample(1.02, seed=2, busy=BUSY_GPU), device).verdict == "same"
+    # 8% is beyond the quiet allowance (6%) but within the widened one: unclear, saying why.
+    d = decide(sample(1.0), sample(1.08, seed=2, busy=BUSY_GPU), device)
+    assert d.verdict == "unclear" and "the busy run's median over its fastest sample" in d.why
+
+
+def test_a_disturbed_device_timed_case_stays_unclear():
+    device = TIMING_KINDS["device"]
+    # Half the samples delayed 3x by another process: the median stands 2x above the fastest
+    # sample, beyond BUSY_BOUND, so nothing bounds the interference, even for a 140x change.
+    values = [1.0] * 49 + [3.0] * 51
+    disturbed = Sample(median_ms=3.0, samples_ms=values, min_ms=1.0, max_ms=3.0, busy=tuple(BUSY_GPU))
+    for base in (sample(1.0), sample(0.02)):
+        d = decide(base, disturbed, device)
+        assert d.verdict == "unclear" and d.why == "NEW ran on a busy machine (another process on the GPU (pid 9))"
+    # Without a recorded minimum (an old file) there is no bound either.
+    no_min = Sample(median_ms=2.0, samples_ms=None, min_ms=None, max_ms=None, busy=tuple(BUSY_GPU), count=50)
+    assert decide(sample(1.0), no_min, device).verdict == "unclear"
 
 
 # --- the 140x case ------------------------------------------------------------------------

@@ -186,8 +186,8 @@ def run_compare(args) -> int:
     text = compare_mod.to_markdown(comparison)
     _write_or_print(args.out, text, f"{PROG} compare: {compare_mod.summary(comparison)}; table in {args.out}")
     if comparison.busy:
-        print(f"{PROG} compare: {len(comparison.busy)} case(s) ran on a busy machine: their verdicts are unclear "
-              f"(the table says why)", file=sys.stderr)
+        print(f"{PROG} compare: {len(comparison.busy)} case(s) ran on a busy machine: host-timed ones are unclear, "
+              f"device-timed ones held to a wider spread (the table says why)", file=sys.stderr)
     if comparison.regressed:
         print(f"{PROG} compare: {comparison.count(compare_mod.SLOWER)} case(s) slower beyond "
               f"{args.threshold * 100:g}% with confidence", file=sys.stderr)

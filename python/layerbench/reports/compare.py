@@ -103,7 +103,8 @@ class Comparison:
 
     @property
     def busy(self) -> list[Row]:
-        """The rows either of whose runs was on a busy machine (their verdicts unclear)."""
+        """The rows either of whose runs was on a busy machine (host-timed: unclear; device-timed:
+        held to a spread widened by the busy run's median over its fastest sample)."""
         return [row for row in self.rows if row.busy]
 
 
@@ -220,10 +221,11 @@ def to_markdown(c: Comparison) -> str:
             f"threshold ({fmt.pct(c.threshold, 1)}); slower or faster when it moved by more than the threshold "
             f"and the spread between runs of its kind, by more than {c.k:g}× the runs' robust noise, and the "
             f"rank test over the samples tells the runs apart (p < {c.alpha:g}); unclear otherwise, or when "
-            f"either machine was busy (docs/reports.md, \"Comparing two runs\").", ""]
+            f"either machine was busy on a host-timed case (docs/reports.md, \"Comparing two runs\").", ""]
     busy = c.busy
     if busy:
-        out += [f"**{len(busy)} case(s) ran on a busy machine** (their verdicts are unclear): "
+        out += [f"**{len(busy)} case(s) ran on a busy machine** (host-timed: unclear; device-timed: a wider "
+                "spread, the busy run's median over its fastest sample): "
                 + "; ".join(f"{_case(c, row.base, row.new)}: {', '.join(row.busy)}" for row in busy[:10])
                 + (f"; and {len(busy) - 10} more" if len(busy) > 10 else "") + ".", ""]
     if c.rows:

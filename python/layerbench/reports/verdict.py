@@ -5,7 +5,12 @@ it case by case); docs/reports.md ("Comparing two runs") explains it with its fi
 For medians b (BASE) and n (NEW), r = n / b, change c = |ln r|, threshold t:
 
 1. **busy** — either run says its machine was busy while the case ran (the results' `busy`:
-   another process on the GPU, or on a host-timed case's CPUs): `unclear`, saying why.
+   another process on the GPU, or on a host-timed case's CPUs). A host-timed case: `unclear`,
+   saying why. A device-timed case is decided by the rules below with its allowance widened by a
+   measured bound on what the other process could have added: interference adds time to a sample
+   and never takes any away, so where the busy run's fastest sample ran undisturbed, that run's
+   median stands at most median / min above what it would have been alone (BUSY_BOUND: above
+   that, or without a recorded minimum, `unclear` as before).
 2. **same** — c ≤ ln(1 + t): the medians moved by less than the threshold.
 3. **within the runs' spread** — c ≤ ln(1 + a), where a is how much runs of this case differ
    from one another with nothing changed: from earlier runs of the same device (`spread`, which
@@ -45,6 +50,9 @@ MAD_TO_SIGMA = 1.4826  # the MAD of normal samples is 0.6745 sigma
 # With too few samples for the rank test, a change decides only when the ranges do not overlap and
 # it is over GROSS times the runs' spread (a 140x slow-down is no noise; 1.5x from 3 samples may be).
 GROSS = 10.0
+# A busy device-timed run whose median stands more than this far above its fastest sample was
+# disturbed too much for its minimum to bound the interference (rule 1): `unclear`.
+BUSY_BOUND = 0.5
 
 
 @dataclass(frozen=True)
@@ -163,6 +171,23 @@ def _busy(side: str, s: Sample) -> str:
     return f"{side} ran on a busy machine ({'; '.join(s.busy)})"
 
 
+def _interference_bound(base: Sample, new: Sample, kind: TimingKind) -> float | None:
+    """How much another process on the GPU could have added to the busy runs' medians (rule 1),
+    as a fraction: the product over the busy sides of median / min, less one. None where it cannot
+    be stated: a host-timed case (the host's scheduler may slow every sample alike), a busy side
+    without a recorded minimum, or a bound above BUSY_BOUND."""
+    if kind.name != "device":
+        return None
+    factor = 1.0
+    for s in (base, new):
+        if not s.busy:
+            continue
+        if not s.min_ms or s.min_ms <= 0:
+            return None
+        factor *= max(1.0, s.median_ms / s.min_ms)
+    return factor - 1 if factor - 1 <= BUSY_BOUND else None
+
+
 def decide(base: Sample, new: Sample, kind: TimingKind, policy: Policy = Policy(),
            spread: float | None = None, spread_runs: int = 0) -> Decision:
     """The verdict on one case (the module's docstring says how). `spread` is how much earlier
@@ -186,14 +211,21 @@ def decide(base: Sample, new: Sample, kind: TimingKind, policy: Policy = Policy(
         return Decision(verdict, why, ratio, noise, p, allowance)
 
     busy = [_busy(side, s) for side, s in (("BASE", base), ("NEW", new)) if s.busy]
+    busy_note = ""
     if busy:
-        return decision(UNCLEAR, "; ".join(busy))
+        bound = _interference_bound(base, new, kind)
+        if bound is None:
+            return decision(UNCLEAR, "; ".join(busy))
+        allowance = (1 + allowance) * (1 + bound) - 1
+        spread_from += f", widened by {_pct(bound)}: the busy run's median over its fastest sample"
+        busy_note = "; ".join(busy) + "; "
     if change <= math.log1p(policy.threshold):
-        return decision(SAME, f"within the {_pct(policy.threshold)} threshold")
+        return decision(SAME, f"{busy_note}within the {_pct(policy.threshold)} threshold")
     direction = SLOWER if ratio > 1 else FASTER
     if change <= math.log1p(allowance):
-        return decision(UNCLEAR, f"{kind.what}: runs differ by ±{_pct(allowance)} ({spread_from})")
-    beyond = "beyond the threshold" + (f" and the runs' spread (±{_pct(allowance)})" if allowance > policy.threshold else "")
+        return decision(UNCLEAR, f"{busy_note}{kind.what}: runs differ by ±{_pct(allowance)} ({spread_from})")
+    beyond = busy_note + "beyond the threshold" + (
+        f" and the runs' spread (±{_pct(allowance)})" if allowance > policy.threshold else "")
     recorded = [len(s.samples_ms) if s.samples_ms else 0 for s in (base, new)]
     if min(recorded) >= MIN_SAMPLES:
         p = mann_whitney_u(base.samples_ms or (), new.samples_ms or ())
@@ -208,7 +240,7 @@ def decide(base: Sample, new: Sample, kind: TimingKind, policy: Policy = Policy(
     if min(base.count, new.count) < MIN_SAMPLES:
         few = f"too few samples for the rank test ({base.count} and {new.count}; {MIN_SAMPLES} needed)"
         if apart and change > math.log((1 + allowance) * GROSS):
-            return decision(direction, f"{few}, but the ranges do not overlap and the change is over "
+            return decision(direction, f"{busy_note}{few}, but the ranges do not overlap and the change is over "
                                        f"{GROSS:g}× the runs' spread")
         return decision(UNCLEAR, f"{beyond}, but {few}")
     # A file written before samples_ms: its recorded range, or a gross change of its median (a
