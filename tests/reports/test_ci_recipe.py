@@ -8,8 +8,9 @@ results/new.json, on a real run (fixtures/same-build/h100/a.json.gz) as main's:
     --fail-on (slower, the default), exit 1 with --fail-on slower,unclear.
 
 And docs/reports.md quotes the workflow file whole, so the doc, the file and this test cannot drift.
-With $LB_EXE (ctest sets it) the step's `build/layerbench` is the build's binary, which hands over
-to the reports tool; without it, the reports tool itself (`python -m layerbench.reports`)."""
+With $LB_EXE (ctest sets it to the build's binary) the step's `build/layerbench` is that binary,
+which hands over to the reports tool; without one, the reports tool itself (`python -m
+layerbench.reports`)."""
 from __future__ import annotations
 
 import copy
@@ -62,7 +63,7 @@ def run_step(words: list[str], folder: Path) -> subprocess.CompletedProcess:
     assert words[:2] == ["build/layerbench", "compare"], words
     exe = os.environ.get("LB_EXE")
     env = {**cli_env(), "LAYERBENCH_PYTHON": sys.executable}
-    program = [exe] if exe else [sys.executable, "-m", "layerbench.reports"]
+    program = [exe] if exe and Path(exe).is_file() else [sys.executable, "-m", "layerbench.reports"]
     return subprocess.run([*program, *words[1:]], cwd=folder, env=env, capture_output=True, text=True, timeout=600)
 
 
