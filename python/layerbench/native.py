@@ -103,7 +103,7 @@ def python_side(args: list[str], error: NotInstalledError) -> int:
     sub = _lab_command(args[1:]) if word == "lab" else None
     if sub is not None and sub[0] == "list":
         from .lab import listing
-        return listing.main(sub[1], f"this install {why}" if why else str(error))
+        return listing.main(sub[1], f"this install {why}" if why else str(error), PREFIX)
     if sub is not None:
         word = f"lab {sub[0]}"
     what = f"`{word}` needs the native harness: " if word else ""

@@ -57,17 +57,19 @@ class Lab:
     title: str
 
 
-def labs_dir(given: str | None = None) -> Path:
-    """The labs folder, as the harness finds it (the module's docstring)."""
+PREFIX = Path(__file__).resolve().parents[1] / "_prefix"  # the package's install prefix (native.PREFIX)
+
+
+def labs_dir(given: str | None = None, prefix: Path = PREFIX) -> Path:
+    """The labs folder, as the harness finds it (the module's docstring); `prefix` is the package's
+    install prefix (native.py's PREFIX)."""
     if given:
         return Path(given)
     for variable, below in (("LAYERBENCH_LABS", ""), ("LAYERBENCH_DATA_DIR", "labs")):
         value = os.environ.get(variable)
         if value:
             return Path(value) / below
-    from .. import native
-
-    installed = native.PREFIX / "share" / "layerbench" / "labs"
+    installed = prefix / "share" / "layerbench" / "labs"
     source = Path(__file__).resolve().parents[3] / "labs"  # python/layerbench/lab -> the source tree's labs/
     for candidate in (installed, source):
         if candidate.is_dir():
@@ -168,9 +170,9 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(args: list[str], harness: str) -> int:
+def main(args: list[str], harness: str, prefix: Path = PREFIX) -> int:
     """`lab list ARGS` (args after `list`, with --labs DIR taken anywhere); `harness` says why there
-    is no harness here, for the closing line."""
+    is no harness here, for the closing line; `prefix` is the package's install prefix."""
     p = parser()
     try:
         parsed, extra = p.parse_known_args(args)
@@ -180,7 +182,7 @@ def main(args: list[str], harness: str) -> int:
         print(f"{PROG}: error: unrecognized arguments: {' '.join(extra)} (see {PROG} --help)", file=sys.stderr)
         return 2
     try:
-        folder = labs_dir(parsed.labs)
+        folder = labs_dir(parsed.labs, prefix)
         labs, left_out = read_labs(folder)
     except ListError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
