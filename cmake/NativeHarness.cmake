@@ -23,8 +23,15 @@ elseif(NOT lb_native MATCHES "^(ON|1|YES|TRUE)$")
 endif()
 
 if(LB_NATIVE_LEFT_OUT)
-  set(lb_left_out_line "left out the native harness (run, list, ladder, lab, the Python layers): ${LB_NATIVE_LEFT_OUT}, so only the Python side (load, compare, report, csv, merge, db) is installed")
+  set(lb_left_out_line "left out the native harness (run, list, ladder, lab start|check|grade, the Python layers): ${LB_NATIVE_LEFT_OUT}, so only the Python side (load, compare, report, csv, merge, db, lab list) is installed")
   message(STATUS "layerbench: ${lb_left_out_line}")
   file(WRITE ${CMAKE_BINARY_DIR}/native-left-out.txt "${lb_left_out_line}\n")
   install(FILES ${CMAKE_BINARY_DIR}/native-left-out.txt DESTINATION . COMPONENT layerbench)
+  # The labs, which the Python side lists (`layerbench lab list`: python/layerbench/lab/listing.py),
+  # and the example workload folders two of them are on (their workload.json names the workload),
+  # where cmake/install.cmake puts them in a full install: <prefix>/share/layerbench.
+  install(DIRECTORY ${CMAKE_SOURCE_DIR}/labs/ DESTINATION share/layerbench/labs COMPONENT layerbench
+          PATTERN __pycache__ EXCLUDE PATTERN tests EXCLUDE)
+  install(DIRECTORY ${CMAKE_SOURCE_DIR}/examples/ DESTINATION share/layerbench/examples COMPONENT layerbench
+          PATTERN __pycache__ EXCLUDE PATTERN tests EXCLUDE)
 endif()

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .api import (Case, Comparison, ComparisonRow, LayerUnavailableWarning, NotCompared, OneTimeCost, Results,
-                  RunError, UsageError, compare, compare_markdown, load, report, run)
+from .api import (Case, Comparison, ComparisonRow, GateVerdict, LayerUnavailableWarning, NotCompared, OneTimeCost,
+                  Results, RunError, ThresholdWarning, UsageError, compare, compare_markdown, load, report, run)
 
-__all__ = ["__version__", "Case", "Comparison", "ComparisonRow", "LayerUnavailableWarning", "NotCompared",
-           "OneTimeCost", "Results", "RunError", "UsageError", "compare", "compare_markdown", "load", "report", "run"]
+__all__ = ["__version__", "Case", "Comparison", "ComparisonRow", "GateVerdict", "LayerUnavailableWarning",
+           "NotCompared", "OneTimeCost", "Results", "RunError", "ThresholdWarning", "UsageError", "compare",
+           "compare_markdown", "load", "report", "run"]
 
 _source_version: str | None = None
 

@@ -3,7 +3,8 @@
     import layerbench
     r = layerbench.run(workloads=["vector_add"], layers=["cpu"], sizes=[1000])
     print(r.cases[0].verified, r.cases[0].gbps)
-    layerbench.compare(layerbench.load("base.json"), r, threshold=5)  # percent, as `compare --threshold 5`
+    c = layerbench.compare(layerbench.load("base.json"), r, threshold=5)  # percent, as `compare --threshold 5`
+    c.fails(on=("slower", "unclear"))  # the gate of `compare --fail-on slower,unclear`
 
 The same engine as the command line: run() starts the native `layerbench run` (native.py), shows its
 progress on stderr (or hands each line to a callback) and loads the file it wrote; load() is the
@@ -33,7 +34,8 @@ from .reports import results as _results
 from .reports import verdict as _verdict
 
 __all__ = ["Case", "OneTimeCost", "Results", "Comparison", "ComparisonRow", "NotCompared", "UsageError", "RunError",
-           "LayerUnavailableWarning", "run", "load", "compare", "compare_markdown", "report"]
+           "LayerUnavailableWarning", "ThresholdWarning", "GateVerdict", "run", "load", "compare", "compare_markdown",
+           "report"]
 
 
 class UsageError(ValueError):
@@ -46,6 +48,14 @@ class RunError(RuntimeError):
 
 class LayerUnavailableWarning(UserWarning):
     """run() was asked for a layer that ran no case here; the message says why (Results.unavailable)."""
+
+
+class ThresholdWarning(UserWarning):
+    """compare() was given a threshold under 1: it is in percent, so 0.05 is 0.05%, not 5%."""
+
+
+# The verdicts a gate may fail on (compare's fail_on, Comparison.fails; `compare --fail-on`).
+GateVerdict = Literal["slower", "unclear", "faster"]
 
 
 @dataclass(frozen=True)
@@ -381,8 +391,9 @@ class NotCompared:
 class Comparison:
     """compare()'s answer: `rows` (the cases both files ran, in BASE's order), `only_base` and
     `only_new` (cases in one file alone), `not_compared`, the `threshold` (percent), `k` and
-    `alpha` it was judged with; count(verdict), `regressed` (any "slower"), `busy` (the rows run on
-    a busy machine) and to_markdown() (`layerbench compare`'s table)."""
+    `alpha` it was judged with, and `fail_on` (the verdicts that fail its gate); count(verdict),
+    `regressed` (any "slower"), fails() and failing() (the gate, as `compare --fail-on`), `busy` (the
+    rows run on a busy machine) and to_markdown() (`layerbench compare`'s table)."""
 
     rows: tuple[ComparisonRow, ...]
     only_base: tuple[Case, ...]
@@ -391,6 +402,7 @@ class Comparison:
     threshold: float
     k: float
     alpha: float
+    fail_on: tuple[GateVerdict, ...]
     _source: _compare.Comparison = field(repr=False, compare=False)
 
     def count(self, verdict: str) -> int:
@@ -401,6 +413,19 @@ class Comparison:
     def regressed(self) -> bool:
         """True when a case got slower (what makes `layerbench compare` exit 1)."""
         return self.count("slower") > 0
+
+    def failing(self, on: str | Iterable[str] | None = None) -> tuple[ComparisonRow, ...]:
+        """The rows whose verdict fails the gate: a verdict of `on` ("slower", "unclear", "faster";
+        a list, or names separated by commas), or of `fail_on` when `on` is None. UsageError naming
+        a bad verdict."""
+        verdicts = self.fail_on if on is None else _gate_verdicts("Comparison.failing()", on)
+        return tuple(row for row in self.rows if row.verdict in verdicts)
+
+    def fails(self, on: str | Iterable[str] | None = None) -> bool:
+        """True when a row's verdict is one of `on` (None: `fail_on`): what makes `layerbench
+        compare --fail-on ...` exit 1. fails() with the default fail_on is `regressed`;
+        fails(on=("slower", "unclear")) also fails on what could not be decided."""
+        return bool(self.failing(on))
 
     @property
     def busy(self) -> tuple[ComparisonRow, ...]:
@@ -419,12 +444,30 @@ def _number(what: str, value: object, low: float, high: float, hint: str) -> flo
     return float(value)
 
 
-def compare(base: Results, new: Results, *, threshold: float = 5.0, k: float = 1.0, alpha: float = 0.01) -> Comparison:
+def _gate_verdicts(what: str, value: object) -> tuple[GateVerdict, ...]:
+    if not isinstance(value, (str, Iterable)):
+        raise UsageError(f"{what}: {value!r}: verdicts (\"slower,unclear\", or a list of them)")
+    try:
+        verdicts = _compare.fail_on_verdicts(value)
+    except ValueError as e:
+        raise UsageError(f"{what}: {e}") from None
+    return verdicts  # type: ignore[return-value]  # fail_on_verdicts keeps GATE_VERDICTS only
+
+
+def compare(base: Results, new: Results, *, threshold: float = 5.0, k: float = 1.0, alpha: float = 0.01,
+            fail_on: str | Iterable[str] = ("slower",)) -> Comparison:
     """Case by case, NEW against BASE: the ratio of medians and a verdict (faster, slower, same,
     unclear), as `layerbench compare` (docs/reports.md, "Comparing two runs"). `threshold` is the
-    smallest change that counts, in percent (5: 5%, the command's --threshold 5); `k` how many
-    times the runs' robust noise a change must exceed (--noise-k); `alpha` the rank test's level."""
+    smallest change that counts, in percent (5: 5%, the command's --threshold 5; one under 1 gives
+    a ThresholdWarning: 0.05 is 0.05%); `k` how many times the runs' robust noise a change must
+    exceed (--noise-k); `alpha` the rank test's level; `fail_on` the verdicts that fail the gate
+    (--fail-on: "slower", "unclear", "faster"; a list, or names separated by commas), which
+    Comparison.fails() and to_markdown() go by."""
     percent = _number("threshold", threshold, 0, 1000, "a percentage from 0 to 1000 (5 is 5%)")
+    small = _compare.small_threshold(percent)
+    if small:
+        warnings.warn(f"layerbench.compare(): threshold={small}", ThresholdWarning, stacklevel=2)
+    gate = _gate_verdicts("compare(): fail_on", fail_on)
     times = _number("k", k, 0, math.inf, "a number above 0")
     if times == 0:
         raise UsageError(f"compare(): k={k!r}: a number above 0")
@@ -432,7 +475,7 @@ def compare(base: Results, new: Results, *, threshold: float = 5.0, k: float = 1
     if level == 0:
         raise UsageError(f"compare(): alpha={alpha!r}: a level between 0 and 1 (0.01)")
     source = _compare.compare(_loaded("base", base), _loaded("new", new), threshold=percent / 100, k=times,
-                              alpha=level)
+                              alpha=level, fail_on=gate)
     case = {**base._of, **new._of}
     return Comparison(
         rows=tuple(ComparisonRow(base=case[id(r.base)], new=case[id(r.new)], ratio=r.ratio, noise=r.noise,
@@ -442,7 +485,7 @@ def compare(base: Results, new: Results, *, threshold: float = 5.0, k: float = 1
         only_base=tuple(case[id(c)] for c in source.only_base),
         only_new=tuple(case[id(c)] for c in source.only_new),
         not_compared=tuple(NotCompared(base=case[id(b)], new=case[id(n)], why=why) for b, n, why in source.not_compared),
-        threshold=percent, k=times, alpha=level, _source=source)
+        threshold=percent, k=times, alpha=level, fail_on=gate, _source=source)
 
 
 def compare_markdown(comparison: Comparison) -> str:

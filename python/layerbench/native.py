@@ -6,8 +6,9 @@ texts and Python layers from its own path (_prefix/share/layerbench, common/data
 
 A package built where there was no CUDA compiler has no binary (cmake/NativeHarness.cmake): it holds
 _prefix/native-left-out.txt, one line saying what was left out and why. Then the commands of the
-Python side (report, compare, csv, merge, db) run here, as the binary would hand them over, and
-every other command says in one line that it needs the native harness, and why there is none.
+Python side (report, compare, csv, merge, db) run here, as the binary would hand them over, `lab
+list` lists the labs the package ships (lab/listing.py), and every other command says in one line
+that it needs the native harness, and why there is none.
 
 `layerbench ARGS` (the console script) and `python -m layerbench ARGS` both come here.
 """
@@ -76,8 +77,9 @@ def _help(why: str) -> str:
             "  compare  Compare two results files case by case, with a regression verdict\n"
             "  csv      Write a results file as CSV, one row per case\n"
             "  merge    Merge results files of several GPUs, hosts or tasks into one\n"
-            "  db       A results database with history: add, list, compare\n\n"
-            "Left out (they need the native harness): run, list, ladder, lab.\n"
+            "  db       A results database with history: add, list, compare\n"
+            "  lab list The coursework labs (checking and grading them need the harness and a GPU)\n\n"
+            "Left out (they need the native harness): run, list, ladder, lab start|check|grade|profile.\n"
             "From Python: import layerbench; layerbench.load, compare, report (docs/python-api.md).\n")
 
 
@@ -98,9 +100,29 @@ def python_side(args: list[str], error: NotInstalledError) -> int:
     if why and word in ("", "help", "--help", "-h") and len(args) <= 1:
         print(_help(why), end="", file=sys.stdout if word else sys.stderr)
         return 0 if word else 2
+    sub = _lab_command(args[1:]) if word == "lab" else None
+    if sub is not None and sub[0] == "list":
+        from .lab import listing
+        return listing.main(sub[1], f"this install {why}" if why else str(error), PREFIX)
+    if sub is not None:
+        word = f"lab {sub[0]}"
     what = f"`{word}` needs the native harness: " if word else ""
     print(f"layerbench: {what}{error}", file=sys.stderr)
     return 2
+
+
+def _lab_command(args: list[str]) -> tuple[str, list[str]] | None:
+    """`lab`'s subcommand and its other arguments (`lab --labs DIR list` as `lab list --labs DIR`),
+    or None where it names none."""
+    skip = False
+    for i, word in enumerate(args):
+        if skip:
+            skip = False
+        elif word == "--labs":
+            skip = True
+        elif not word.startswith("-"):
+            return word, args[:i] + args[i + 1:]
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -150,7 +150,7 @@ def test_the_version_is_the_projects_one_rule():
 def test_the_package_is_typed_and_exports_its_types():
     assert (Path(layerbench.__file__).parent / "py.typed").is_file()
     for name in ("Case", "Results", "Comparison", "ComparisonRow", "NotCompared", "OneTimeCost",
-                 "LayerUnavailableWarning", "UsageError", "RunError", "__version__"):
+                 "LayerUnavailableWarning", "ThresholdWarning", "GateVerdict", "UsageError", "RunError", "__version__"):
         assert name in layerbench.__all__ and hasattr(layerbench, name), name
 
 
@@ -270,6 +270,49 @@ def test_the_threshold_is_in_percent_as_the_commands():
     at5, at1 = layerbench.compare(base, new, threshold=5), layerbench.compare(base, new, threshold=1)
     moved = [i for i, row in enumerate(at5.rows) if 0.011 < abs(row.ratio - 1) < 0.049]
     assert moved and all(at5.rows[i].verdict == "same" != at1.rows[i].verdict for i in moved)
+
+
+def test_the_gate_is_the_commands_fail_on():
+    """Two runs of one build: no case slower, some unclear. The default gate (fail_on "slower")
+    passes; ("slower", "unclear") fails, as `layerbench compare --fail-on slower,unclear` exits 1,
+    and to_markdown() is that command's table."""
+    base, new = layerbench.load(H200_RUN1), layerbench.load(H200_RUN2)
+    c = layerbench.compare(base, new)
+    unclear = tuple(row for row in c.rows if row.verdict == "unclear")
+    assert c.fail_on == ("slower",) and unclear and not c.regressed
+    assert not c.fails() and c.failing() == ()
+    assert c.fails(on=("slower", "unclear")) and c.failing(on="slower,unclear") == unclear
+    strict = layerbench.compare(base, new, fail_on=["unclear", "slower"])
+    assert strict.fail_on == ("slower", "unclear") and strict.fails() and strict.failing() == unclear
+    printed = subprocess.run([sys.executable, "-m", "layerbench.reports", "compare", str(H200_RUN1), str(H200_RUN2),
+                              "--fail-on", "slower,unclear"], capture_output=True, text=True,
+                             env={**os.environ, "PYTHONPATH": os.pathsep.join(
+                                 p for p in (str(REPO / "python"), os.environ.get("PYTHONPATH")) if p)})
+    assert printed.returncode == 1 and strict.to_markdown().strip() == printed.stdout.strip(), printed.stderr
+    assert "Gate (`--fail-on slower,unclear`)" in strict.to_markdown()
+
+
+@pytest.mark.parametrize("fail_on, named", [("same", "'same' fails no gate"), (["slower", "worse"], "'worse'"),
+                                            ("", "''"), (3, "3")])
+def test_a_bad_fail_on_is_a_usage_error_naming_it(fail_on, named):
+    r = layerbench.load(NO_DRIVER)
+    with pytest.raises(layerbench.UsageError, match=named) as e:
+        layerbench.compare(r, r, fail_on=fail_on)
+    assert "fail_on" in str(e.value)
+    with pytest.raises(layerbench.UsageError, match=named):
+        layerbench.compare(r, r).fails(on=fail_on)
+
+
+def test_a_threshold_under_one_warns_that_it_is_percent():
+    r = layerbench.load(H200_RUN1)
+    with pytest.warns(layerbench.ThresholdWarning, match=r"threshold=0\.05 is 0\.05%; for 5% give 5") as caught:
+        c = layerbench.compare(r, r, threshold=0.05)
+    assert len(caught) == 1 and caught[0].filename == __file__  # the caller's line
+    assert c.threshold == 0.05 and issubclass(layerbench.ThresholdWarning, UserWarning)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for percent in (0, 1, 5, 0.0):
+            layerbench.compare(r, r, threshold=percent)
 
 
 def test_report_writes_into_a_folder(tmp_path):

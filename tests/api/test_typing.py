@@ -2,8 +2,11 @@
 and installed into .venv by scripts/install-report-deps.sh, over the public API with --strict
 (api.py, __init__.py, native.py: what a user's type checker reads), and over the whole package at
 its default strictness, the modules behind the API (the reports tool, the database, the labs'
-Python) included, with no error. mypy reads its settings from the checkout's pyproject.toml
-([tool.mypy]: where lb_variant is, and the imports that have no types where the tests run)."""
+Python) included, with no error, and again without any installed package (--no-site-packages), as
+where the optional ones (psycopg, matplotlib, NumPy, the layers' packages) are not installed: a plain
+`ctest` after scripts/build.sh, whose .venv has no psycopg. mypy reads its settings from the
+checkout's pyproject.toml ([tool.mypy]: where lb_variant is, and the optional imports, which may be
+missing)."""
 from __future__ import annotations
 
 import subprocess
@@ -33,4 +36,12 @@ def test_the_public_api_passes_mypy_strict(tmp_path):
 
 def test_the_whole_package_passes_mypy(tmp_path):
     done = mypy(tmp_path, "-p", "layerbench")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_whole_package_passes_mypy_without_its_optional_packages(tmp_path):
+    """No site-packages at all: every optional import (psycopg, matplotlib, NumPy, the labs' GPU
+    libraries) is missing, as where only the reports' or the API's part is installed; pyproject.toml's
+    [[tool.mypy.overrides]] lets each be missing, and no module may need one for its types."""
+    done = mypy(tmp_path, "--no-site-packages", "-p", "layerbench")
     assert done.returncode == 0, done.stdout + done.stderr

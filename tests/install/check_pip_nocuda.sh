@@ -10,6 +10,9 @@
 #   - the Python side works from another folder: layerbench.load and layerbench.compare on
 #     committed results, `layerbench compare` and `layerbench csv` through the console script;
 #   - `layerbench run` says in one line that it needs the harness, and why there is none (exit 2);
+#   - `layerbench lab list` lists every lab of labs/ (its title, runner and what a check needs) from
+#     the package's own copy, and says in one line that checking and grading need the harness and a
+#     GPU (exit 0);
 #   - layerbench.__version__ and `layerbench --version` give cmake/version.cmake's version;
 #   - the install took less than LB_NOCUDA_LIMIT_S seconds (default 60) on a machine that is not
 #     busy (more where the load average is above the cores), and says how long, and where the time went.
@@ -127,6 +130,26 @@ code=0
 "$lb" run -l cpu >run.txt 2>&1 || code=$?
 [ "$code" = 2 ] && [ "$(wc -l <run.txt)" = 1 ] && grep -q "needs the native harness.*no CUDA compiler found" run.txt ||
   fail "layerbench run without the harness: exit $code, $(cat run.txt)"
+code=0
+"$lb" lab list >labs.txt 2>&1 || code=$?
+[ "$code" = 0 ] || fail "layerbench lab list without the harness: exit $code, $(tail -n 3 labs.txt)"
+python3 - "$root/labs" "$site/_prefix/share/layerbench/labs" labs.txt <<'PY' || fail "layerbench lab list without the harness: $(cat labs.txt)"
+import json, re, sys
+from pathlib import Path
+labs, shipped, out = Path(sys.argv[1]), sys.argv[2], Path(sys.argv[3]).read_text()
+lines = out.splitlines()
+assert lines[0] == f"Labs in {shipped}:", lines[0]
+rows = [line for line in lines if re.match(r"  \d\d-", line)]
+specs = sorted(labs.glob("*/lab.json"))
+assert len(rows) == len(specs), f"{len(rows)} labs listed, {len(specs)} in labs/"
+for path in specs:
+    spec = json.loads(path.read_text())
+    row = next((r for r in rows if r.split()[0] == path.parent.name), "")
+    assert row.endswith(spec["title"]) and f" {spec['runner']} " in row and " a GPU" in row, (path, row)
+assert lines[-1].startswith("Checking and grading (`layerbench lab check|grade`) need the native harness and a GPU: "
+                            "this install left out the native harness"), lines[-1]
+PY
+say "lab list: $(grep -cE '^  [0-9][0-9]-' labs.txt) labs listed without the harness"
 # The limit is for a machine that is not busy: where other work loads it (load average above its
 # cores), the limit grows by that factor, and says so.
 limit=$(python3 -c "import sys; print(f'{float(sys.argv[1]) * max(1.0, float(sys.argv[2]) / float(sys.argv[3])):.0f}')" \

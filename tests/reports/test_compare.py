@@ -138,3 +138,68 @@ def test_a_busy_machine_makes_a_host_timed_verdict_unclear_and_says_why(tmp_path
     assert result.returncode == 1, result.stdout
     assert "**2 case(s) ran on a busy machine**" in result.stdout and why_cpu in result.stdout
     assert "2 case(s) ran on a busy machine: host-timed ones are unclear" in result.stderr
+
+
+# --- the gate: --fail-on --------------------------------------------------------------------------
+
+def undecided(tmp_path: Path) -> tuple[Path, Path]:
+    """A pair with one case the same and one unclear (beyond the threshold, within the noise): no
+    case slower, so the default gate passes and `--fail-on slower,unclear` fails."""
+    base, new = [], []
+    for seed, key in enumerate((("saxpy", "runtime"), ("saxpy", "driver"))):
+        b, bn, n, nn, count, _verdict = CASES[key]
+        base.append(timed_entry(*key, b, bn, count, 2 * seed))
+        new.append(timed_entry(*key, n, nn, count, 2 * seed + 1))
+    return results_file(tmp_path / "base.json", base), results_file(tmp_path / "new.json", new)
+
+
+def test_fail_on_unclear_fails_what_the_default_gate_passes(tmp_path: Path):
+    base, new = undecided(tmp_path)
+    c = compare.compare(results.load(base), results.load(new))
+    assert sorted(r.verdict for r in c.rows) == ["same", "unclear"] and c.fail_on == ("slower",)
+    assert not c.fails() and c.fails(on="slower,unclear") and c.fails(on=["unclear"]) and not c.fails(on="faster")
+    passed = run_cli("compare", base, new)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert "Gate (`--fail-on slower`): a case whose verdict is `slower` fails it" in passed.stdout
+    assert "it passes: no case is slower." in passed.stdout
+    for given in ("slower,unclear", "unclear,slower", " Unclear , slower,unclear"):
+        failed = run_cli("compare", base, new, "--fail-on", given)
+        assert failed.returncode == 1, (given, failed.stdout + failed.stderr)
+        assert "Gate (`--fail-on slower,unclear`): a case whose verdict is `slower` or `unclear` fails it" in failed.stdout
+        assert "it fails: 1 case(s) (1 unclear)." in failed.stdout
+        assert "layerbench compare: 1 case(s) unclear, which --fail-on unclear fails" in failed.stderr
+
+
+def test_fail_on_faster_and_the_default_on_constructed_inputs(tmp_path: Path):
+    base, new = build(tmp_path)  # 1 faster, 2 slower, 1 same, 2 unclear
+    c = compare.compare(results.load(base), results.load(new), fail_on="faster")
+    assert c.fail_on == ("faster",) and [r.base.layer for r in c.failing()] == ["runtime"]
+    assert len(c.failing("slower,unclear,faster")) == 5
+    faster = run_cli("compare", base, new, "--fail-on", "faster")
+    assert faster.returncode == 1 and "1 case(s) faster beyond 5% with confidence" in faster.stderr
+    assert "slower beyond" not in faster.stderr  # slower cases do not fail a gate that does not name slower
+    swapped = run_cli("compare", new, base, "--fail-on", "unclear")  # 2 unclear either way
+    assert swapped.returncode == 1 and "2 case(s) unclear" in swapped.stderr
+
+
+@pytest.mark.parametrize("given, named", [("same", "'same' fails no gate"), ("slower,bogus", "'bogus' is not a verdict"),
+                                          ("slower,", "'' is not a verdict"), ("", "'' is not a verdict")])
+def test_a_bad_fail_on_is_one_line_naming_it(tmp_path: Path, given: str, named: str):
+    base, new = undecided(tmp_path)
+    result = run_cli("compare", base, new, "--fail-on", given)
+    assert result.returncode == 2 and result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("layerbench compare: error: argument --fail-on: ")
+    assert named in lines[0] and "slower, unclear, faster" in lines[0]
+    with pytest.raises(ValueError, match=named.split(" ", 1)[0]):
+        compare.compare(results.load(base), results.load(new), fail_on=given)
+
+
+def test_a_threshold_under_one_percent_warns_in_one_line_and_goes_on():
+    result = run_cli("compare", H200_RUN1, H200_RUN1, "--threshold", "0.05")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines() == ["layerbench compare: warning: --threshold 0.05 is 0.05%; for 5% give 5"]
+    assert "48 same, 0 unclear" in result.stdout
+    for quiet in ("0.05%", "5", "0", "1"):  # a % sign says percent was meant; 0 and 1 up are not fractions
+        result = run_cli("compare", H200_RUN1, H200_RUN1, "--threshold", quiet)
+        assert result.returncode == 0 and "warning" not in result.stderr, (quiet, result.stderr)

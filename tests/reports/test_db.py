@@ -285,6 +285,29 @@ def test_compare_holds_a_case_to_the_spread_of_the_devices_earlier_runs(db_url: 
     assert "**slower**" in row
 
 
+def test_compare_fails_on_the_verdicts_fail_on_names(tmp_path: Path):
+    """The gate of `layerbench compare`: a run within the device's spread is unclear, which passes
+    the default gate and fails `--fail-on slower,unclear`; a bad verdict is one line, exit 2; a
+    threshold under 1 warns in one line and goes on (SQLite: the gate is the engines' alike)."""
+    url = str(tmp_path / "gate.db")
+    made = [make_run(tmp_path / f"r{i}.json", f"2026-11-2{i}T09:00:00+0000", f"{i}{i}{i}{i}aaa", slower=f,
+                     workloads=("vector_add",))
+            for i, f in ((1, 1.0), (2, 1.3), (3, 0.9), (4, 1.08))]
+    assert lb_db("add", "--db", url, *made).returncode == 0
+    passed = lb_db("compare", "--db", url, "--baseline", "latest~1")
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert "The gate (`--fail-on slower`) fails" in passed.stdout and "it passes" in passed.stdout
+    failed = lb_db("compare", "--db", url, "--baseline", "latest~1", "--fail-on", "slower,unclear")
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "The gate (`--fail-on slower,unclear`) fails" in failed.stdout and "it fails: " in failed.stdout
+    assert "case(s) unclear, which --fail-on unclear fails" in failed.stderr
+    assert "the gate (--fail-on slower,unclear) fails on 1 device(s)" in failed.stderr
+    assert "is not a verdict" in one_line_error(lb_db("compare", "--db", url, "--baseline", "latest~1",
+                                                      "--fail-on", "slower,worse"))
+    warned = lb_db("compare", "--db", url, "--baseline", "latest~1", "--threshold", "0.5")
+    assert "layerbench db compare: warning: --threshold 0.5 is 0.5%; for 50% give 50" in warned.stderr.splitlines()
+
+
 def test_same_file_twice_is_refused_others_go_on(db_url: str, runs: dict[str, Path]):
     assert lb_db("add", "--db", db_url, runs["old"]).returncode == 0
     again = lb_db("add", "--db", db_url, runs["old"], runs["base"])

@@ -51,7 +51,8 @@ def add_parser(sub) -> None:
         "db", help="a results database with history: add, list, compare, trend",
         description="A database of results with their history (docs/history.md): SQLite in a file "
                     f"(default {DEFAULT_DB}) or PostgreSQL (--db postgresql://...).",
-        epilog="Exit status: 0 done; 1 compare found a slower case; 2 bad input.")
+        epilog="Exit status: 0 done; 1 compare found a slower case (or one of another verdict its --fail-on "
+               "names); 2 bad input.")
     dsub = p.add_subparsers(dest="db_command", metavar="{add,list,compare,trend}")
     dsub.required = True
 
@@ -82,7 +83,8 @@ def add_parser(sub) -> None:
         "compare", help="per device, the newest run against a baseline",
         description="Per device, the newest run (or --new) against the --baseline run, case by case, with "
                     "`layerbench compare`'s verdicts, each case held to the spread of the device's earlier runs where three or more hold it; a Markdown table. Exit status 1 when a "
-                    "case is slower beyond the threshold with confidence.",
+                    "case's verdict on any device is one --fail-on names (default: slower, beyond the threshold "
+                    "with confidence); 2 on bad input.",
         epilog=f"Selectors: {SELECTOR_HELP}. latest~1 is the run before the newest on each device; a date "
                "or a commit picks that device's newest run of that day or commit; run:ID the run "
                "`db list` numbers ID."))
@@ -90,6 +92,7 @@ def add_parser(sub) -> None:
     c.add_argument("--new", "-n", metavar="SELECTOR", default="latest", help="the run to judge (default: latest)")
     c.add_argument("--gpu", metavar="NAME", help="only devices whose GPU name (or UUID) holds NAME")
     compare_mod.add_verdict_options(c)
+    compare_mod.add_gate_option(c)
     c.set_defaults(run=run_compare)
 
     t = with_db(dsub.add_parser(
@@ -189,24 +192,33 @@ def run_list(args) -> int:
 
 def run_compare(args) -> int:
     parse_selector(args.baseline, "--baseline"), parse_selector(args.new, "--new")  # before the database is opened
+    note = compare_mod.threshold_note(args.threshold)
+    if note:
+        print(f"{PROG} compare: {note}", file=sys.stderr)
     db = _open(args.db, create=False)
     try:
-        found = compare_db(db, args.baseline, args.new, threshold=args.threshold, k=args.noise_k, gpu=args.gpu)
+        found = compare_db(db, args.baseline, args.new, threshold=args.threshold, k=args.noise_k, gpu=args.gpu,
+                           fail_on=args.fail_on)
         label = db.label
     except engine_errors() as e:
         raise results.ResultsError(db.label, _first_line(e)) from None
     finally:
         db.close()
-    sys.stdout.write(compare_markdown(found, label, args.baseline, args.new, args.threshold, args.noise_k))
-    slower = sum(d.comparison.count(compare_mod.SLOWER) for d in found if d.comparison)
-    busy = sum(len(d.comparison.busy) for d in found if d.comparison)
+    sys.stdout.write(compare_markdown(found, label, args.baseline, args.new, args.threshold, args.noise_k,
+                                      args.fail_on))
+    compared = [d.comparison for d in found if d.comparison]
+    busy = sum(len(c.busy) for c in compared)
     if busy:
         print(f"{PROG} compare: {busy} case(s) ran on a busy machine: their verdicts are unclear "
               f"(the table says why)", file=sys.stderr)
-    if slower:
-        devices_slower = sum(1 for d in found if d.comparison and d.comparison.regressed)
-        print(f"{PROG} compare: {slower} case(s) slower beyond {args.threshold * 100:g}% with confidence on "
-              f"{devices_slower} device(s)", file=sys.stderr)
+    counts = {v: sum(c.count(v) for c in compared) for v in args.fail_on}
+    failed = compare_mod.gate_lines(counts, args.fail_on, args.threshold)
+    devices_failing = sum(1 for c in compared if c.fails())
+    for line in failed:
+        print(f"{PROG} compare: {line}", file=sys.stderr)
+    if failed:
+        print(f"{PROG} compare: the gate (--fail-on {','.join(args.fail_on)}) fails on {devices_failing} device(s)",
+              file=sys.stderr)
         return 1
     return 0
 

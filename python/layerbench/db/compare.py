@@ -3,6 +3,7 @@ case's spread between the device's earlier runs (case_history) in place of its t
 allowance where the database holds MIN_HISTORY runs or more with the case."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..reports import compare as compare_mod
@@ -40,9 +41,11 @@ def case_history(db: Database, runs: list[StoredRun], new: StoredRun) -> compare
 
 
 def compare_db(db: Database, baseline: str, new: str = "latest", threshold: float = 0.05, k: float = 1.0,
-               gpu: str | None = None) -> list[DeviceComparison]:
+               gpu: str | None = None,
+               fail_on: str | Iterable[str] = compare_mod.DEFAULT_FAIL_ON) -> list[DeviceComparison]:
     """Per device: the run `new` selects against the run `baseline` selects, with compare.py's
-    verdicts. ResultsError when a selector is unknown or matches no run of any device."""
+    verdicts and its gate (`fail_on`). ResultsError when a selector is unknown or matches no run of
+    any device."""
     base_sel, new_sel = parse_selector(baseline, "--baseline"), parse_selector(new, "--new")
     groups = devices(db, gpu)
     if not groups:
@@ -66,17 +69,20 @@ def compare_db(db: Database, baseline: str, new: str = "latest", threshold: floa
             out.append(DeviceComparison(label, b, n, None, f"{baseline} and {new} are the same run (run {b.id})"))
             continue
         c = compare_mod.compare(load_run(db, b.id), load_run(db, n.id), threshold=threshold, k=k,
-                                history=case_history(db, runs, n))
+                                history=case_history(db, runs, n), fail_on=fail_on)
         out.append(DeviceComparison(label, b, n, c))
     return out
 
 
 def compare_markdown(found: list[DeviceComparison], db_label: str, baseline: str, new: str,
-                     threshold: float, k: float) -> str:
+                     threshold: float, k: float, fail_on: Iterable[str] = compare_mod.DEFAULT_FAIL_ON) -> str:
+    gate = compare_mod.fail_on_verdicts(fail_on)
     out = ["# layerbench db compare", "",
            f"Database `{db_label}`; per device, `{new}` (NEW) against `{baseline}` (BASE); threshold "
            f"{fmt.pct(threshold, 1)}, noise k = {k:g} (verdicts as in `layerbench compare`, docs/reports.md; a "
-           f"case's spread between runs from the device's earlier runs where at least {MIN_HISTORY} hold it).", ""]
+           f"case's spread between runs from the device's earlier runs where at least {MIN_HISTORY} hold it). "
+           f"The gate (`--fail-on {','.join(gate)}`) fails, and the command exits 1, when a case on any device is "
+           f"{' or '.join(gate)}.", ""]
     for d in found:
         if d.comparison is None or d.base is None or d.new is None:  # compared: both runs found
             out += [f"## {d.device}", "", f"Not compared: {d.note}.", ""]

@@ -4,8 +4,9 @@
 Run it as `python3 -m layerbench.reports SUBCOMMAND ...` with python/ on PYTHONPATH, or through the
 harness: `build/layerbench report|compare|csv ...` hands over to it (docs/reports.md).
 
-Exit status: 0 done (compare: no case slower); 1 compare found a case slower beyond the threshold
-with confidence; 2 bad input (one line on stderr naming the file and what is wrong).
+Exit status: 0 done (compare: no case slower, or of a verdict --fail-on names); 1 compare found a
+case slower beyond the threshold with confidence (or of another verdict --fail-on names: unclear,
+faster); 2 bad input (one line on stderr naming the file and what is wrong).
 """
 from __future__ import annotations
 
@@ -66,7 +67,8 @@ class _Parser(argparse.ArgumentParser):
 def parser() -> _Parser:
     top = _Parser(
         prog=PROG, description="Reports, comparisons and CSV from layerbench's JSON results.",
-        epilog="Exit status: 0 done; 1 compare found a slower case; 2 bad input. See docs/reports.md.")
+        epilog="Exit status: 0 done; 1 compare found a slower case (or one of another verdict its --fail-on "
+               "names); 2 bad input. See docs/reports.md.")
     sub = top.add_subparsers(dest="command", metavar="{report,compare,csv,merge,db}")
     sub.required = True
     top.commands = sub.choices  # name -> its parser, for errors about a command's arguments
@@ -89,15 +91,18 @@ def parser() -> _Parser:
         "compare", help="compare two results files case by case",
         description="Compare two results files case by case: the ratio of median times and a verdict "
                     "(faster / slower / same / unclear) that accounts for the noise recorded in both. "
-                    "Prints a Markdown table. Exit status 1 when any case is slower beyond the threshold "
-                    "with confidence, 0 otherwise.",
-        epilog="Verdict: same when the medians differ by at most the threshold; slower or faster when "
-               "they differ by more than the threshold and by more than K times the combined relative "
-               "standard deviation of the two cases' samples; unclear otherwise (also when a case has "
-               "fewer than two samples).")
+                    "Prints a Markdown table, which says which verdicts fail the gate. Exit status 1 when a "
+                    "case's verdict is one --fail-on names (default: slower, beyond the threshold with "
+                    "confidence), 0 otherwise; 2 on bad input.",
+        epilog="Verdict: same when the medians differ by at most the threshold; unclear when either machine "
+               "was busy, or the change is within the spread between runs of its kind; slower or faster "
+               "when it is beyond both, beyond K times the runs' robust noise and the rank test over the "
+               "samples tells the runs apart; unclear otherwise (also with too few samples). "
+               "docs/reports.md, \"Comparing two runs\".")
     c.add_argument("base", metavar="BASE.json", help="the reference run")
     c.add_argument("new", metavar="NEW.json", help="the run to judge")
     compare_mod.add_verdict_options(c)
+    compare_mod.add_gate_option(c)
     c.add_argument("--out", "-o", metavar="FILE", default=None,
                    help="write the Markdown table to FILE instead of standard output")
 
@@ -182,17 +187,19 @@ def _report_from_db(args) -> int:
 def run_compare(args) -> int:
     _not_over_input(args.out, args.base, args.new)
     base, new = results.load(args.base), results.load(args.new)
-    comparison = compare_mod.compare(base, new, threshold=args.threshold, k=args.noise_k)
+    note = compare_mod.threshold_note(args.threshold)
+    if note:
+        print(f"{PROG} compare: {note}", file=sys.stderr)
+    comparison = compare_mod.compare(base, new, threshold=args.threshold, k=args.noise_k, fail_on=args.fail_on)
     text = compare_mod.to_markdown(comparison)
     _write_or_print(args.out, text, f"{PROG} compare: {compare_mod.summary(comparison)}; table in {args.out}")
     if comparison.busy:
         print(f"{PROG} compare: {len(comparison.busy)} case(s) ran on a busy machine: host-timed ones are unclear, "
               f"device-timed ones held to a wider spread (the table says why)", file=sys.stderr)
-    if comparison.regressed:
-        print(f"{PROG} compare: {comparison.count(compare_mod.SLOWER)} case(s) slower beyond "
-              f"{args.threshold * 100:g}% with confidence", file=sys.stderr)
-        return 1
-    return 0
+    failed = compare_mod.gate_lines({v: comparison.count(v) for v in args.fail_on}, args.fail_on, args.threshold)
+    for line in failed:
+        print(f"{PROG} compare: {line}", file=sys.stderr)
+    return 1 if failed else 0
 
 
 def run_csv(args) -> int:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -28,6 +29,21 @@ from .verdict import FASTER, SLOWER, SAME, UNCLEAR, Decision, Policy, Sample, TI
 
 # --- the verdict's options: `compare` and `db compare` ----------------------------------------
 
+def small_threshold(percent: float) -> str | None:
+    """What to say of a threshold under 1 percent, which a writer of fractions (0.05 for 5%) may
+    not have meant: "0.05 is 0.05%; for 5% give 5"; None for 0 and from 1 up."""
+    if not 0 < percent < 1:
+        return None
+    return f"{percent:g} is {percent:g}%; for {percent * 100:g}% give {percent * 100:g}"
+
+
+class Threshold(float):
+    """--threshold's value, a fraction (0.05 for `--threshold 5`), with `note`: small_threshold's
+    line where the text gave a number under 1 without a % sign (`--threshold 0.05`)."""
+
+    note: str | None = None
+
+
 def _percent(text: str) -> float:
     try:
         value = float(text.strip().rstrip("%"))
@@ -35,7 +51,16 @@ def _percent(text: str) -> float:
         raise argparse.ArgumentTypeError(f"'{text}' is not a percentage (e.g. 5 or 2.5%)") from None
     if not 0 <= value < 1000:
         raise argparse.ArgumentTypeError(f"'{text}' is out of range (0 to 1000 percent)")
-    return value / 100.0
+    threshold = Threshold(value / 100.0)
+    if not text.strip().endswith("%"):
+        threshold.note = small_threshold(value)
+    return threshold
+
+
+def threshold_note(threshold: float) -> str | None:
+    """The one line `compare` and `db compare` print on stderr for `--threshold 0.05`, and go on."""
+    note = getattr(threshold, "note", None)
+    return f"warning: --threshold {note}" if note else None
 
 
 def _positive(text: str) -> float:
@@ -55,6 +80,64 @@ def add_verdict_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--noise-k", metavar="K", type=_positive, default=1.0,
                         help="how many times the runs' combined robust noise (MAD-based) a change must "
                              "exceed (default: 1)")
+
+
+# --- the gate: which verdicts make `compare` and `db compare` exit 1 --------------------------------
+
+# The verdicts a gate may fail on (--fail-on): slower, and what it could not decide (unclear), or a
+# change for the better it did not expect (faster). `same` fails no gate.
+GATE_VERDICTS = (SLOWER, UNCLEAR, FASTER)
+DEFAULT_FAIL_ON = (SLOWER,)
+
+
+def fail_on_verdicts(value: str | Iterable[str]) -> tuple[str, ...]:
+    """--fail-on's verdicts ("slower,unclear", or a list of names), in GATE_VERDICTS' order, each
+    once. ValueError naming the first bad one."""
+    words = value.split(",") if isinstance(value, str) else list(value)
+    if not words:
+        raise ValueError(f"no verdict given (name one or more of {', '.join(GATE_VERDICTS)})")
+    found = set()
+    for word in words:
+        name = word.strip().lower() if isinstance(word, str) else word
+        if name not in GATE_VERDICTS:
+            why = "fails no gate" if name == SAME else "is not a verdict"
+            raise ValueError(f"{word!r} {why} (give one or more of {', '.join(GATE_VERDICTS)}, "
+                             "separated by commas)")
+        found.add(name)
+    return tuple(v for v in GATE_VERDICTS if v in found)
+
+
+def _fail_on(text: str) -> tuple[str, ...]:
+    try:
+        return fail_on_verdicts(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def add_gate_option(parser: argparse.ArgumentParser) -> None:
+    """--fail-on VERDICTS (args.fail_on): which verdicts make the command exit 1."""
+    parser.add_argument("--fail-on", metavar="VERDICTS", type=_fail_on, default=DEFAULT_FAIL_ON,
+                        help="exit 1 when a case's verdict is one of these, separated by commas: slower, "
+                             "unclear (what it could not decide: noise, too few samples, a busy machine), "
+                             "faster (default: slower)")
+
+
+def gate_lines(counts: Mapping[str, int], fail_on: Iterable[str], threshold: float) -> list[str]:
+    """What the gate says on stderr when it fails: one line per verdict of `fail_on` that `counts`
+    (verdict -> cases) holds; [] when it passes. `threshold` is a fraction."""
+    lines = []
+    for verdict in fail_on:
+        n = counts.get(verdict, 0)
+        if not n:
+            continue
+        if verdict == SLOWER:
+            lines.append(f"{n} case(s) slower beyond {threshold * 100:g}% with confidence")
+        elif verdict == FASTER:
+            lines.append(f"{n} case(s) faster beyond {threshold * 100:g}% with confidence, "
+                         "which --fail-on faster fails")
+        else:
+            lines.append(f"{n} case(s) {verdict}, which --fail-on {verdict} fails (the table says why)")
+    return lines
 
 # How far earlier runs of one device differed on a case: (largest / smallest median − 1, the
 # number of runs), by Case.key; db/compare.py reads it from the database.
@@ -93,6 +176,7 @@ class Comparison:
     only_new: list[Case] = field(default_factory=list)
     not_compared: list[tuple[Case, Case, str]] = field(default_factory=list)
     where: dict[str, str] = field(default_factory=dict)  # RUN_ID -> the run as matched (merged files)
+    fail_on: tuple[str, ...] = DEFAULT_FAIL_ON  # the verdicts that fail the gate (--fail-on)
 
     def count(self, verdict: str) -> int:
         return sum(1 for row in self.rows if row.verdict == verdict)
@@ -100,6 +184,15 @@ class Comparison:
     @property
     def regressed(self) -> bool:
         return self.count(SLOWER) > 0
+
+    def failing(self, on: str | Iterable[str] | None = None) -> list[Row]:
+        """The rows whose verdict fails the gate: one of `on` (fail_on_verdicts), else of fail_on."""
+        verdicts = self.fail_on if on is None else fail_on_verdicts(on)
+        return [row for row in self.rows if row.verdict in verdicts]
+
+    def fails(self, on: str | Iterable[str] | None = None) -> bool:
+        """Whether the gate fails (what makes `compare --fail-on` exit 1)."""
+        return bool(self.failing(on))
 
     @property
     def busy(self) -> list[Row]:
@@ -129,11 +222,12 @@ def _identities(r: Results) -> dict[str, str]:
 
 
 def compare(base: Results, new: Results, threshold: float = 0.05, k: float = 1.0, alpha: float = 0.01,
-            history: History | None = None) -> Comparison:
+            history: History | None = None, fail_on: str | Iterable[str] = DEFAULT_FAIL_ON) -> Comparison:
     """NEW against BASE, case by case. `threshold`: the smallest change that counts, a fraction
     (0.05: 5%); `k`: how many times the runs' robust noise a change must exceed; `alpha`: the rank
-    test's level; `history`: how far earlier runs of the device differed on each case (db compare)."""
-    result = Comparison(base, new, threshold, k, alpha)
+    test's level; `history`: how far earlier runs of the device differed on each case (db compare);
+    `fail_on`: the verdicts that fail the gate (ValueError naming a bad one)."""
+    result = Comparison(base, new, float(threshold), k, alpha, fail_on=fail_on_verdicts(fail_on))
     policy = Policy(threshold=threshold, k=k, alpha=alpha)
     on_base, on_new = _identities(base), _identities(new)
     result.where = {**on_new, **on_base}
@@ -221,7 +315,7 @@ def to_markdown(c: Comparison) -> str:
             f"threshold ({fmt.pct(c.threshold, 1)}); slower or faster when it moved by more than the threshold "
             f"and the spread between runs of its kind, by more than {c.k:g}× the runs' robust noise, and the "
             f"rank test over the samples tells the runs apart (p < {c.alpha:g}); unclear otherwise, or when "
-            f"either machine was busy on a host-timed case (docs/reports.md, \"Comparing two runs\").", ""]
+            f"either machine was busy on a host-timed case (docs/reports.md, \"Comparing two runs\").", "", gate(c), ""]
     busy = c.busy
     if busy:
         out += [f"**{len(busy)} case(s) ran on a busy machine** (host-timed: unclear; device-timed: a wider "
@@ -250,6 +344,19 @@ def to_markdown(c: Comparison) -> str:
             out += [f"| {_case(c, x)} | {x.status} | {fmt.ms(x.median_ms)} |" for x in cases]
             out.append("")
     return "\n".join(out).rstrip() + "\n"
+
+
+def gate(c: Comparison) -> str:
+    """The gate's line: which verdicts fail it (--fail-on), and whether it failed."""
+    which = " or ".join(f"`{v}`" for v in c.fail_on)
+    failing = c.failing()
+    if not failing:
+        verdict = f"it passes: no case is {' or '.join(c.fail_on)}"
+    else:
+        counts = ", ".join(f"{c.count(v)} {v}" for v in c.fail_on if c.count(v))
+        verdict = f"it fails: {len(failing)} case(s) ({counts})"
+    return (f"Gate (`--fail-on {','.join(c.fail_on)}`): a case whose verdict is {which} fails it, and the "
+            f"command exits 1; {verdict}.")
 
 
 def summary(c: Comparison) -> str:
