@@ -87,12 +87,42 @@ def same_build(pairs: list[tuple[Path, Path]]) -> str:
     return _markdown([table])
 
 
+# The changes a verdict must find or ignore (docs/reports.md, "What the rule finds"), and the busy
+# reasons a run is marked with for the last rows, as the harness words them.
+INJECTED = (1.03, 1.2, 2.0, 140.0)
+BUSY = {"device": "another process on the GPU (pid 4242)", "cpu": "other processes kept 3.1 of 16 CPUs busy",
+        "host-feeds-gpu": "other processes kept 3.1 of 16 CPUs busy"}
+
+
+def injected(pairs: list[tuple[Path, Path]]) -> str:
+    """Per pair of runs of one build: what `compare` calls each case, by timing kind, with nothing
+    changed and with NEW made 1.03x, 1.2x, 2x and 140x slower (every sample), quiet and busy
+    (compare.with_change): a 3% change should never be slower, 1.2x and more always."""
+    rows = []
+    for base, new in pairs:
+        c = compare.compare(_load_any(base), _load_any(new))
+        runs = [(1.0, None), *((f, None) for f in INJECTED), (140.0, BUSY)]
+        for factor, busy in runs:
+            decided = compare.with_change(c, factor, busy)
+            for kind in ("device", "host-feeds-gpu", "cpu"):
+                verdicts = [d.verdict for row, d in decided if row.timing == kind]
+                if not verdicts:
+                    continue
+                rows.append([f"`{base.parent.name}/{base.name}` and `{new.name}`", kind,
+                             "none" if factor == 1.0 else f"{factor:g}x" + (", busy" if busy else ""),
+                             str(len(verdicts))] + [str(verdicts.count(v)) for v in
+                                                   (compare.SLOWER, compare.UNCLEAR, compare.SAME, compare.FASTER)])
+    table = document.Table(["pair", "timed by", "NEW made slower", "cases", "slower", "unclear", "same", "faster"],
+                           rows, "lllrrrrr")
+    return _markdown([table])
+
+
 def _devices(c: compare.Comparison) -> str:
     return c.base.device_name if c.base.device_name == c.new.device_name else f"{c.base.device_name}, {c.new.device_name}"
 
 
 # kind -> (what its source names, the function): "file" a results file; "pairs" BASE+NEW[;BASE+NEW...]
-BLOCKS = {"side-by-side": ("file", side_by_side), "same-build": ("pairs", same_build)}
+BLOCKS = {"side-by-side": ("file", side_by_side), "same-build": ("pairs", same_build), "injected": ("pairs", injected)}
 
 
 def generate(source: str, kind: str, source_path) -> str:

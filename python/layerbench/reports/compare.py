@@ -206,6 +206,19 @@ def _sample(c: Case) -> Sample:
                   max_ms=c.get("max_ms"), busy=c.busy, count=c.samples)
 
 
+def with_change(c: Comparison, factor: float, busy: Mapping[str, str] | None = None) -> list[tuple[Row, Decision]]:
+    """What the comparison's rule says of each of its rows had NEW taken `factor` times as long
+    (1.2: a 20% slow-down injected into every sample), and with `busy` (timing kind -> why), as run
+    on a machine that busy: the verdict's power on a pair of runs of one build (docs/reports.md)."""
+    policy = Policy(threshold=c.threshold, k=c.k, alpha=c.alpha)
+    out = []
+    for row in c.rows:
+        why = (busy or {}).get(row.timing)
+        new = _sample(row.new).scaled(factor, busy=[why] if why else None)
+        out.append((row, verdict_mod.decide(_sample(row.base), new, TIMING_KINDS[row.timing], policy)))
+    return out
+
+
 def decide(base: Case, new: Case, timing: str, policy: Policy, history: History | None = None) -> Decision:
     """verdict.decide on two cases of the same (workload, layer, size); `history` gives the spread
     between earlier runs of the device, where known."""

@@ -100,6 +100,15 @@ class Sample:
         if not self.count and self.samples_ms:
             object.__setattr__(self, "count", len(self.samples_ms))
 
+    def scaled(self, factor: float, busy: Sequence[str] | None = None) -> "Sample":
+        """This side as it would read had every sample taken `factor` times as long (and, given
+        `busy`, on a machine that busy): what `compare` would say of a known change."""
+        times = lambda v: None if v is None else v * factor  # noqa: E731
+        return Sample(median_ms=self.median_ms * factor,
+                      samples_ms=None if self.samples_ms is None else [v * factor for v in self.samples_ms],
+                      min_ms=times(self.min_ms), max_ms=times(self.max_ms),
+                      busy=self.busy if busy is None else tuple(busy), count=self.count)
+
 
 @dataclass(frozen=True)
 class Policy:
