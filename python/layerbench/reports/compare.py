@@ -78,8 +78,8 @@ def add_verdict_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--threshold", "-t", metavar="PCT", type=_percent, default=0.05,
                         help="smallest change that counts, in percent (default: 5)")
     parser.add_argument("--noise-k", metavar="K", type=_positive, default=1.0,
-                        help="how many times the runs' combined robust noise (MAD-based) a change must "
-                             "exceed (default: 1)")
+                        help="how many times the uncertainty of the two medians (each run's MAD-based "
+                             "noise over the square root of its samples) a change must exceed (default: 1)")
 
 
 # --- the gate: which verdicts make `compare` and `db compare` exit 1 --------------------------------
@@ -237,8 +237,8 @@ def _identities(r: Results) -> dict[str, str]:
 def compare(base: Results, new: Results, threshold: float = 0.05, k: float = 1.0, alpha: float = 0.01,
             history: History | None = None, fail_on: str | Iterable[str] = DEFAULT_FAIL_ON) -> Comparison:
     """NEW against BASE, case by case. `threshold`: the smallest change that counts, a fraction
-    (0.05: 5%); `k`: how many times the runs' robust noise a change must exceed; `alpha`: the rank
-    test's level; `history`: how far earlier runs of the device differed on each case (db compare);
+    (0.05: 5%); `k`: how many times the medians' uncertainty (verdict.median_uncertainty) a change
+    must exceed; `alpha`: the rank test's level; `history`: how far earlier runs of the device differed on each case (db compare);
     `fail_on`: the verdicts that fail the gate (ValueError naming a bad one)."""
     result = Comparison(base, new, float(threshold), k, alpha, fail_on=fail_on_verdicts(fail_on))
     policy = Policy(threshold=threshold, k=k, alpha=alpha)
@@ -326,7 +326,7 @@ def to_markdown(c: Comparison) -> str:
             f"{c.count(UNCLEAR)} unclear; {len(c.only_base)} only in BASE, {len(c.only_new)} only in NEW, "
             f"{len(c.not_compared)} not compared. A case is same when its median time moved by less than the "
             f"threshold ({fmt.pct(c.threshold, 1)}); slower or faster when it moved by more than the threshold "
-            f"and the spread between runs of its kind, by more than {c.k:g}× the runs' robust noise, and the "
+            f"and the spread between runs of its kind, by more than {c.k:g}× the uncertainty of the two medians, and the "
             f"rank test over the samples tells the runs apart (p < {c.alpha:g}); unclear otherwise, or when "
             f"either machine was busy on a host-timed case (docs/reports.md, \"Comparing two runs\").", "", gate(c), ""]
     busy = c.busy

@@ -20,8 +20,12 @@ For medians b (BASE) and n (NEW), r = n / b, change c = |ln r|, threshold t:
 4. **the evidence** — beyond both, the change must stand out of the samples:
    - with at least MIN_SAMPLES samples on each side (`samples_ms`): a two-sided Mann-Whitney U
      test (as Google Benchmark's tools/compare.py) at `alpha`, and c above k (default 1) times
-     the two runs' robust noise (1.4826 × MAD / median of each, combined as √(s_b² + s_n²)); then
-     `slower` / `faster`, else `unclear` with the p-value or the noise;
+     the uncertainty of the two medians (each run's robust noise s, 1.4826 × MAD / median, over
+     the square root of its sample count, times 1.2533, the median's standard error for normal
+     samples; combined as √(u_b² + u_n²)); then `slower` / `faster`, else `unclear` with the
+     p-value or the uncertainty. The spread between runs (rule 3) already holds what moves a
+     run's samples all together; what is left to the samples is how well each median is known,
+     and a case sampled 200 times at ±30% knows its median to ±3%;
    - with fewer samples than MIN_SAMPLES: `unclear`, "too few samples for the rank test",
      unless the runs' ranges (min_ms, max_ms) do not overlap and the change is over GROSS times
      the runs' spread, (1 + a) × GROSS;
@@ -47,6 +51,7 @@ VERDICTS = (FASTER, SLOWER, SAME, UNCLEAR)
 MIN_SAMPLES = 5  # per side; with 5 and 5 the rank test's smallest two-sided p-value is about 0.009
 MIN_HISTORY = 3  # earlier runs of the device holding the case before their spread replaces the allowance
 MAD_TO_SIGMA = 1.4826  # the MAD of normal samples is 0.6745 sigma
+MEDIAN_SE = 1.2533  # the standard error of the median of n normal samples is sqrt(pi / 2) sigma / sqrt(n)
 # With too few samples for the rank test, a change decides only when the ranges do not overlap and
 # it is over GROSS times the runs' spread (a 140x slow-down is no noise; 1.5x from 3 samples may be).
 GROSS = 10.0
@@ -172,6 +177,19 @@ def robust_noise(samples: Sequence[float]) -> float | None:
     return MAD_TO_SIGMA * statistics.median(abs(v - median) for v in samples) / median
 
 
+def median_uncertainty(base: Sequence[float], new: Sequence[float]) -> float | None:
+    """How well the two runs' medians are known, as a fraction: each run's robust noise times
+    MEDIAN_SE over the square root of its sample count, combined as √(u_b² + u_n²). None where
+    either has too few samples for a noise."""
+    parts = []
+    for samples in (base, new):
+        s = robust_noise(samples)
+        if s is None:
+            return None
+        parts.append(MEDIAN_SE * s / math.sqrt(len(samples)))
+    return math.hypot(*parts)
+
+
 def _pct(fraction: float) -> str:
     return f"{fraction * 100:.3g}%"
 
@@ -241,9 +259,10 @@ def decide(base: Sample, new: Sample, kind: TimingKind, policy: Policy = Policy(
         if p >= policy.alpha:
             return decision(UNCLEAR, f"{beyond}, but the rank test does not tell the runs apart "
                                      f"(p = {p:.2g} ≥ {policy.alpha:g})", p)
-        if noise is not None and change <= policy.k * noise:
-            return decision(UNCLEAR, f"{beyond}, but within {policy.k:g}× the noise (±{_pct(noise)})", p)
-        return decision(direction, f"{beyond}, {policy.k:g}× the noise and the rank test (p = {p:.2g})", p)
+        known = median_uncertainty(base.samples_ms or (), new.samples_ms or ())
+        if known is not None and change <= policy.k * known:
+            return decision(UNCLEAR, f"{beyond}, but within {policy.k:g}× the medians' uncertainty (±{_pct(known)})", p)
+        return decision(direction, f"{beyond}, {policy.k:g}× the medians' uncertainty and the rank test (p = {p:.2g})", p)
     low, high = (base, new) if ratio > 1 else (new, base)
     apart = low.max_ms is not None and high.min_ms is not None and high.min_ms > low.max_ms
     if min(base.count, new.count) < MIN_SAMPLES:

@@ -1,0 +1,68 @@
+"""The verdict a CI gate relies on, held to the quiet pairs (fixtures/quiet/<name>/: two runs of one
+build made back to back by scripts/quiet-pair.sh on a machine left alone, its machine.txt stating
+the machine and its load). In either order, with the rule's own allowances (no history):
+
+  - the pair itself: `compare` calls at most 1% of its cases faster or slower;
+  - NEW made 1.2x and 2x slower (every sample): every case, host-timed included, is slower;
+  - NEW made 1.03x slower: no case is slower;
+  - NEW made 140x slower on a busy machine: host-timed cases unclear, device-timed ones slower.
+
+compare.with_change injects the change; docs/reports.md tables the same (tools/doc_blocks.py's
+`injected` block)."""
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES
+from layerbench.reports import compare, results
+
+QUIET = sorted(p for p in (FIXTURES / "quiet").iterdir() if (p / "a.json.gz").is_file())
+BUSY = {"device": "another process on the GPU (pid 4242)", "cpu": "other processes kept 3.1 of 16 CPUs busy",
+        "host-feeds-gpu": "other processes kept 3.1 of 16 CPUs busy"}
+
+
+def load(path: Path) -> results.Results:
+    return results.from_data(path, json.loads(gzip.decompress(path.read_bytes())))
+
+
+@pytest.fixture(scope="module", params=[(p, order) for p in QUIET for order in ("ab", "ba")],
+                ids=lambda v: f"{v[0].name}-{v[1]}")
+def pair(request) -> compare.Comparison:
+    folder, order = request.param
+    base, new = (folder / f"{side}.json.gz" for side in order)
+    return compare.compare(load(base), load(new))
+
+
+def test_every_pair_states_its_machine_and_load():
+    assert QUIET, "no quiet pair committed under tests/reports/fixtures/quiet/"
+    for folder in QUIET:
+        text = (folder / "machine.txt").read_text()
+        assert text.startswith("machine: ") and "run a: load average before" in text and "run b: exit 0" in text
+
+
+def test_the_pair_itself_raises_at_most_one_alarm_in_a_hundred(pair: compare.Comparison):
+    alarms = [r for r in pair.rows if r.verdict in (compare.FASTER, compare.SLOWER)]
+    assert pair.rows and len(alarms) <= 0.01 * len(pair.rows), [(r.base.name, r.ratio, r.why) for r in alarms]
+
+
+@pytest.mark.parametrize("factor", [1.2, 2.0])
+def test_a_slow_down_of_a_fifth_or_more_is_slower_in_every_case(pair: compare.Comparison, factor: float):
+    missed = [(row.base.name, row.timing, round(row.ratio, 3), d.why) for row, d in compare.with_change(pair, factor)
+              if d.verdict != compare.SLOWER]
+    assert not missed, missed
+
+
+def test_a_three_percent_change_is_never_slower(pair: compare.Comparison):
+    flagged = [(row.base.name, round(row.ratio, 3), d.why) for row, d in compare.with_change(pair, 1.03)
+               if d.verdict == compare.SLOWER]
+    assert not flagged, flagged
+
+
+def test_a_busy_machine_hides_nothing_it_can_bound(pair: compare.Comparison):
+    for row, d in compare.with_change(pair, 140.0, BUSY):
+        expected = compare.SLOWER if row.timing == "device" else compare.UNCLEAR
+        assert d.verdict == expected, (row.base.name, row.timing, d.why)
