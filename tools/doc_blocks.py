@@ -117,12 +117,33 @@ def injected(pairs: list[tuple[Path, Path]]) -> str:
     return _markdown([table])
 
 
+def spread(groups: list[list[Path]]) -> str:
+    """Runs of one build, one process after another (a group: RUN+RUN+...; groups separated by ';'):
+    per case, each run's median and the largest over the smallest, what `compare`'s allowances
+    must hold (docs/methodology.md, "Host-timed cases")."""
+    rows = []
+    for group in groups:
+        runs = [_load_any(path) for path in group]
+        label = "+".join(path.name.split(".")[0] for path in group)
+        order = [c for c in runs[0].cases if c.ok and c.median_ms]
+        for case in order:
+            medians = [next((c.median_ms for c in r.cases if c.key == case.key and c.ok), None) for r in runs]
+            if any(not m for m in medians):
+                continue
+            rows.append([f"`{label}`", case.name.rsplit("/manual_time", 1)[0], runs[0].timing(case),
+                         " ".join(f"{m:.4g}" for m in medians), f"{max(medians) / min(medians):.3f}"])
+    table = document.Table(["runs", "case", "timed by", "medians, ms", "largest / smallest"], rows, "lllrr")
+    return _markdown([table])
+
+
 def _devices(c: compare.Comparison) -> str:
     return c.base.device_name if c.base.device_name == c.new.device_name else f"{c.base.device_name}, {c.new.device_name}"
 
 
-# kind -> (what its source names, the function): "file" a results file; "pairs" BASE+NEW[;BASE+NEW...]
-BLOCKS = {"side-by-side": ("file", side_by_side), "same-build": ("pairs", same_build), "injected": ("pairs", injected)}
+# kind -> (what its source names, the function): "file" a results file; "pairs" BASE+NEW[;BASE+NEW...];
+# "groups" RUN+RUN+...[;RUN+RUN+...]
+BLOCKS = {"side-by-side": ("file", side_by_side), "same-build": ("pairs", same_build), "injected": ("pairs", injected),
+          "spread": ("groups", spread)}
 
 
 def generate(source: str, kind: str, source_path) -> str:
@@ -132,6 +153,12 @@ def generate(source: str, kind: str, source_path) -> str:
     form, make = BLOCKS[kind]
     if form == "file":
         paths = [source_path(source)]
+    elif form == "groups":
+        groups = [[source_path(name) for name in group.split("+")] for group in source.split(";")]
+        for path in (p for g in groups for p in g):
+            if not path.is_file():
+                raise BlockError(f"source {path} is not committed")
+        return make(groups)
     else:
         pairs = [pair.split("+") for pair in source.split(";")]
         if any(len(pair) != 2 for pair in pairs):
