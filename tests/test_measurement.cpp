@@ -1,5 +1,6 @@
 // The measurement machinery on the CPU: the stopping rule on synthetic sample streams, the size of
-// the L2 flush, and progress output that stays plain when it is not going to a terminal.
+// the L2 flush, progress output that stays plain when it is not going to a terminal, and a CPU
+// layer's OpenMP team pinned while it is timed.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -9,11 +10,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <omp.h>
+#include <pthread.h>
+#include <sched.h>
+
+#include <algorithm>
 #include <chrono>
 #include <thread>
+#include <vector>
 
 #include "harness/case.h"
 #include "harness/environment.h"
+#include "harness/host_threads.h"
 #include "harness/l2_flush.h"
 #include "harness/machine_load.h"
 #include "harness/progress.h"
@@ -286,4 +294,43 @@ TEST(MachineLoad, CpuMeterCountsAnotherProcessesCpuTimeNotOurs) {
 }
 
 }  // namespace
+namespace {
+int cpus_of_this_thread() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  return pthread_getaffinity_np(pthread_self(), sizeof set, &set) == 0 ? CPU_COUNT(&set) : -1;
+}
+}  // namespace
+
+// While it lives, every OpenMP thread runs on one CPU, no two on the same one (as many threads as
+// CPUs); after it, every thread, the calling one first, has all of the process's CPUs again.
+TEST(PinnedOpenMpTeam, PinsEachThreadToACpuOfItsOwnAndRestoresThemAll) {
+  const int allowed = cpus_of_this_thread();
+  if (allowed < 2) GTEST_SKIP() << "this process may run on " << allowed << " CPU: nothing to pin";
+  const int threads = omp_get_max_threads();
+  std::vector<int> cpu(static_cast<std::size_t>(threads), -1), count(static_cast<std::size_t>(threads), -1);
+  {
+    PinnedOpenMpTeam team;
+    ASSERT_TRUE(team.pinned()) << team.why_not();
+#pragma omp parallel
+    {
+      const auto i = static_cast<std::size_t>(omp_get_thread_num());
+      count[i] = cpus_of_this_thread();
+      cpu[i] = sched_getcpu();
+    }
+    EXPECT_EQ(cpus_of_this_thread(), 1);  // the calling thread is thread 0
+  }
+  for (int i = 0; i < threads; ++i) EXPECT_EQ(count[static_cast<std::size_t>(i)], 1) << "thread " << i;
+  if (threads <= allowed) {
+    std::vector<int> sorted = cpu;
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(std::adjacent_find(sorted.begin(), sorted.end()), sorted.end()) << "two threads on one CPU";
+  }
+  EXPECT_EQ(cpus_of_this_thread(), allowed);
+  std::vector<int> after(static_cast<std::size_t>(threads), -1);
+#pragma omp parallel
+  after[static_cast<std::size_t>(omp_get_thread_num())] = cpus_of_this_thread();
+  for (int i = 0; i < threads; ++i) EXPECT_EQ(after[static_cast<std::size_t>(i)], allowed) << "thread " << i;
+}
+
 }  // namespace lb
