@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace lb {
@@ -19,6 +20,13 @@ PinnedOpenMpTeam::PinnedOpenMpTeam() {
     if (CPU_ISSET(cpu, &allowed_)) cpus.push_back(cpu);
   if (cpus.size() < 2) {
     why_not_ = "the process may run on one CPU";
+    return;
+  }
+  // A team smaller than the CPUs was chosen so (OMP_NUM_THREADS: the tests' processes, side by
+  // side, take 2 threads each): pinned, every such process would crowd onto the first CPUs.
+  if (const int team = omp_get_max_threads(); static_cast<std::size_t>(team) < cpus.size()) {
+    why_not_ = "the OpenMP team (" + std::to_string(team) + " threads) is smaller than the process's " +
+               std::to_string(cpus.size()) + " CPUs: Linux places it";
     return;
   }
   std::atomic<int> error{0};

@@ -14,7 +14,8 @@ namespace lb {
 // For its lifetime, pins thread i of the OpenMP team (the default team size) to the i-th CPU this
 // process may run on, the calling thread being thread 0; restores every thread's CPUs when it ends,
 // so that threads started afterwards (a Python layer's, the CUDA driver's) are not confined.
-// Nothing is pinned where the process may run on one CPU, or where the OS refuses (why_not() says).
+// Nothing is pinned where the process may run on one CPU, where the team is smaller than its CPUs
+// (OMP_NUM_THREADS chose a share of the machine), or where the OS refuses (why_not() says which).
 class PinnedOpenMpTeam {
  public:
   PinnedOpenMpTeam();
