@@ -73,7 +73,7 @@ std::vector<CheckedFolder> check_workload_folders(const std::vector<std::string>
       const std::vector<PlannedSize> given = sizes_for(*w, own, true, true, host_memory, device_memory);
       sizes.insert(sizes.end(), given.begin(), given.end());
     }
-    folders.push_back({folder_summary(*w), check_folder_before_cases(*w, sizes, 0)});
+    folders.push_back({folder_summary(*w), check_folder_before_cases(*w, sizes, 0, kListReferenceBudget)});
   }
   return folders;
 }
@@ -94,7 +94,10 @@ int list_command(const std::vector<std::string>& workload_dirs, const std::vecto
                 f.content_hash.substr(0, 12).c_str());
     std::printf("  %-11s its kernels.cu through: %s\n", "", folder_layers_text().c_str());
     std::printf("  %-11s checked at %s: extents, range draws, grids, bytes and flops; inputs, reference and tolerance at %s\n",
-                "", joined(r.sizes_checked).c_str(), r.reference_size.empty() ? "none (no size fits)" : r.reference_size.c_str());
+                "", joined(r.sizes_checked).c_str(), r.reference_sizes.empty() ? "none (no size fits)" : joined(r.reference_sizes).c_str());
+    if (!r.reference_not_run.empty())
+      std::printf("  %-11s reference not run by list at %s (above list's budget of %.0f MiB of host memory a size; run "
+                  "runs it there)\n", "", joined(r.reference_not_run).c_str(), kListReferenceBudget / (1024 * 1024));
     for (const std::string& skipped : r.skipped) std::printf("  %-11s skipped by run: %s\n", "", skipped.c_str());
     std::printf("  %-11s run finds case by case: the kernels' results (every case verified), faults, and the reference "
                 "and inputs at the other sizes\n", "");

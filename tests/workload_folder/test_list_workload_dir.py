@@ -6,7 +6,7 @@ import os
 import subprocess
 
 import pytest
-from conftest import EXAMPLES, edit, edit_json
+from conftest import EXAMPLES, ROOT, edit, edit_json
 
 BINARY = os.environ.get("LAYERBENCH_BINARY", "")
 if not BINARY or not os.access(BINARY, os.X_OK):
@@ -121,7 +121,8 @@ def test_list_says_what_it_checked(stencil_copy):
     r = layerbench("list", "--workload-dir", str(stencil_copy), "-s", "1000,2^50")
     assert r.returncode == 0, r.stderr
     assert "checked at 65536, 4194304, 67108864, 1000, 1125899906842624: extents, range draws, grids, bytes and flops; " \
-           "inputs, reference and tolerance at 1000" in r.stdout, r.stdout
+           "inputs, reference and tolerance at 1000, 65536, 4194304\n" in r.stdout, r.stdout
+    assert "reference not run by list at 67108864 (above list's budget of 512 MiB" in r.stdout, r.stdout
     assert "skipped by run: 1125899906842624: does not fit in host memory" in r.stdout, r.stdout
 
 
@@ -145,8 +146,8 @@ def test_list_shows_a_sequence_and_an_inout_folder():
     assert "kernel saxpy_inout (size form n)" in r.stdout, r.stdout
 
 
-@pytest.mark.parametrize("package, install", [("numpy", "pip install -r variants/python/requirements.txt"),
-                                              ("jsonschema", "pip install -r python/requirements.txt")])
+@pytest.mark.parametrize("package, install", [("numpy", "-m pip install -r '{root}/variants/python/requirements.txt'"),
+                                              ("jsonschema", "-m pip install -r '{root}/python/requirements.txt'")])
 def test_a_missing_package_is_one_line_naming_what_to_install(stencil_copy, tmp_path, package, install):
     """The embedded interpreter without NumPy or jsonschema (here: one on PYTHONPATH that is not
     there): one line, exit 2, naming the package and what to install; no traceback."""
@@ -160,5 +161,8 @@ def test_a_missing_package_is_one_line_naming_what_to_install(stencil_copy, tmp_
     assert r.returncode == 2, (r.stdout, r.stderr)
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1, r.stderr
-    assert f"needs the Python package {package}" in lines[0] and install in lines[0], lines[0]
+    assert f"needs the Python package {package}" in lines[0] and install.format(root=ROOT) in lines[0], lines[0]
+    # the interpreter whose packages the embedded one uses ($LAYERBENCH_PYTHON, the .venv), not a shim's name
+    python = os.environ.get("LAYERBENCH_PYTHON") or (str(ROOT / ".venv/bin/python3") if (ROOT / ".venv/bin/python3").exists() else "python3")
+    assert f"the embedded one uses ({python}): '{python}' -m pip install" in lines[0], lines[0]
     assert "Traceback" not in r.stderr and "\\x0a" not in r.stderr

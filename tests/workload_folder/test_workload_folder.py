@@ -156,7 +156,7 @@ def test_tolerance_must_be_positive(stencil_copy):
     ref = stencil_copy / "reference.py"
     ref.write_text(ref.read_text().replace("5 * 2.0**-23", "0.0"))
     w = wf.load(stencil_copy)
-    with pytest.raises(wf.WorkloadFolderError, match=r"tolerance\(\)\['y'\]: the bound and every scale must be positive"):
+    with pytest.raises(wf.WorkloadFolderError, match=r"tolerance\(\)\['y'\]: the bound is 0.0: the bound and every scale must be positive"):
         w.tolerances(w.draw_problem({"n": 10}, seed=1))
 
 

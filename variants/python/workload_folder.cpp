@@ -2,6 +2,7 @@
 #include "variants/python/workload_folder.h"
 
 #include "common/data_root.h"
+#include "common/python_interpreter.h"
 #include "common/usage_error.h"
 
 #include <stdexcept>
@@ -46,11 +47,14 @@ namespace py = pybind11;
 namespace lb {
 namespace {
 
-// What to install for a Python package that workload_folder.py needs and the interpreter lacks.
-std::string install_hint(const std::string& package) {
-  if (package == "numpy") return "pip install -r variants/python/requirements.txt";
-  if (package == "jsonschema") return "pip install -r python/requirements.txt";
-  return "pip install " + package;
+// What installs a Python package that workload_folder.py needs into the interpreter whose packages
+// the embedded one uses (`python`: $LAYERBENCH_PYTHON, the project's .venv/bin/python3, or python3;
+// not the embedded interpreter's own sys.executable, which may be a shim of another Python).
+std::string install_hint(const std::string& python, const std::string& package) {
+  const std::string pip = "'" + python + "' -m pip install ";
+  if (package == "numpy") return pip + "-r '" + (data_root() / "variants" / "python" / "requirements.txt").string() + "'";
+  if (package == "jsonschema") return pip + "-r '" + (data_root() / "python" / "requirements.txt").string() + "'";
+  return pip + package;
 }
 
 // workloads/folder/workload_folder.py, imported once, with its folder on sys.path (after the
@@ -69,9 +73,9 @@ const py::module_* folder_module_or_null(std::string* why = nullptr) {
     } catch (const py::error_already_set& e) {
       if (e.matches(PyExc_ModuleNotFoundError) && py::hasattr(e.value(), "name") && !e.value().attr("name").is_none()) {
         const std::string package = py::str(e.value().attr("name")).cast<std::string>();
-        failure = "it needs the Python package " + package + " in the embedded interpreter (" +
-                  py::str(py::module_::import("sys").attr("executable")).cast<std::string>() + "): " +
-                  install_hint(package);
+        const std::string python = chosen_python();  // common/python_interpreter.h: whose sys.path the embedded one took
+        failure = "it needs the Python package " + package + " in the interpreter whose packages the embedded one uses (" +
+                  python + "): " + install_hint(python, package);
       } else {
         failure = "workloads/folder/workload_folder.py cannot be imported: " + python::python_error_line(e);
       }
@@ -160,6 +164,10 @@ class PythonFolderWorkload final : public FolderWorkload {
       } catch (const UsageError& e) {
         throw UsageError(spec().dir + "/workload.json: default_sizes[" + std::to_string(j) + "]: " + e.what());
       }
+      for (std::size_t i = 0; i + 1 < shapes.size(); ++i)
+        if (shapes[i] == shapes.back())
+          throw UsageError(spec().dir + "/workload.json: default_sizes[" + std::to_string(j) + "]: '" + texts[j] +
+                           "' is the size of default_sizes[" + std::to_string(i) + "] ('" + texts[i] + "'): give each size once");
     }
     return shapes;
   }

@@ -9,6 +9,8 @@ import numpy as np
 from workload_draws import range_bounds, size_text
 from workload_formula import Formula, WorkloadFolderError
 
+LIMIT = 2**63 - 1  # bytes: what the harness's 64-bit counts hold
+
 
 def full_size(size: dict) -> dict:
     """m, n and k, each 1 where `size` does not give it."""
@@ -19,12 +21,25 @@ class SizeChecks:
     """Needs of its WorkloadFolder: path, buffers, kernels, bytes_read, bytes_written, flops."""
 
     def check_extents(self, size: dict) -> None:
+        """Each extent at least 1, and each buffer's bytes, and all of them together, below 2^63 (what
+        the harness's 64-bit counts hold), in exact integers before anything multiplies them."""
+        total = 0
         for i, b in enumerate(self.buffers):
+            count = 1
             for j, f in enumerate(b.extents):
                 value = self._evaluate(f, f"buffers[{i}].extents[{j}]", size)
                 if value < 1:
                     raise WorkloadFolderError(self.path / "workload.json", f"buffers[{i}].extents[{j}]",
                                               f"{f.text!r} is {value} at {size_text(size)}: give {b.name} extents of at least 1")
+                count *= value
+                if count * np.dtype(b.dtype).itemsize > LIMIT:
+                    raise WorkloadFolderError(self.path / "workload.json", f"buffers[{i}].extents[{j}]",
+                                              f"{f.text!r} is {value} at {size_text(size)}: {b.name} would be {count} elements of "
+                                              f"{b.type}, past 2^63 - 1 bytes")
+            total += count * np.dtype(b.dtype).itemsize
+            if total > LIMIT:
+                raise WorkloadFolderError(self.path / "workload.json", "buffers",
+                                          f"the buffers together are {total} bytes at {size_text(size)}, past 2^63 - 1")
 
     def _evaluate(self, f: Formula, where: str, size: dict) -> int:
         """A formula's whole value at `size`; a division by zero is one line naming the field."""
@@ -53,7 +68,11 @@ class SizeChecks:
                 continue
             for j, f in enumerate(kernel.grid):
                 where = ("" if kernel.field == "kernel" else kernel.field + ".") + f"launch.grid[{j}]"
-                blocks = max(1, self._evaluate(f, where, size))
+                blocks = self._evaluate(f, where, size)
+                if blocks < 1:
+                    raise WorkloadFolderError(self.path / "workload.json", where,
+                                              f"{f.text!r} is {blocks} blocks at {size_text(size)}: a grid has at least 1 block "
+                                              "along each axis (/ rounds up: n / 256, not n / 256 - 1)")
                 if blocks > grid_limits[j]:
                     raise WorkloadFolderError(self.path / "workload.json", where,
                                               f"{f.text!r} is {blocks} blocks at {size_text(size)}, above the {'xyz'[j]} limit "

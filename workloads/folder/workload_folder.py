@@ -15,14 +15,12 @@ serves the command line, the tests and any editor. Formulas are parsed with the 
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-SCHEMA_PATH = Path(__file__).with_name("workload.schema.json")
 DIMS_OF_FORM = {"n": ("n",), "MxN": ("m", "n"), "MxNxK": ("m", "n", "k")}
 DTYPES = {"float32": np.float32, "float64": np.float64, "int32": np.int32, "int64": np.int64}
 C_TYPES = {"float32": "float", "float64": "double", "int32": "int", "int64": "long long"}
@@ -33,6 +31,8 @@ from workload_formula import DIMS, Formula, WorkloadFolderError  # noqa: E402 (r
 from workload_draws import draw_buffer, range_bounds, size_text, starting_contents, stream_key  # noqa: E402 (re-exported)
 from workload_kernel import check_parameters, kernel_parameters, nvrtc_check  # noqa: E402 (re-exported)
 from workload_checks import SizeChecks, full_size  # noqa: E402 (full_size re-exported)
+from workload_json import SCHEMA_PATH, read_spec  # noqa: E402 (SCHEMA_PATH re-exported)
+from workload_values import input_array, reference_array, scalar_value, tolerance_rule  # noqa: E402
 from workload_files import (PYTHON_LAYER_FILES, call_user, content_hash, load_user_module,  # noqa: E402 (re-exported)
                             positional_count, python_layer_files, python_variant)
 
@@ -47,6 +47,7 @@ class Buffer:
     role: str                          # "input", "output" or "inout" (drawn, updated in place, checked)
     draw: dict = field(default_factory=dict)  # drawn buffers: {"kind": "unit" | "integers" | "range", ...}
     starts_as: str = "poison"          # outputs: "poison" or "zero"
+    may_be_nan: bool = False           # checked float buffers: NaN where the reference has NaN, exactly
 
     @property
     def drawn(self) -> bool:
@@ -103,7 +104,7 @@ class FolderKernel:
 
     def grid_blocks(self, size: dict) -> tuple[int, ...] | None:
         """Blocks along x, y, z at `size`; None for a grid-stride kernel (the launcher fills the device)."""
-        return None if self.grid is None else tuple(max(1, f.whole(**size)) for f in self.grid)
+        return None if self.grid is None else tuple(f.whole(**size) for f in self.grid)
 
 
 @dataclass
@@ -226,8 +227,7 @@ class WorkloadFolder(SizeChecks):
                 scale = np.broadcast_to(np.asarray(scale, dtype=np.float64), b.shape(problem.size))
             except (TypeError, ValueError) as e:
                 raise WorkloadFolderError(self.path / where, f"tolerance()[{b.name!r}]", f"not (scale, bound) for shape {b.shape(problem.size)}: {e}") from None
-            if not (bound > 0 and np.isfinite(bound)) or not np.all(scale > 0):
-                raise WorkloadFolderError(self.path / where, f"tolerance()[{b.name!r}]", "the bound and every scale must be positive and finite")
+            tolerance_rule(b, scale, bound, self.path / where, f"tolerance()[{b.name!r}]")
             result[b.name] = (scale, bound)
         return result
 
@@ -256,7 +256,7 @@ class WorkloadFolder(SizeChecks):
             start = np.asarray(problem.outputs[b.name]).reshape(out.shape)
             bound = rules[b.name][1] if b.is_float else 0.0
             worst, max_err, wrong, unwritten = _worst_error(out, ref, rules[b.name][0] if b.is_float else None,
-                                                            start, bound)
+                                                            start, bound, b.may_be_nan)
             passed = max_err <= bound
             index = ", ".join(str(int(i)) for i in np.unravel_index(worst, out.shape))
             detail = ""
@@ -282,7 +282,9 @@ class WorkloadFolder(SizeChecks):
             if array.shape != want and not (array.size == 1 and want == (1,)):
                 raise WorkloadFolderError(path, f"{what}[{b.name!r}]", f"has shape {array.shape}, expected {want}")
             if file == "inputs.py":
-                array = np.ascontiguousarray(array, dtype=b.dtype)
+                array = input_array(b, array, path, f"{what}[{b.name!r}]")
+            else:
+                reference_array(b, array, path, f"{what}[{b.name!r}]")
             result[b.name] = array.reshape(want)
         extra = set(got) - {b.name for b in buffers}
         if extra:
@@ -321,10 +323,11 @@ _CHECK_CHUNK = 1 << 20
 
 
 def _worst_error(out: np.ndarray, ref: np.ndarray, scale: np.ndarray | None, start: np.ndarray,
-                 bound: float) -> tuple[int, float, int, int]:
+                 bound: float, may_be_nan: bool = False) -> tuple[int, float, int, int]:
     """(flat index of the largest error, that error, how many elements err above `bound`, how many
     of those still hold their starting value bit for bit). A float output's error is
-    |out - ref| / scale, NaN counted as infinite; an integer output's |out - ref|. Every array has
+    |out - ref| / scale, NaN counted as infinite (but 0 where both are NaN and the output
+    `may_be_nan`); an integer output's |out - ref|. Every array has
     the output's shape (at least one axis) and is taken a few leading-axis slices at a time (a
     broadcast scale is sliced, never copied out)."""
     rows = out.shape[0]
@@ -339,6 +342,8 @@ def _worst_error(out: np.ndarray, ref: np.ndarray, scale: np.ndarray | None, sta
             np.abs(err, out=err)
             err /= scale[chunk]
             err[np.isnan(err)] = np.inf
+            if may_be_nan:
+                err[np.isnan(o) & np.isnan(ref[chunk])] = 0.0
         else:
             err = np.abs(o.astype(np.int64) - ref[chunk].astype(np.int64)).astype(np.float64)
         at = int(np.argmax(err))
@@ -355,20 +360,6 @@ def _worst_error(out: np.ndarray, ref: np.ndarray, scale: np.ndarray | None, sta
 
 # --- reading a folder ------------------------------------------------------------------------------
 
-def _schema_errors(spec, path: Path):
-    try:
-        import jsonschema
-    except ImportError:
-        raise WorkloadFolderError(path, "", "checking it needs the Python package jsonschema (pip install -r python/requirements.txt)") from None
-    schema = json.loads(SCHEMA_PATH.read_text())
-    validator = jsonschema.Draft202012Validator(schema)
-    error = jsonschema.exceptions.best_match(validator.iter_errors(spec))
-    if error is not None:
-        where = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else p)
-                        for i, p in enumerate(error.absolute_path)) or "(top level)"
-        raise WorkloadFolderError(path, where, error.message)
-
-
 def load(folder: str | Path) -> WorkloadFolder:
     folder = Path(folder)
     if not folder.is_dir():
@@ -377,11 +368,7 @@ def load(folder: str | Path) -> WorkloadFolder:
     for required in ("workload.json", "kernels.cu", "reference.py"):
         if not (folder / required).is_file():
             raise WorkloadFolderError(folder / required, "", "missing (a workload folder holds workload.json, kernels.cu and reference.py)")
-    try:
-        spec = json.loads(json_path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise WorkloadFolderError(json_path, "", f"is not JSON: {e}") from None
-    _schema_errors(spec, json_path)
+    spec = read_spec(json_path)
 
     form = spec["size_form"]
     dims = DIMS_OF_FORM[form]
@@ -411,18 +398,18 @@ def load(folder: str | Path) -> WorkloadFolder:
                 raise WorkloadFolderError(json_path, f"{where}.draw", "a range draw is for integer buffers (indices, bins)")
             for key in ("lo", "hi"):
                 formula(draw[key], f"{where}.draw.{key}")
+        if b.get("may_be_nan") and (b["role"] == "input" or not b["type"].startswith("float")):
+            raise WorkloadFolderError(json_path, f"{where}.may_be_nan", f"is for float outputs and inout buffers; {b['name']} is a {b['type']} {b['role']}")
         buffers.append(Buffer(b["name"], b["type"], tuple(formula(e, f"{where}.extents[{j}]") for j, e in enumerate(b["extents"])),
-                              b["role"], draw, b.get("starts_as", "poison")))
+                              b["role"], draw, b.get("starts_as", "poison"), bool(b.get("may_be_nan", False))))
     if not any(b.checked for b in buffers):
         raise WorkloadFolderError(json_path, "buffers", "no buffer has role output or inout: nothing to check")
     scalars = []
     for i, s in enumerate(spec.get("scalars", [])):
         if s["name"] in names or s["name"] in DIMS:
             raise WorkloadFolderError(json_path, f"scalars[{i}].name", f"{s['name']!r} is taken")
-        if s["type"].startswith("int") and s["value"] != int(s["value"]):
-            raise WorkloadFolderError(json_path, f"scalars[{i}].value", f"{s['value']} is not a whole number ({s['type']})")
         names.add(s["name"])
-        scalars.append(Scalar(s["name"], s["type"], int(s["value"]) if s["type"].startswith("int") else float(s["value"])))
+        scalars.append(Scalar(s["name"], s["type"], scalar_value(s, json_path, f"scalars[{i}].value")))
 
     by_name = {b.name: b for b in buffers}
     scalar_by_name = {s.name: s for s in scalars}
