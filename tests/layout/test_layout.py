@@ -29,9 +29,11 @@ MAX_PYTHON_LINES = 600
 # began to keep each case's timed samples (samples_ms, up to 500 a case: P24); raised again in P27,
 # when the headline H100 run (docs/results/h100/results.json) became a 20-layer run with its samples
 # (0.8 MB of them, which compare's rank test reads) and its same-build pair joined the fixtures
-# (0.5 MB gzipped). Samples nothing reads are not kept (warm-caches.json, h200-frameworks/).
-RESULTS_LIMIT = 6_000_000
-RESULTS_AND_FIXTURES_LIMIT = 7_600_000
+# (0.5 MB gzipped). Samples nothing reads are not kept (warm-caches.json, h200-frameworks/). Raised
+# in P29 by the 15 runs of one build behind docs/methodology.md's "Host-timed cases" (0.09 MB
+# gzipped, without samples) and the quiet pairs compare's allowances are held to (fixtures/quiet/).
+RESULTS_LIMIT = 6_100_000
+RESULTS_AND_FIXTURES_LIMIT = 7_900_000
 CPP_SUFFIXES = {".h", ".hpp", ".cuh", ".cpp", ".cc", ".cu"}
 
 

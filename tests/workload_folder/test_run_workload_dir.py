@@ -38,7 +38,7 @@ BAD_FOLDERS = [
     (lambda f: edit(f / "reference.py", 'return {"y": y}', 'return {"y": y[1:]}'),
      "reference.py: reference()['y']: has shape"),
     (lambda f: edit(f / "reference.py", 'return {"y": (scale, 5 * 2.0**-23)}', 'return {"y": (scale, -1)}'),
-     "reference.py: tolerance()['y']: the bound and every scale must be positive"),
+     "reference.py: tolerance()['y']: the bound is -1.0: the bound and every scale must be positive and finite"),
     (lambda f: (f / "workload.json").write_text(json.dumps(json.loads((f / "workload.json").read_text()) | {"name": "saxpy"})),
      "workload.json: name: 'saxpy' is already a workload's name"),
 ]

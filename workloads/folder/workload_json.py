@@ -9,6 +9,10 @@ import json
 import re
 from pathlib import Path
 
+# Imported with the module: where it is missing, importing workload_folder fails with its name, and
+# the harness says in one line what installs it into which interpreter (variants/python/workload_folder.cpp).
+import jsonschema
+
 from workload_formula import WorkloadFolderError
 
 SCHEMA_PATH = Path(__file__).with_name("workload.schema.json")
@@ -97,10 +101,6 @@ def _translated(error, spec, formula_pattern: str, size_pattern: str) -> tuple[s
 
 
 def schema_errors(spec, path: Path) -> None:
-    try:
-        import jsonschema
-    except ImportError:
-        raise WorkloadFolderError(path, "", "checking it needs the Python package jsonschema (pip install -r python/requirements.txt)") from None
     schema = json.loads(SCHEMA_PATH.read_text())
     validator = jsonschema.Draft202012Validator(schema)
     error = jsonschema.exceptions.best_match(validator.iter_errors(spec))
