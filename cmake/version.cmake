@@ -15,8 +15,9 @@
 if(NOT DEFINED SOURCE)
   get_filename_component(SOURCE "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 endif()
-file(STRINGS "${SOURCE}/CMakeLists.txt" lb_project_line REGEX "^project\\(layerbench VERSION [0-9.]+")
-string(REGEX REPLACE "^project\\(layerbench VERSION ([0-9.]+).*$" "\\1" lb_version_base "${lb_project_line}")
+# (indented: CMakeLists.txt calls project() in its top scope's block)
+file(STRINGS "${SOURCE}/CMakeLists.txt" lb_project_line REGEX "^ *project\\(layerbench VERSION [0-9.]+")
+string(REGEX REPLACE "^ *project\\(layerbench VERSION ([0-9.]+).*$" "\\1" lb_version_base "${lb_project_line}")
 
 set(lb_version_note "")
 set(lb_tag "")

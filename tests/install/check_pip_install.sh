@@ -5,7 +5,10 @@
 # Usage:
 #   check_pip_install.sh cpu BUILD_DIR PYTHON   a clean venv (no system site-packages); pip installs
 #                                               from the registry this machine's pip is configured for;
-#                                               exits 77 (skipped), saying why, where pip reaches none
+#                                               exits 77 (skipped), saying why, where pip reaches none.
+#                                               Then '<checkout>[reports]' into the same venv, which
+#                                               fails where its build compiles anything (the build
+#                                               folder is kept, and nothing changed)
 #   check_pip_install.sh gpu BUILD_DIR PYTHON   on a GPU machine without a registry: a venv that sees
 #                                               the system's packages (CuPy), pip installs offline from
 #                                               <checkout>/.whl (docs/offline-install.md), then runs
@@ -87,6 +90,27 @@ start=$SECONDS
   -C build-dir="$cmake_build" -C cmake.define.LAYERBENCH_NATIVE_CPU=ON "$root" >"$work/pip.log" 2>&1 ||
   fail "pip install $root ($(tail -n 20 "$work/pip.log"))"
 say "pip install took $((SECONDS - start)) s (log: $work/pip.log)"
+if [ "$mode" = cpu ]; then
+  # Then an extra, as a user adds one later ('.[reports]' after '.', the same venv): pip's build
+  # isolation gives this install a build environment of its own, in a new temporary folder, and
+  # scikit-build-core configures the kept build folder afresh; nothing may compile again (the objects
+  # lie outside what it clears: CMakeLists.txt; pybind11's headers are read from a copy in the build
+  # folder: variants/python/CMakeLists.txt). The build's verbose log has every step ninja ran: a
+  # compile (g++'s, nvcc's, a precompiled header's) is a step with -c. ccache does not count: a hit
+  # is a compile that ccache answered, which a build with nothing to do never asks.
+  start=$SECONDS
+  "$venv/bin/python" -m pip install -v "${pip_args[@]}" -C build-dir="$cmake_build" \
+    -C cmake.define.LAYERBENCH_NATIVE_CPU=ON -C build.verbose=true "$root[reports]" >"$work/pip-extra.log" 2>&1 ||
+    fail "the second pip install, $root[reports] ($(tail -n 20 "$work/pip-extra.log"))"
+  step='^ *\[[0-9]+/[0-9]+\] '
+  grep -qE "${step}|ninja: no work to do" "$work/pip-extra.log" ||
+    fail "no word of ninja's in $work/pip-extra.log: the check below would see nothing (-C build.verbose=true)"
+  compiled=$(grep -E "${step}.* -c " "$work/pip-extra.log" | sed -E 's/.* -o ([^ ]+).*/\1/' || true)
+  [ -z "$compiled" ] || fail "the second pip install ($root[reports], the same build folder) compiled \
+$(echo "$compiled" | wc -l) file(s) again, $(echo "$compiled" | head -n 5 | tr '\n' ' ')(log: $work/pip-extra.log)"
+  say "second pip install ('.[reports]') took $((SECONDS - start)) s and compiled nothing: its build ran \
+$(grep -cE "${step}" "$work/pip-extra.log") step(s), those every build runs (log: $work/pip-extra.log)"
+fi
 # The install's stamp: what the second half checks for, so that it never uses a venv a failed or
 # interrupted install left behind.
 echo "$root" >"$work/installed"
