@@ -21,6 +21,16 @@
 #include "variants/nvrtc/nvrtc_compiler.h"
 
 namespace lb::lab {
+
+namespace {
+std::filesystem::path& default_program() {
+  static std::filesystem::path program;
+  return program;
+}
+}  // namespace
+
+void set_kernel_compile_program(const std::filesystem::path& layerbench) { default_program() = layerbench; }
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -75,7 +85,9 @@ std::string compile_in_process(const std::string& name, const std::string& text,
     source << text;
     if (!source.flush()) throw std::runtime_error("cannot write the kernel text to " + folder.path().string());
   }
-  const fs::path program = limits.program.empty() ? fs::read_symlink("/proc/self/exe") : limits.program;
+  const fs::path program = !limits.program.empty()        ? limits.program
+                           : !default_program().empty() ? default_program()
+                                                        : fs::read_symlink("/proc/self/exe");
   std::vector<std::string> argv = {program.string(), "lab", "run-helper", "nvrtc", std::to_string(sm), name};
   argv.insert(argv.end(), options.begin(), options.end());
   ProcessLimits process;

@@ -28,10 +28,15 @@ struct KernelCompileLimits {
   static constexpr unsigned long long kAddressSpace = 4ull << 30;
   double wall_s = kWallSeconds;
   unsigned long long address_space = kAddressSpace;
-  // The layerbench executable that runs the helper; empty: this process's own (/proc/self/exe).
-  // Tests, whose executable is not layerbench, name it.
+  // The layerbench executable that runs the helper; empty: set_kernel_compile_program's, else this
+  // process's own (/proc/self/exe).
   std::filesystem::path program;
 };
+
+// The layerbench executable every compile process runs where its limits name none: for a program
+// other than layerbench that grades (a test executable, which would otherwise start itself again,
+// every one of its tests, for each compile: tests/lab_test_support.h sets it). Empty: /proc/self/exe.
+void set_kernel_compile_program(const std::filesystem::path& layerbench);
 
 // The line a compile that ran past a limit ends with.
 std::string ran_past_time_line(double wall_s);
