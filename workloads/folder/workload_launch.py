@@ -36,6 +36,16 @@ def which_limits(limits: dict) -> str:
     return f"the limits of {limits['arch']} (no GPU found)"
 
 
+def nvrtc_archs() -> set[str]:
+    """The real architectures this NVRTC compiles for ({"sm_75", ..., "sm_90", ...}); empty if it cannot say."""
+    try:
+        from cuda.bindings import nvrtc
+        err, archs = nvrtc.nvrtcGetSupportedArchs()
+    except (ImportError, AttributeError):
+        return set()
+    return {f"sm_{a}" for a in archs} if err == nvrtc.nvrtcResult.NVRTC_SUCCESS else set()
+
+
 def kernel_needs(ptx: str, log: str) -> dict[str, dict]:
     """name -> {"registers", "static_shared", "max_threads" (None: no __launch_bounds__),
     "required_block" (None, or .reqntid's (x, y, z))}, from the compile's PTX and ptxas's log."""
@@ -77,7 +87,11 @@ def check_launches(w, limits: dict | None = None) -> None:
     launch that would fail."""
     limits = dict(SM90_LIMITS) if limits is None else dict(SM90_LIMITS) | dict(limits)
     which = which_limits(limits)
-    ptx, log = nvrtc_compile(w, limits["arch"])
+    arch = limits["arch"]
+    if arch != "sm_90" and arch not in nvrtc_archs():
+        which += f"; registers and static shared memory as compiled for sm_90 (this NVRTC cannot compile for {arch})"
+        arch = "sm_90"
+    ptx, log = nvrtc_compile(w, arch)
     needs = kernel_needs(ptx, log)
     json_path = w.path / "workload.json"
     for k in w.kernels:
