@@ -18,7 +18,9 @@ struct FolderCheckReport {
   std::vector<std::string> skipped;        // "LABEL: does not fit ..." for each size that cannot run
 };
 
-// At every size of `sizes`: workload.json evaluated (FolderWorkload::check_size: extents, range
+// Each kernel's launch against its __launch_bounds__, registers and shared memory and the device's
+// limits, or sm_90's without a GPU (FolderWorkload::check_launches). At every size of `sizes`:
+// workload.json evaluated (FolderWorkload::check_size: extents, range
 // bounds, each kernel's grid against the device's limits, or CUDA's documented ones without a GPU,
 // bytes and flops). At the smallest size that fits: inputs.py (if any) called, reference.py's
 // reference and tolerance called on the problem drawn there, each result's shape checked. UsageError

@@ -93,6 +93,20 @@ def test_a_kernel_of_a_sequence_is_named_by_its_index(tmp_path):
                     "[512] is 512 threads; kernel row_sum_pass is declared __launch_bounds__(256) in kernels.cu")
 
 
+def test_static_shared_memory_above_48k_is_ptxas_s_error(tmp_path):
+    """Above 48 KiB of static shared memory ptxas refuses the kernel: the compile for sm_90 says so,
+    naming kernels.cu, where the compile to PTX alone passed it to fail at run."""
+    if why := nvrtc_here():
+        pytest.skip(why)
+    folder = tmp_path / "big_static"
+    shutil.copytree(FOLDERS / "too_much_shared", folder)
+    edit(folder / "kernels.cu", "__shared__ float tile[12288];", "__shared__ float tile[16384];")
+    r = reader(folder)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert (f"{folder / 'kernels.cu'}: does not compile for sm_90 (NVRTC's ptxas): Entry function 'saxpy_inout' uses "
+            "too much shared data (0x10000 bytes, 0xc000 max)") in r.stderr
+
+
 def test_a_gpus_limits_are_named(tmp_path):
     """With a GPU, the harness passes its limits (app/folder_checks.cpp); here, a smaller GPU's, as
     cudaGetDeviceProperties gives them for an sm_86 card (99 KiB a block with the opt-in)."""

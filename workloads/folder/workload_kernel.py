@@ -225,6 +225,9 @@ def nvrtc_compile(w: "WorkloadFolder", arch: str = "sm_90") -> tuple[str, str]:
             first = next((line for line in lines if ": error" in line or "ptxas error" in line), lines[0] if lines else err.name)
             errors = sum(": error" in line or "ptxas error" in line for line in lines)
             more = f" (and {errors - 1} more errors)" if errors > 1 else ""
+            if "ptxas error" in first:   # after the front end: the kernel as a whole, no line of kernels.cu
+                detail = first.split("ptxas error", 1)[1].strip(" :")
+                raise WorkloadFolderError(path, "", f"does not compile for {arch} (NVRTC's ptxas): {detail}{more}")
             raise WorkloadFolderError(first.strip(), "", f"does not compile (NVRTC){more}")
         ptx = text(nvrtc.nvrtcGetPTXSize, nvrtc.nvrtcGetPTX, "nvrtcGetPTX")
     finally:
