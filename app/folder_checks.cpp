@@ -11,6 +11,7 @@ FolderCheckReport check_folder_before_cases(const FolderWorkload& w, const std::
                                             std::uint64_t run_seed, double reference_budget) {
   FolderCheckReport report;
   const DeviceLimits limits = device_limits();
+  w.check_launches(limits.block);
   const PlannedSize* smallest = nullptr;
   for (const PlannedSize& size : sizes) {
     w.check_size(size.shape, limits.grid);

@@ -19,7 +19,9 @@ struct FolderCheckReport {
   std::vector<std::string> skipped;        // "LABEL: does not fit ..." for each size that cannot run
 };
 
-// At every size of `sizes`: workload.json evaluated (FolderWorkload::check_size: extents, range
+// Each kernel's launch against its __launch_bounds__, registers and shared memory and the device's
+// limits, or sm_90's without a GPU (FolderWorkload::check_launches). At every size of `sizes`:
+// workload.json evaluated (FolderWorkload::check_size: extents, range
 // bounds, each kernel's grid against the device's limits, or CUDA's documented ones without a GPU,
 // bytes and flops). At the smallest size that fits, and at every other size that fits whose host
 // memory (FolderWorkload::host_bytes) is at most `reference_budget` bytes: inputs.py (if any) called,

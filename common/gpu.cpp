@@ -75,6 +75,11 @@ DeviceLimits device_limits() {
     LB_CUDA_CHECK(cudaDeviceGetAttribute(&value, attributes[i], 0));
     limits.grid[static_cast<std::size_t>(i)] = value;
   }
+  cudaDeviceProp prop{};
+  LB_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
+  limits.block = BlockLimits{prop.name, "sm_" + std::to_string(prop.major) + std::to_string(prop.minor),
+                             prop.maxThreadsPerBlock, prop.regsPerBlock, static_cast<long long>(prop.sharedMemPerBlock),
+                             static_cast<long long>(prop.sharedMemPerBlockOptin)};
   std::size_t free_bytes = 0, total_bytes = 0;
   LB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   limits.memory_bytes = static_cast<double>(total_bytes);

@@ -29,8 +29,21 @@ int visible_device_count(std::string* why_none);
 // What a launch and a case's buffers may take on device 0: its grid limits (blocks along x, y, z)
 // and its memory. Without a usable GPU, CUDA's documented grid limits (x 2^31 - 1, y and z 65535,
 // every device since compute capability 3.0) and memory 0 (unknown).
+// What one block may take (a folder's launches are checked against them before any case,
+// app/folder_checks.cpp): device 0's, or without a usable GPU sm_90's (H100, H200), with an empty
+// gpu_name.
+struct BlockLimits {
+  std::string gpu_name;         // cudaDeviceProp::name; "" without a GPU
+  std::string arch = "sm_90";   // what a kernel is compiled for to read its registers
+  long long max_threads = 1024;
+  long long registers = 65536;          // 32-bit registers a block
+  long long shared = 49152;             // shared memory a block, static plus dynamic, by default
+  long long shared_opt_in = 232448;     // the same once the kernel's dynamic limit is raised
+};
+
 struct DeviceLimits {
   std::array<long long, 3> grid{2147483647LL, 65535LL, 65535LL};
+  BlockLimits block;
   double memory_bytes = 0;
   bool from_device = false;  // read from the GPU (else the documented limits)
 };

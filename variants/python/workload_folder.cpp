@@ -112,7 +112,8 @@ auto folder_call(const std::string& dir, Call&& call) -> decltype(call()) {
 }
 
 // The folder loaded and checked (its schema, kernels.cu's parameters, reference.py importable, an
-// NVRTC compile): workload_folder.load and nvrtc_check.
+// NVRTC compile): workload_folder.load and nvrtc_check. The launches against the GPU's limits come
+// later (check_launches, from app/folder_checks.cpp, which knows the device).
 py::object loaded_folder(const std::string& dir) {
   if (const std::string why = embedded_python_unavailable_reason(); !why.empty())
     throw UsageError("--workload-dir " + dir + ": reading a workload folder needs the embedded Python: " + why);
@@ -120,7 +121,7 @@ py::object loaded_folder(const std::string& dir) {
   return folder_call(dir, [&] {
     const py::module_ module = folder_module();
     py::object folder = module.attr("load")(dir);
-    module.attr("nvrtc_check")(folder);
+    module.attr("nvrtc_check")(folder, py::arg("limits") = false);  // the launches: check_launches, with the GPU's
     return folder;
   });
 }
@@ -265,6 +266,19 @@ class PythonFolderWorkload final : public FolderWorkload {
 
   void check_reference(const Shape& s, std::uint64_t seed) const override {
     folder_call(spec().dir, [&] { folder_module().attr("check_reference")(folder(), size_dict(s), seed); });
+  }
+
+  void check_launches(const BlockLimits& limits) const override {
+    folder_call(spec().dir, [&] {
+      py::dict l;
+      l["name"] = limits.gpu_name;
+      l["arch"] = limits.arch;
+      l["max_threads_per_block"] = limits.max_threads;
+      l["regs_per_block"] = limits.registers;
+      l["shared_per_block"] = limits.shared;
+      l["shared_per_block_optin"] = limits.shared_opt_in;
+      py::module_::import("workload_launch").attr("check_launches")(folder(), l);
+    });
   }
 
   void check_size(const Shape& s, const std::array<long long, 3>& grid_limits) const override {

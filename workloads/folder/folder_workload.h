@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "common/gpu.h"
 #include "workloads/workload.h"
 
 namespace lb {
@@ -128,6 +129,11 @@ class FolderWorkload : public Workload {
   // `grid_limits` (blocks along x, y, z: the device's, or CUDA's documented ones), the bytes and
   // flops formulas. UsageError (one line naming the field and the size) otherwise.
   virtual void check_size(const Shape& s, const std::array<long long, 3>& grid_limits) const = 0;
+  // Each kernel's launch (its block and dynamic shared memory) against what the kernel needs, read
+  // from an NVRTC compile for `limits.arch` (its __launch_bounds__, registers and static shared
+  // memory), and against `limits` (workload_launch.py). UsageError (one line naming the launch
+  // field, the kernel, the figure and the limit, and whose limits they are) otherwise.
+  virtual void check_launches(const BlockLimits& limits) const = 0;
   // Draws the problem at `s` (inputs.py, if any, called) and runs the folder's reference and
   // tolerance rule on it once, before a run measures anything: UsageError (one line naming the
   // file) when one raises or returns the wrong shape.

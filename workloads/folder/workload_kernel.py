@@ -1,5 +1,5 @@
 """kernels.cu against workload.json: the kernel's declared parameters read from its text, checked
-against the spec's arguments, and the text compiled once with NVRTC (to PTX, no GPU needed), so a
+against the spec's arguments, and the text compiled once with NVRTC (for sm_90, no GPU needed), so a
 mismatch or a compile error is one line naming the user's file and line before anything runs.
 Split from workload_folder.py, which re-exports these names."""
 from __future__ import annotations
@@ -56,11 +56,12 @@ def _condition(directive: str, rest: str, defined: set[str]) -> bool | None:
     return None
 
 
-def live_lines(clean: str) -> list[bool | None]:
+def live_lines(clean: str, on_directive=None) -> list[bool | None]:
     """For each line of `clean` (comments stripped): True where the preprocessor keeps it, False in
     a block it drops (`#if 0`, the `#else` of `#if 1`, `#ifdef` of a macro the file never
     defines), None inside a condition the reader cannot evaluate (`#if __CUDA_ARCH__ >= 800`).
-    Directive lines themselves are False: no declaration is on them."""
+    Directive lines themselves are False: no declaration is on them. `on_directive(directive, rest,
+    state, line_index)`, if given, is called for each, with the state of the block around it."""
     defined = set(_ALWAYS_DEFINED)
     stack: list[list] = []   # [value of this branch, whether an earlier branch was taken, enclosing]
     live: list[bool | None] = []
@@ -75,6 +76,8 @@ def live_lines(clean: str) -> list[bool | None]:
             continue
         directive, rest = match.group(1), match.group(2)
         outer = current()
+        if on_directive:
+            on_directive(directive, rest, outer, len(live))
         if directive in ("if", "ifdef", "ifndef"):
             value = _condition(directive, rest, defined)
             branch = False if outer is False else (None if outer is None or value is None else value)
@@ -100,11 +103,54 @@ def live_lines(clean: str) -> list[bool | None]:
     return live
 
 
+_UNKNOWN = object()     # a macro defined inside a condition the reader cannot evaluate
+_FUNCTION_LIKE = object()
+
+
+def _macros(clean: str, upto: int) -> tuple[list[bool | None], dict]:
+    """live_lines(clean), and the object-like macros (`#define T float`) in force at line `upto`
+    (1-based): name -> replacement text, _UNKNOWN where a condition the reader cannot evaluate
+    decides it, _FUNCTION_LIKE for `#define F(x) ...`."""
+    macros: dict = {}
+
+    def directive(name, rest, state, index):
+        if index + 1 >= upto or state is False:
+            return
+        if name == "define" and (m := re.match(r"\s*([A-Za-z_]\w*)(\()?(.*)$", rest)):
+            macros[m.group(1)] = (_UNKNOWN if state is None or m.group(3).rstrip().endswith("\\") else
+                                  _FUNCTION_LIKE if m.group(2) else m.group(3).strip())
+        elif name == "undef" and rest.split():
+            macros[rest.split()[0]] = _UNKNOWN if state is None else None
+    return live_lines(clean, directive), macros
+
+
+def _expand(decl: str, macros: dict, where, kernel: str, pname: str) -> str:
+    """`decl` with each object-like macro replaced by its text, as the preprocessor would (a macro
+    is not expanded again inside its own expansion); one line saying why where it cannot be."""
+    def word(match, seen=frozenset()):
+        name = match.group(0)
+        value = macros.get(name)
+        if value is None or name in seen:
+            return name
+        if value is _UNKNOWN:
+            raise WorkloadFolderError(where, f"kernel {kernel} parameter {pname}",
+                                      f"is typed through macro {name}, whose #define depends on a condition the signature "
+                                      "reader cannot evaluate: define it outside the condition, or spell the type")
+        if value is _FUNCTION_LIKE:
+            raise WorkloadFolderError(where, f"kernel {kernel} parameter {pname}",
+                                      f"is typed through the function-like macro {name}(...), which the signature reader "
+                                      "does not expand (it expands #define NAME text): spell the type")
+        return re.sub(r"[A-Za-z_]\w*", lambda m: word(m, seen | {name}), value)
+    return re.sub(r"[A-Za-z_]\w*", word, decl)
+
+
 def kernel_parameters(text: str, kernel: str, path: Path) -> tuple[int, list[tuple[str, str]]]:
     """(line, [(declared type, parameter name), ...]) of `extern "C" __global__ void kernel(...)`,
     read where the preprocessor keeps it: a signature inside `#if 0` (or any block the file's
     conditions drop) is not the kernel's. One inside a condition this reader cannot evaluate is
-    refused in one line, as is a kernel declared twice where both are live."""
+    refused in one line, as is a kernel declared twice where both are live. A parameter's type may
+    come through an object-like macro (`#define T float`, `T* x`): the declared type returned is
+    the expanded one, as NVRTC reads it."""
     clean = _strip_comments(text)
     live = live_lines(clean)
     pattern = re.compile(r'__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?'
@@ -124,6 +170,7 @@ def kernel_parameters(text: str, kernel: str, path: Path) -> tuple[int, list[tup
     if len(matches) > 1:
         raise WorkloadFolderError(f"{path}:{matches[1][1]}", f"kernel {kernel}", f"is declared again (first at line {matches[0][1]})")
     match, line = matches[0]
+    _, macros = _macros(clean, line)
     if 'extern "C"' not in clean[:match.start()]:
         raise WorkloadFolderError(f"{path}:{line}", f"kernel {kernel}", 'must be declared extern "C" (so every layer finds it by name)')
     params = []
@@ -134,19 +181,28 @@ def kernel_parameters(text: str, kernel: str, path: Path) -> tuple[int, list[tup
             raise WorkloadFolderError(f"{path}:{line}", f"kernel {kernel}", f"cannot read parameter {part.strip()!r}")
         decl, name = words
         stars = len(words[1]) - len(words[1].lstrip("*"))
+        decl = _expand(decl, macros, f"{path}:{line}", kernel, name.lstrip("*"))
         params.append((decl + "*" * stars, name.lstrip("*")))
     return line, params
 
 
-def nvrtc_check(w: "WorkloadFolder", arch: str = "compute_90") -> None:
-    """Compiles kernels.cu with NVRTC (to PTX: no GPU needed), as the kernel-text layers will, and
-    raises WorkloadFolderError with the log's first error, which names kernels.cu and its line
-    ("/path/kernels.cu(12): error: ..."). Needs cuda.bindings (cuda-python)."""
+_COMPILED: dict = {}   # (kernel text, path, arch) -> (PTX, ptxas's -v log): one compile per folder and arch
+
+
+def nvrtc_compile(w: "WorkloadFolder", arch: str = "sm_90") -> tuple[str, str]:
+    """kernels.cu compiled with NVRTC for `arch` (a real one, sm_90: PTX and CUBIN, no GPU needed),
+    as the kernel-text layers will, with ptxas's verbose report (`--ptxas-options=-v`: each
+    kernel's registers and static shared memory). (PTX, log); WorkloadFolderError with the log's
+    first error, which names kernels.cu and its line ("/path/kernels.cu(12): error: ..."). Needs
+    cuda.bindings (cuda-python)."""
+    path = str(w.path / "kernels.cu")
+    key = (w.kernel_text, path, arch)
+    if key in _COMPILED:
+        return _COMPILED[key]
     try:
         from cuda.bindings import nvrtc
     except ImportError as e:
         raise WorkloadFolderError(w.path / "kernels.cu", "", f"cannot be compiled here: cuda.bindings does not import ({e})") from None
-    path = str(w.path / "kernels.cu")
 
     def ok(result, what):
         err, *rest = result
@@ -154,21 +210,41 @@ def nvrtc_check(w: "WorkloadFolder", arch: str = "compute_90") -> None:
             raise WorkloadFolderError(path, "", f"NVRTC {what} failed: {err.name}")
         return rest[0] if rest else None
 
+    def text(size_call, get_call, what) -> str:
+        buffer = b" " * ok(size_call(program), what + "Size")
+        ok(get_call(program, buffer), what)
+        return buffer.rstrip(b"\0 ").decode(errors="replace")
+
     program = ok(nvrtc.nvrtcCreateProgram(w.kernel_text.encode(), path.encode(), 0, [], []), "nvrtcCreateProgram")
     try:
-        options = [b"-std=c++17", f"--gpu-architecture={arch}".encode()]
+        options = [b"-std=c++17", f"--gpu-architecture={arch}".encode(), b"--ptxas-options=-v"]
         (err,) = nvrtc.nvrtcCompileProgram(program, len(options), options)
+        log = text(nvrtc.nvrtcGetProgramLogSize, nvrtc.nvrtcGetProgramLog, "nvrtcGetProgramLog")
         if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
-            size = ok(nvrtc.nvrtcGetProgramLogSize(program), "nvrtcGetProgramLogSize")
-            log = b" " * size
-            ok(nvrtc.nvrtcGetProgramLog(program, log), "nvrtcGetProgramLog")
-            lines = log.decode(errors="replace").splitlines()
-            first = next((line for line in lines if ": error" in line), lines[0] if lines else err.name)
-            errors = sum(": error" in line for line in lines)
+            lines = log.splitlines()
+            first = next((line for line in lines if ": error" in line or "ptxas error" in line), lines[0] if lines else err.name)
+            errors = sum(": error" in line or "ptxas error" in line for line in lines)
             more = f" (and {errors - 1} more errors)" if errors > 1 else ""
+            if "ptxas error" in first:   # after the front end: the kernel as a whole, no line of kernels.cu
+                detail = first.split("ptxas error", 1)[1].strip(" :")
+                raise WorkloadFolderError(path, "", f"does not compile for {arch} (NVRTC's ptxas): {detail}{more}")
             raise WorkloadFolderError(first.strip(), "", f"does not compile (NVRTC){more}")
+        ptx = text(nvrtc.nvrtcGetPTXSize, nvrtc.nvrtcGetPTX, "nvrtcGetPTX")
     finally:
         ok(nvrtc.nvrtcDestroyProgram(program), "nvrtcDestroyProgram")
+    _COMPILED[key] = (ptx, log)
+    return ptx, log
+
+
+def nvrtc_check(w: "WorkloadFolder", arch: str = "sm_90", limits: "dict | None | bool" = True) -> None:
+    """kernels.cu compiled for `arch` (nvrtc_compile: one line for a compile error), then each
+    launch checked against what the compile says the kernel needs (workload_launch.check_launches)
+    and `limits`: True (the default, the standalone check) is sm_90's; False checks none (the
+    harness checks them against its GPU's before any case: app/folder_checks.cpp)."""
+    nvrtc_compile(w, arch)
+    if limits is not False:
+        from workload_launch import check_launches
+        check_launches(w, None if limits is True else limits)
 
 
 def check_parameters(params, arguments, where, kernel, field="kernel.arguments", in_sequence=False) -> set[str]:
