@@ -26,9 +26,6 @@ std::string cuda_context_fault();
 // count, or 0 and why there is none (the probe's words) in *why_none.
 int visible_device_count(std::string* why_none);
 
-// What a launch and a case's buffers may take on device 0: its grid limits (blocks along x, y, z)
-// and its memory. Without a usable GPU, CUDA's documented grid limits (x 2^31 - 1, y and z 65535,
-// every device since compute capability 3.0) and memory 0 (unknown).
 // What one block may take (a folder's launches are checked against them before any case,
 // app/folder_checks.cpp): device 0's, or without a usable GPU sm_90's (H100, H200), with an empty
 // gpu_name.
@@ -41,6 +38,9 @@ struct BlockLimits {
   long long shared_opt_in = 232448;     // the same once the kernel's dynamic limit is raised
 };
 
+// What a launch and a case's buffers may take on device 0: its grid limits (blocks along x, y, z)
+// and its memory. Without a usable GPU, CUDA's documented grid limits (x 2^31 - 1, y and z 65535,
+// every device since compute capability 3.0) and memory 0 (unknown).
 struct DeviceLimits {
   std::array<long long, 3> grid{2147483647LL, 65535LL, 65535LL};
   BlockLimits block;
