@@ -17,7 +17,6 @@
 #include <string>
 #include <vector>
 
-#include "lab/runners/nvrtc/limited_compile.h"
 #include "lab/runners/runner.h"
 #include "lab/spec/lab_spec.h"
 #include "variants/python/python_layer.h"
@@ -26,10 +25,6 @@
 namespace lb::lab::testing {
 
 namespace fs = std::filesystem;
-
-// A test executable is not layerbench: a kernel compiled in the limited compile process runs the real
-// binary's helper, not this executable, which would start itself again, every test, for each compile.
-inline const bool kCompilesWithLayerbench = (set_kernel_compile_program(LB_EXE), true);
 
 inline const fs::path kRoot = LB_SOURCE_ROOT;
 inline const fs::path kLabs = kRoot / "labs";
