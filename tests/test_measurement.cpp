@@ -136,13 +136,13 @@ TEST(SampleSeries, NoiseLowerBoundFollowsTheChiSquareQuantile) {
   EXPECT_EQ(one.noise_lower_bound(), 0.0);
 }
 
-// The cap waits for the samples compare's rank test needs (5), not for the noise's minimum (10).
+// The cap waits for the samples compare's rank test needs (6), not for the noise's minimum (10).
 TEST(StoppingRule, SlowCaseStopsAtTheCapOnceCompareHasItsSamples) {
   StoppingRule rule;
   rule.max_time_s = 1.0;
   const auto [stop, series] = run_rule(rule, [] { return 400.0; });  // 0.4 s per sample
   EXPECT_EQ(stop, Stop::kTimeCap);
-  EXPECT_EQ(series.count(), 5u);
+  EXPECT_EQ(series.count(), 6u);
   rule.cap_min_samples = 1;  // a caller with a budget of its own (a lab's student kernel)
   const auto [stop_one, one] = run_rule(rule, [] { return 400.0; });
   EXPECT_EQ(stop_one, Stop::kTimeCap);

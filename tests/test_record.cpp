@@ -134,7 +134,7 @@ TEST(Record, TheContextHasEveryFieldTheReportsReadUnderItsDocumentedName) {
   EXPECT_EQ(j.at("measurement"),
             json({{"mode", "timed"}, {"gpu_cache_mode", "hot"}, {"cpu_cache_mode", "hot"}, {"gpu_timing", "events"},
                   {"noise_target", 0.01},
-                  {"min_samples", 7}, {"min_time_s", 0.1}, {"enough_samples", 400}, {"max_time_s", 1.0}, {"cap_min_samples", 5},
+                  {"min_samples", 7}, {"min_time_s", 0.1}, {"enough_samples", 400}, {"max_time_s", 1.0}, {"cap_min_samples", 6},
                   {"stops_early_above_target", true},
                   {"l2_flush_bytes", 104857600},
                   {"sm_clock", {{"source", "NVML, read after each sample"}, {"default_mhz", 1980.0},

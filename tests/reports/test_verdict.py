@@ -113,7 +113,7 @@ def test_too_few_samples_say_so_unless_the_change_is_gross():
     device = TIMING_KINDS["device"]
     few = lambda m, seed: sample(m, count=3, seed=seed)
     d = decide(few(1.0, 1), few(2.0, 2), device)
-    assert d.verdict == "unclear" and "too few samples for the rank test (3 and 3; 5 needed)" in d.why
+    assert d.verdict == "unclear" and "too few samples for the rank test (3 and 3; 6 needed)" in d.why
     assert decide(few(1.0, 1), few(140.0, 2), device).verdict == "slower"
 
 
