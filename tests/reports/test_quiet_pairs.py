@@ -4,13 +4,14 @@ the machine and its load). In either order, with the rule's own allowances (no h
 
   - the pair itself: `compare` calls at most 1% of its cases faster or slower;
   - NEW made 1.03x slower: no case is slower;
-  - NEW made 2x slower: every case the rule can decide a 2x change of is slower: its kind's
-    allowance at its duration under 100% (every device-timed case; a CPU case of 1 ms or more);
+  - NEW made 1.2x or 2x slower: every case where that change, on top of the pair's own move,
+    stands beyond its kind's allowance is slower (the samples never leave it unclear); for 2x,
+    that is most cases;
   - NEW made 140x slower: every case is slower; on a busy machine, host-timed cases are unclear
     and device-timed ones slower (their measured bound holds).
 
 What the issue asked beyond that, a 1.2x change of every host-timed case called slower, does not
-hold: the host's own moves between runs (up to 1.57x here, on memory-bound passes) need
+hold: the host's own moves between runs (up to 1.41x in cpu-2core's memory-bound passes) need
 allowances that a 1.2x change stays inside (docs/reports.md, "Comparing two runs", rule 3).
 compare.with_change injects the change; docs/reports.md tables the same (tools/doc_blocks.py's
 `injected` block)."""
@@ -55,12 +56,18 @@ def test_the_pair_itself_raises_at_most_one_alarm_in_a_hundred(pair: compare.Com
     assert pair.rows and len(alarms) <= 0.01 * len(pair.rows), [(r.base.name, r.ratio, r.why) for r in alarms]
 
 
-def test_a_doubling_is_slower_wherever_the_allowance_can_tell_it(pair: compare.Comparison):
-    decidable = [(row, d) for row, d in compare.with_change(pair, 2.0)
-                 if TIMING_KINDS[row.timing].allowance_for(row.base.median_ms) < 1.0]
-    assert decidable
-    missed = [(row.base.name, row.timing, round(row.ratio, 3), d.why) for row, d in decidable if d.verdict != compare.SLOWER]
+@pytest.mark.parametrize("factor", [1.2, 2.0])
+def test_beyond_the_runs_spread_the_samples_find_the_change(pair: compare.Comparison, factor: float):
+    """Where a change on top of the pair's own move stands beyond the case's allowance (by 5%), the
+    samples (6 a side at least, the medians' uncertainty, the rank test) never leave it unclear.
+    Every device-timed case is such a case; a CPU case on this machine only where the pair moved
+    little: 2x of one whose runs moved by 1.3x is within the ±70% its kind allows."""
+    beyond = [(row, d) for row, d in compare.with_change(pair, factor)
+              if factor * row.ratio > 1.05 * (1 + TIMING_KINDS[row.timing].allowance_for(row.base.median_ms))]
+    missed = [(row.base.name, row.timing, round(row.ratio, 3), d.why) for row, d in beyond if d.verdict != compare.SLOWER]
     assert not missed, missed
+    if factor == 2.0:
+        assert len(beyond) >= len(pair.rows) / 2, "a doubling stands beyond the spread in most cases"
 
 
 def test_a_140x_slow_down_is_slower_in_every_case(pair: compare.Comparison):
