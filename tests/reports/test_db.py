@@ -265,13 +265,18 @@ def test_add_list_and_compare(db_url: str, runs: dict[str, Path]):
     assert lb_db("compare", "--db", db_url, "--baseline", "latest~1", "--threshold", "25").returncode == 0
 
 
+def four_runs_that_differ(tmp_path: Path) -> list[Path]:
+    """Four runs whose vector_add/runtime medians are x1.0, x1.3, x0.9 and x1.08 of one another."""
+    return [make_run(tmp_path / f"r{i}.json", f"2026-11-2{i}T09:00:00+0000", f"{i}{i}{i}{i}aaa", slower=f,
+                     workloads=("vector_add",))
+            for i, f in ((1, 1.0), (2, 1.3), (3, 0.9), (4, 1.08))]
+
+
 def test_compare_holds_a_case_to_the_spread_of_the_devices_earlier_runs(db_url: str, tmp_path: Path):
     """Three earlier runs whose vector_add/runtime medians differ by 44% (x1.0, x1.3, x0.9): a NEW
     run 20% slower than the last is within that spread, unclear and saying so; the same NEW against
     the same BASE with fewer than three earlier runs (no history) is slower."""
-    made = [make_run(tmp_path / f"r{i}.json", f"2026-11-2{i}T09:00:00+0000", f"{i}{i}{i}{i}aaa", slower=f,
-                     workloads=("vector_add",))
-            for i, f in ((1, 1.0), (2, 1.3), (3, 0.9), (4, 1.08))]
+    made = four_runs_that_differ(tmp_path)
     assert lb_db("add", "--db", db_url, *made).returncode == 0
     result = lb_db("compare", "--db", db_url, "--baseline", "latest~1")
     assert result.returncode == 0, result.stdout + result.stderr
@@ -290,9 +295,7 @@ def test_compare_fails_on_the_verdicts_fail_on_names(tmp_path: Path):
     the default gate and fails `--fail-on slower,unclear`; a bad verdict is one line, exit 2; a
     threshold under 1 warns in one line and goes on (SQLite: the gate is the engines' alike)."""
     url = str(tmp_path / "gate.db")
-    made = [make_run(tmp_path / f"r{i}.json", f"2026-11-2{i}T09:00:00+0000", f"{i}{i}{i}{i}aaa", slower=f,
-                     workloads=("vector_add",))
-            for i, f in ((1, 1.0), (2, 1.3), (3, 0.9), (4, 1.08))]
+    made = four_runs_that_differ(tmp_path)
     assert lb_db("add", "--db", url, *made).returncode == 0
     passed = lb_db("compare", "--db", url, "--baseline", "latest~1")
     assert passed.returncode == 0, passed.stdout + passed.stderr
