@@ -86,7 +86,8 @@ class TimingKind:
 # docs/methodology.md "Host-timed cases"): under 0.1 ms a pass is mostly the OpenMP team's fork and
 # join, and three runs of one case on the H100's host differed by 3.17x; under 1 ms the same-build
 # pairs moved by up to 2.13x (unpinned); above, by up to 1.41x in the quiet pair of a 2-core machine
-# (tests/reports/fixtures/quiet/cpu-2core: memory-bound passes; compute-bound ones within 7%) and
+# (tests/reports/fixtures/quiet/cpu-2core: memory-bound passes; matmuls within 1.15x, transposes
+# within 1.04x) and
 # 1.57x in an earlier pair there the same hour. Each band holds a real 3% change on top of those
 # (2.13 x 1.03 < 2.3, 1.57 x 1.03 < 1.7), so that only
 # a change of about 2x or more of a CPU case is told from the host's own moves: the host's memory
