@@ -459,8 +459,8 @@ def compare(base: Results, new: Results, *, threshold: float = 5.0, k: float = 1
     """Case by case, NEW against BASE: the ratio of medians and a verdict (faster, slower, same,
     unclear), as `layerbench compare` (docs/reports.md, "Comparing two runs"). `threshold` is the
     smallest change that counts, in percent (5: 5%, the command's --threshold 5; one under 1 gives
-    a ThresholdWarning: 0.05 is 0.05%); `k` how many times the runs' robust noise a change must
-    exceed (--noise-k); `alpha` the rank test's level; `fail_on` the verdicts that fail the gate
+    a ThresholdWarning: 0.05 is 0.05%); `k` how many times the uncertainty of the two medians a
+    change must exceed (--noise-k); `alpha` the rank test's level; `fail_on` the verdicts that fail the gate
     (--fail-on: "slower", "unclear", "faster"; a list, or names separated by commas), which
     Comparison.fails() and to_markdown() go by."""
     percent = _number("threshold", threshold, 0, 1000, "a percentage from 0 to 1000 (5 is 5%)")

@@ -9,8 +9,16 @@ import numpy as np
 
 from workload_formula import WorkloadFolderError
 
-INT_RANGE = {"int32": (-2**31, 2**31 - 1), "int64": (-2**63, 2**63 - 1)}
-FLOAT_MAX = {"float32": float(np.finfo(np.float32).max), "float64": float(np.finfo(np.float64).max)}
+
+def _int_range(type_name: str) -> tuple[int, int] | None:
+    """An integer type's [min, max] (NumPy's, as the range draws read it: workload_draws.py); None
+    for a float type."""
+    dtype = np.dtype(type_name)
+    return (int(np.iinfo(dtype).min), int(np.iinfo(dtype).max)) if dtype.kind == "i" else None
+
+
+def _float_max(type_name: str) -> float:
+    return float(np.finfo(np.dtype(type_name)).max)
 
 
 def _first(array: np.ndarray, bad: np.ndarray) -> str:
@@ -25,15 +33,15 @@ def scalar_value(s: dict, json_path, where: str):
     value, kind = s["value"], s["type"]
     if isinstance(value, float) and not np.isfinite(value):
         raise WorkloadFolderError(json_path, where, f"{value} is not finite")
-    if kind in INT_RANGE:
+    if (limits := _int_range(kind)) is not None:
         if value != int(value):
             raise WorkloadFolderError(json_path, where, f"{value} is not a whole number ({kind})")
-        lo, hi = INT_RANGE[kind]
+        lo, hi = limits
         if not lo <= int(value) <= hi:
             raise WorkloadFolderError(json_path, where, f"{int(value)} is outside {kind} ({lo} to {hi})")
         return int(value)
-    if abs(float(value)) > FLOAT_MAX[kind]:
-        raise WorkloadFolderError(json_path, where, f"{value} is outside {kind} (at most {FLOAT_MAX[kind]:.8g} in magnitude)")
+    if abs(float(value)) > _float_max(kind):
+        raise WorkloadFolderError(json_path, where, f"{value} is outside {kind} (at most {_float_max(kind):.8g} in magnitude)")
     return float(value)
 
 
@@ -43,21 +51,21 @@ def input_array(b, array: np.ndarray, path, where: str) -> np.ndarray:
     kind = array.dtype.kind
     if kind not in "biuf":
         raise WorkloadFolderError(path, where, f"holds {array.dtype} values; {b.name} is {b.type}: give numbers")
-    if b.type in INT_RANGE:
+    if (limits := _int_range(b.type)) is not None:
         if kind == "f":
             whole = np.isfinite(array) & (array == np.trunc(array))
             raise WorkloadFolderError(path, where, f"holds {array.dtype} values ({_first(array, ~whole if (~whole).any() else whole)}); "
                                       f"{b.name} is {b.type}: give an integer array, not floats")
         if array.size and kind in "iu":
-            lo, hi = INT_RANGE[b.type]
+            lo, hi = limits
             bad = (array < lo) | (array > hi)
             if bad.any():
                 raise WorkloadFolderError(path, where, f"holds {_first(array, bad)}, outside {b.type} ({lo} to {hi})")
     elif array.size and kind == "f":
-        bad = np.isfinite(array) & (np.abs(array) > FLOAT_MAX[b.type])
+        bad = np.isfinite(array) & (np.abs(array) > _float_max(b.type))
         if bad.any():
             raise WorkloadFolderError(path, where, f"holds {_first(array, bad)}, outside {b.type} "
-                                      f"(at most {FLOAT_MAX[b.type]:.8g} in magnitude)")
+                                      f"(at most {_float_max(b.type):.8g} in magnitude)")
     return np.ascontiguousarray(array, dtype=b.dtype)
 
 

@@ -94,10 +94,12 @@ def parser() -> _Parser:
                     "Prints a Markdown table, which says which verdicts fail the gate. Exit status 1 when a "
                     "case's verdict is one --fail-on names (default: slower, beyond the threshold with "
                     "confidence), 0 otherwise; 2 on bad input.",
-        epilog="Verdict: same when the medians differ by at most the threshold; unclear when either machine "
-               "was busy, or the change is within the spread between runs of its kind; slower or faster "
-               "when it is beyond both, beyond K times the runs' robust noise and the rank test over the "
-               "samples tells the runs apart; unclear otherwise (also with too few samples). "
+        epilog="Verdict: same when the medians differ by at most the threshold; unclear when a host-timed "
+               "case ran on a busy machine, or the change is within the spread between runs of its kind (a "
+               "device-timed case on a busy GPU: that spread widened by its median over its fastest sample); "
+               "slower or faster when it is beyond both, beyond K times the uncertainty of the two medians "
+               "and the rank test over the samples tells the runs apart; unclear otherwise (also with too "
+               "few samples). "
                "docs/reports.md, \"Comparing two runs\".")
     c.add_argument("base", metavar="BASE.json", help="the reference run")
     c.add_argument("new", metavar="NEW.json", help="the run to judge")

@@ -206,15 +206,20 @@ def _sample(c: Case) -> Sample:
                   max_ms=c.get("max_ms"), busy=c.busy, count=c.samples)
 
 
-def with_change(c: Comparison, factor: float, busy: Mapping[str, str] | None = None) -> list[tuple[Row, Decision]]:
+# What with_change(busy=True) marks NEW's cases with, by timing kind, as the harness words a busy
+# machine (harness/machine_load.h's busy_reasons).
+INJECTED_BUSY = {"device": "another process on the GPU (pid 4242)", "cpu": "other processes kept 3.1 of 16 CPUs busy",
+                 "host-feeds-gpu": "other processes kept 3.1 of 16 CPUs busy"}
+
+
+def with_change(c: Comparison, factor: float, busy: bool = False) -> list[tuple[Row, Decision]]:
     """What the comparison's rule says of each of its rows had NEW taken `factor` times as long
-    (1.2: a 20% slow-down injected into every sample), and with `busy` (timing kind -> why), as run
-    on a machine that busy: the verdict's power on a pair of runs of one build (docs/reports.md)."""
+    (1.2: a 20% slow-down injected into every sample), and with `busy`, as run on a busy machine
+    (INJECTED_BUSY): the verdict's power on a pair of runs of one build (docs/reports.md)."""
     policy = Policy(threshold=c.threshold, k=c.k, alpha=c.alpha)
     out = []
     for row in c.rows:
-        why = (busy or {}).get(row.timing)
-        new = _sample(row.new).scaled(factor, busy=[why] if why else None)
+        new = _sample(row.new).scaled(factor, busy=[INJECTED_BUSY[row.timing]] if busy else None)
         out.append((row, verdict_mod.decide(_sample(row.base), new, TIMING_KINDS[row.timing], policy)))
     return out
 

@@ -87,11 +87,10 @@ class TimingKind:
 # join, and three runs of one case on the H100's host differed by 3.17x; under 1 ms the same-build
 # pairs moved by up to 2.13x (unpinned); above, by up to 1.41x in the quiet pair of a 2-core machine
 # (tests/reports/fixtures/quiet/cpu-2core: memory-bound passes; matmuls within 1.15x, transposes
-# within 1.04x) and
-# 1.57x in an earlier pair there the same hour. Each band holds a real 3% change on top of those
-# (2.13 x 1.03 < 2.3, 1.57 x 1.03 < 1.7), so that only
-# a change of about 2x or more of a CPU case is told from the host's own moves: the host's memory
-# bandwidth, shared with other machines, is what moves (one process's repetitions moved by 1.45x).
+# within 1.04x) and 1.57x in an earlier pair there the same hour. Each band holds a real 3% change on
+# top of those (2.13 x 1.03 < 2.3, 1.57 x 1.03 < 1.7), so that only a change of about 2x or more of a
+# CPU case is told from the host's own moves: the host's memory bandwidth, shared with other
+# machines, is what moves (one process's repetitions moved by 1.45x).
 TIMING_KINDS = {
     "device": TimingKind("device", "device-timed", 0.06, bands=((0.012, 0.18), (0.05, 0.13))),
     "cpu": TimingKind("cpu", "host-timed (a CPU layer)", 0.7, bands=((0.1, 3.0), (1.0, 1.3))),
@@ -186,17 +185,10 @@ def robust_noise(samples: Sequence[float]) -> float | None:
     return MAD_TO_SIGMA * statistics.median(abs(v - median) for v in samples) / median
 
 
-def median_uncertainty(base: Sequence[float], new: Sequence[float]) -> float | None:
+def median_uncertainty(noise_b: float, count_b: int, noise_n: float, count_n: int) -> float:
     """How well the two runs' medians are known, as a fraction: each run's robust noise times
-    MEDIAN_SE over the square root of its sample count, combined as √(u_b² + u_n²). None where
-    either has too few samples for a noise."""
-    parts = []
-    for samples in (base, new):
-        s = robust_noise(samples)
-        if s is None:
-            return None
-        parts.append(MEDIAN_SE * s / math.sqrt(len(samples)))
-    return math.hypot(*parts)
+    MEDIAN_SE over the square root of its sample count, combined as √(u_b² + u_n²)."""
+    return MEDIAN_SE * math.hypot(noise_b / math.sqrt(count_b), noise_n / math.sqrt(count_n))
 
 
 def _pct(fraction: float) -> str:
@@ -238,10 +230,10 @@ def decide(base: Sample, new: Sample, kind: TimingKind, policy: Policy = Policy(
         spread_from = f"the allowance for {kind.what} cases" + (
             " of this duration" if allowance != kind.allowance else "")
     allowance = max(allowance, policy.threshold)
-    noise = None
+    sb = sn = None
     if base.samples_ms and new.samples_ms:
         sb, sn = robust_noise(base.samples_ms), robust_noise(new.samples_ms)
-        noise = math.hypot(sb, sn) if sb is not None and sn is not None else None
+    noise = math.hypot(sb, sn) if sb is not None and sn is not None else None
 
     def decision(verdict: str, why: str, p: float | None = None) -> Decision:
         return Decision(verdict, why, ratio, noise, p, allowance)
@@ -268,7 +260,8 @@ def decide(base: Sample, new: Sample, kind: TimingKind, policy: Policy = Policy(
         if p >= policy.alpha:
             return decision(UNCLEAR, f"{beyond}, but the rank test does not tell the runs apart "
                                      f"(p = {p:.2g} ≥ {policy.alpha:g})", p)
-        known = median_uncertainty(base.samples_ms or (), new.samples_ms or ())
+        known = (median_uncertainty(sb, recorded[0], sn, recorded[1])
+                 if sb is not None and sn is not None else None)
         if known is not None and change <= policy.k * known:
             return decision(UNCLEAR, f"{beyond}, but within {policy.k:g}× the medians' uncertainty (±{_pct(known)})", p)
         return decision(direction, f"{beyond}, {policy.k:g}× the medians' uncertainty and the rank test (p = {p:.2g})", p)
