@@ -15,41 +15,81 @@
 // served one after another; with TILE + 1 (= 1 mod 32) row r's float c is in bank (r + c) % 32, 32
 // different banks. The padding costs TILE floats of shared memory and changes no result.
 //
-// Why this shape (LB_TR_TILE x LB_TR_ROWS in launch_config.h, 64 x 8). A block of TILE x ROWS
-// threads, each moving TILE / ROWS elements. The only loads in flight are those issued before the
-// barrier, and at HBM3's rate an SM needs tens of KB in flight to cover DRAM latency: the classic
-// 32 x 8 threads on a 32 x 32 tile issue 4 loads each, 32 KB per SM at 2048 threads; 64 x 8 on a
-// 64 x 64 tile issues 8 each, twice that, and touches A and B in 256-byte runs of a row instead
-// of 128, half the DRAM row switches per byte. A tile is 64 x 65 floats (16.6 KB), four blocks
-// (2048 threads) an SM use 66 KB of shared memory. This is the reasoned choice; which shape is
-// fastest on a given GPU is a measurement, and changing it is the two numbers in launch_config.h.
+// Why 16-byte accesses. A warp's 32 scalar loads of one tile row move 128 bytes; the same warp's
+// 32 float4 loads move 512. At HBM3's rate an SM needs tens of KB in flight to cover DRAM's
+// latency, and the loads in flight are those issued before the barrier: with float4s each thread
+// has four times the bytes in flight for the same instructions, and the tile's 16 KB is read in
+// a quarter of the load instructions (an LSU request per 512 bytes, not per 128). The stores are
+// float4s of B's rows too, built from four reads of one tile column. So a block is
+// (TILE / 4) x ROWS threads: threadIdx.x names a float4 of a tile row (16 of them across 64
+// floats, so a warp covers two rows, each one 256-byte run), threadIdx.y the row, stepping by
+// ROWS. The padding still serves: float c of row r is in bank (r + c) % 32, so a warp's 32 reads
+// of tile[4q + j][r] (q = 0..15, two rows r) touch each bank at most twice; two shared-memory
+// passes per 32 floats, far below what the DRAM side takes for them.
+// The float4 path needs both matrices' rows to start on 16 bytes (N % 4 == 0 for A's rows,
+// M % 4 == 0 for B's, both pointers aligned); any other shape takes the scalar path, element by
+// element, the same transpose.
+//
+// Why this shape (LB_TR_TILE, LB_TR_ROWS in launch_config.h). The tile is 64 x 65 floats (16.6 KB);
+// a block of 16 x ROWS threads moves 64 / ROWS float4s a thread each way. The choice between
+// ROWS = 4, 8, 16 and 32 is a measurement, docs/ladders.md#transpose gives it, and changing it is
+// one number in launch_config.h.
 #include "workloads/launch_config.h"
 
 namespace lb_transpose {
-constexpr int TILE = LB_TR_TILE, ROWS = LB_TR_ROWS;
-static_assert(TILE % ROWS == 0, "each thread moves TILE / ROWS whole rows of the tile");
+constexpr int TILE = LB_TR_TILE, ROWS = LB_TR_ROWS, VEC = 4, CHUNKS = TILE / VEC;
+static_assert(TILE % ROWS == 0 && TILE % VEC == 0, "each thread moves TILE / ROWS whole float4s of rows");
+static_assert(CHUNKS == LB_TR_BLOCK_X, "launch_config.h's block is TILE / 4 threads across");
+
+// Row r of the tile (columns c .. c + 3): from A's row row0 + r, columns col0 + c ..
+__device__ __forceinline__ void read_quad(const float* __restrict__ A, int M, int N, bool vec, int gr, int gc,
+                                          float* dst) {
+  if (gr >= M) return;
+  const float* src = A + (long long)gr * N + gc;
+  if (vec && gc < N) {  // N % 4 == 0: all four are inside
+    const float4 v = *reinterpret_cast<const float4*>(src);
+    dst[0] = v.x, dst[1] = v.y, dst[2] = v.z, dst[3] = v.w;
+  } else {
+#pragma unroll
+    for (int j = 0; j < VEC; ++j)
+      if (gc + j < N) dst[j] = src[j];
+  }
+}
 }  // namespace lb_transpose
 
-extern "C" __global__ void transpose(const float* __restrict__ A, float* __restrict__ B, int M, int N) {
+extern "C" __global__ void __launch_bounds__(LB_TR_BLOCK_X * LB_TR_ROWS)
+transpose(const float* __restrict__ A, float* __restrict__ B, int M, int N) {
   using namespace lb_transpose;
   __shared__ float tile[TILE][TILE + 1];
   const int row0 = blockIdx.y * TILE, col0 = blockIdx.x * TILE;  // the tile's corner in A
-  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int c = threadIdx.x * VEC, ty = threadIdx.y;
+  const bool vec = N % VEC == 0 && M % VEC == 0 && (reinterpret_cast<unsigned long long>(A) & 15) == 0 &&
+                   (reinterpret_cast<unsigned long long>(B) & 15) == 0;
 
-  // Read: thread (tx, ty) copies A[row0 + r][col0 + tx] for r = ty, ty + ROWS, ... into tile[r][tx].
-  const int a_col = col0 + tx;
+  // Read: thread (x, y) copies A[row0 + r][col0 + c .. c + 3] for r = y, y + ROWS, ... into tile[r][c ..].
 #pragma unroll
-  for (int k = 0; k < TILE; k += ROWS) {
-    const int r = ty + k;
-    if (row0 + r < M && a_col < N) tile[r][tx] = A[(long long)(row0 + r) * N + a_col];
+  for (int r = ty; r < TILE; r += ROWS) {
+    float quad[VEC];
+    read_quad(A, M, N, vec, row0 + r, col0 + c, quad);
+#pragma unroll
+    for (int j = 0; j < VEC; ++j) tile[r][c + j] = quad[j];
   }
   __syncthreads();
 
-  // Write: row col0 + r of B is column col0 + r of A; its column row0 + tx is A's row row0 + tx.
-  const int b_col = row0 + tx;
+  // Write: row col0 + r of B is column col0 + r of A; its columns row0 + c .. c + 3 are A's rows
+  // row0 + c .. c + 3, so the four floats are tile[c .. c + 3][r].
 #pragma unroll
-  for (int k = 0; k < TILE; k += ROWS) {
-    const int r = ty + k;
-    if (col0 + r < N && b_col < M) B[(long long)(col0 + r) * M + b_col] = tile[tx][r];
+  for (int r = ty; r < TILE; r += ROWS) {
+    const int br = col0 + r, bc = row0 + c;
+    if (br >= N) continue;
+    float* dst = B + (long long)br * M + bc;
+    const float quad[VEC] = {tile[c][r], tile[c + 1][r], tile[c + 2][r], tile[c + 3][r]};  // the turn
+    if (vec && bc < M) {  // M % 4 == 0: all four are inside
+      *reinterpret_cast<float4*>(dst) = make_float4(quad[0], quad[1], quad[2], quad[3]);
+    } else {
+#pragma unroll
+      for (int j = 0; j < VEC; ++j)
+        if (bc + j < M) dst[j] = quad[j];
+    }
   }
 }
