@@ -26,6 +26,13 @@ __device__ __forceinline__ float lb_block_sum(float value) {
   return value;  // valid in thread 0
 }
 
+// Float4 j of x's `quads`, and the sum of a float4's four floats: every load and every first add of
+// the grid-stride loops below is one of these.
+__device__ __forceinline__ float4 lb_quad_at(const float4* __restrict__ x4, long long quads, long long j) {
+  return x4[j];
+}
+__device__ __forceinline__ float lb_quad_sum(const float4& v) { return (v.x + v.y) + (v.z + v.w); }
+
 // How many blocks have stored their partial sum in this launch. Zero when the module loads; the
 // last block sets it back to zero, so every launch starts from zero. One counter per module: two
 // launches of this kernel from one module must not run at once (each layer launches it on one stream).
@@ -40,18 +47,17 @@ reduce_sum(const float* __restrict__ x, long long n, float* __restrict__ partial
   float sums[U];
 #pragma unroll
   for (int u = 0; u < U; ++u) sums[u] = 0.0f;
-  // Float4s first, first + stride, ...: U of them a pass, all loaded before any is added; a load
-  // past the end is a zero (a predicated load, not a branch).
-  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < quads; i += U * stride) {
+  // Float4s i, i + stride, ...: U of them a pass while all U are inside x, all loaded before any is
+  // added (no bound check between them, so nothing orders them); then the rest one at a time.
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  for (; i + (U - 1) * stride < quads; i += U * stride) {
     float4 v[U];
 #pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const long long j = i + u * stride;
-      v[u] = j < quads ? x4[j] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    }
+    for (int u = 0; u < U; ++u) v[u] = lb_quad_at(x4, quads, i + u * stride);
 #pragma unroll
-    for (int u = 0; u < U; ++u) sums[u] += (v[u].x + v[u].y) + (v[u].z + v[u].w);
+    for (int u = 0; u < U; ++u) sums[u] += lb_quad_sum(v[u]);
   }
+  for (; i < quads; i += stride) sums[0] += lb_quad_sum(lb_quad_at(x4, quads, i));
   const long long tail = quads * 4 + (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (tail < n) sums[0] += x[tail];
   float sum = 0.0f;

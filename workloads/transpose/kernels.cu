@@ -37,56 +37,82 @@
 #include "workloads/launch_config.h"
 
 namespace lb_transpose {
-constexpr int TILE = LB_TR_TILE, ROWS = LB_TR_ROWS, VEC = 4, CHUNKS = TILE / VEC;
+constexpr int TILE = LB_TR_TILE, ROWS = LB_TR_ROWS, VEC = 4, CHUNKS = TILE / VEC, PASSES = TILE / ROWS;
 static_assert(TILE % ROWS == 0 && TILE % VEC == 0, "each thread moves TILE / ROWS whole float4s of rows");
 static_assert(CHUNKS == LB_TR_BLOCK_X, "launch_config.h's block is TILE / 4 threads across");
+using Tile = float[TILE][TILE + 1];
 
-// Row r of the tile (columns c .. c + 3): from A's row row0 + r, columns col0 + c ..
-__device__ __forceinline__ void read_quad(const float* __restrict__ A, int M, int N, bool vec, int gr, int gc,
-                                          float* dst) {
-  if (gr >= M) return;
-  const float* src = A + (long long)gr * N + gc;
-  if (vec && gc < N) {  // N % 4 == 0: all four are inside
-    const float4 v = *reinterpret_cast<const float4*>(src);
-    dst[0] = v.x, dst[1] = v.y, dst[2] = v.z, dst[3] = v.w;
-  } else {
+__device__ __forceinline__ const float* row_of(const float* __restrict__ A, int M, int N, int gr) {
+  return A + (long long)gr * N;  // row gr of A (M rows of N floats)
+}
+// tile[r][c .. c + 3] = the four floats of v, in order.
+__device__ __forceinline__ void put(Tile& tile, int r, int c, const float4& v) {
+  tile[r][c] = v.x, tile[r][c + 1] = v.y, tile[r][c + 2] = v.z, tile[r][c + 3] = v.w;
+}
+// Column r of the tile, rows c .. c + 3: four consecutive floats of a row of B.
+__device__ __forceinline__ float4 turn(const Tile& tile, int r, int c) {
+  return make_float4(tile[c][r], tile[c + 1][r], tile[c + 2][r], tile[c + 3][r]);
+}
+// A's row gr, columns gc .. gc + 3, those inside A (a float4 where the row is 16-byte aligned and
+// all four are inside); zeros for the others.
+__device__ __forceinline__ float4 read_quad(const float* __restrict__ A, int M, int N, bool vec, int gr, int gc) {
+  float q[VEC] = {0.0f, 0.0f, 0.0f, 0.0f};
+  if (gr < M) {
+    const float* src = row_of(A, M, N, gr) + gc;
+    if (vec && gc < N) return *reinterpret_cast<const float4*>(src);  // N % 4 == 0: all four inside
 #pragma unroll
     for (int j = 0; j < VEC; ++j)
-      if (gc + j < N) dst[j] = src[j];
+      if (gc + j < N) q[j] = src[j];
   }
+  return make_float4(q[0], q[1], q[2], q[3]);
 }
 }  // namespace lb_transpose
 
 extern "C" __global__ void __launch_bounds__(LB_TR_BLOCK_X * LB_TR_ROWS)
 transpose(const float* __restrict__ A, float* __restrict__ B, int M, int N) {
   using namespace lb_transpose;
-  __shared__ float tile[TILE][TILE + 1];
+  __shared__ Tile tile;
   const int row0 = blockIdx.y * TILE, col0 = blockIdx.x * TILE;  // the tile's corner in A
   const int c = threadIdx.x * VEC, ty = threadIdx.y;
   const bool vec = N % VEC == 0 && M % VEC == 0 && (reinterpret_cast<unsigned long long>(A) & 15) == 0 &&
                    (reinterpret_cast<unsigned long long>(B) & 15) == 0;
+  // A whole tile inside A, float4-aligned: every access below is a float4 and needs no bound check.
+  // Uniform across the block, so the branches below never diverge a warp.
+  const bool whole = vec && row0 + TILE <= M && col0 + TILE <= N;
 
-  // Read: thread (x, y) copies A[row0 + r][col0 + c .. c + 3] for r = y, y + ROWS, ... into tile[r][c ..].
+  // Read: thread (x, y) copies A[row0 + r][col0 + c .. c + 3] for r = y, y + ROWS, ... into
+  // tile[r][c ..]. Loops of a constant trip count (k, not r) unroll whole; in a whole tile all
+  // PASSES loads are issued before the first is used, the bytes in flight the barrier allows.
+  if (whole) {
+    float4 v[PASSES];
 #pragma unroll
-  for (int r = ty; r < TILE; r += ROWS) {
-    float quad[VEC];
-    read_quad(A, M, N, vec, row0 + r, col0 + c, quad);
+    for (int k = 0; k < PASSES; ++k)
+      v[k] = *reinterpret_cast<const float4*>(row_of(A, M, N, row0 + ty + k * ROWS) + col0 + c);
 #pragma unroll
-    for (int j = 0; j < VEC; ++j) tile[r][c + j] = quad[j];
+    for (int k = 0; k < PASSES; ++k) put(tile, ty + k * ROWS, c, v[k]);
+  } else {  // an edge tile, or a shape the float4s do not fit: zeros outside A, never stored below
+#pragma unroll
+    for (int k = 0; k < PASSES; ++k) put(tile, ty + k * ROWS, c, read_quad(A, M, N, vec, row0 + ty + k * ROWS, col0 + c));
   }
   __syncthreads();
 
   // Write: row col0 + r of B is column col0 + r of A; its columns row0 + c .. c + 3 are A's rows
-  // row0 + c .. c + 3, so the four floats are tile[c .. c + 3][r].
+  // row0 + c .. c + 3, so the four floats are tile[c .. c + 3][r]. Stores need nothing back, so
+  // they issue one after another without waiting; one loop serves both kinds of tile.
 #pragma unroll
-  for (int r = ty; r < TILE; r += ROWS) {
-    const int br = col0 + r, bc = row0 + c;
-    if (br >= N) continue;
+  for (int k = 0; k < TILE; k += ROWS) {
+    const int r = ty + k, br = col0 + r, bc = row0 + c;
+    const float4 q = turn(tile, r, c);
     float* dst = B + (long long)br * M + bc;
-    const float quad[VEC] = {tile[c][r], tile[c + 1][r], tile[c + 2][r], tile[c + 3][r]};  // the turn
+    if (whole) {
+      *reinterpret_cast<float4*>(dst) = q;
+      continue;
+    }
+    if (br >= N) continue;
     if (vec && bc < M) {  // M % 4 == 0: all four are inside
-      *reinterpret_cast<float4*>(dst) = make_float4(quad[0], quad[1], quad[2], quad[3]);
+      *reinterpret_cast<float4*>(dst) = q;
     } else {
+      const float quad[VEC] = {q.x, q.y, q.z, q.w};
 #pragma unroll
       for (int j = 0; j < VEC; ++j)
         if (bc + j < M) dst[j] = quad[j];
