@@ -31,9 +31,11 @@
 // element, the same transpose.
 //
 // Why this shape (LB_TR_TILE, LB_TR_ROWS in launch_config.h). The tile is 64 x 65 floats (16.6 KB);
-// a block of 16 x ROWS threads moves 64 / ROWS float4s a thread each way. The choice between
-// ROWS = 4, 8, 16 and 32 is a measurement, docs/ladders.md#transpose gives it, and changing it is
-// one number in launch_config.h.
+// a block of 16 x ROWS threads moves 64 / ROWS float4s a thread each way. ROWS = 8 (128 threads,
+// eight float4 loads in flight a thread, up to 13 blocks an SM by shared memory) is the shape of
+// Triton's 64 x 64 program with its 4 warps; which of 4, 8, 16 and 32 is fastest on a given GPU is a
+// measurement (tools/experiments/kernel-candidates.sh times them), and changing it is one number in
+// launch_config.h.
 #include "workloads/launch_config.h"
 
 namespace lb_transpose {
