@@ -18,6 +18,12 @@
 #             cache empty (ours, CuPy's, Numba's, PyCUDA's, Triton's, Inductor's, JAX's), the second
 #             hitting them; then the pair compared (tools/compare-runs, layerbench compare)
 #   sanitize  compute-sanitizer's tools over every layer and workload (scripts/sanitize.sh)
+#   peers     where our kernels stand against their peers, each alone (after build): the candidate
+#             kernels beside the shipped ones and the libraries (tools/experiments/kernel-candidates.sh),
+#             Triton's and torch.compile's kernels and every autotuned configuration
+#             (tools/experiments/framework-peers.py triton), ncu's DRAM throughput, L2 hit rate and
+#             sectors per request of the runtime and triton layers' transposes, and JAX's matmul
+#             compiles under XLA's default flags, Triton GEMMs off, and autotuning off
 #
 # Wheels in .whl/ (scripts/collect-wheels.sh; the machine has no package registry) are installed
 # once per machine into $DEVICE_CHECK_SITE and put on PYTHONPATH, which the build, the tests and the
@@ -32,9 +38,9 @@ usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' 
 [ $# -gt 0 ] || { usage; exit 2; }
 for step in "$@"; do
   case "$step" in
-    build | tests | labs | trips | examples | suite | sanitize) ;;
+    build | tests | labs | trips | examples | suite | sanitize | peers) ;;
     -h | --help) usage; exit 0 ;;
-    *) echo "device-check: no step '$step' (build, tests, labs, trips, examples, suite, sanitize)" >&2; exit 2 ;;
+    *) echo "device-check: no step '$step' (build, tests, labs, trips, examples, suite, sanitize, peers)" >&2; exit 2 ;;
   esac
 done
 out="${OUT:-device-out}"
@@ -152,6 +158,28 @@ step_suite() {
 step_sanitize() {
   bounded scripts/sanitize.sh --budget "${DEVICE_CHECK_SANITIZE_BUDGET_S:-240}" --out "$1" >"$1/sanitize.log" 2>&1
   note "sanitize: exit $? | $(tail -n 3 "$1/sanitize.log" | tr '\n' ' ')"
+}
+
+step_peers() {
+  local flags metrics
+  bounded tools/experiments/kernel-candidates.sh "$1/kernel-candidates.txt" >"$1/kernel-candidates.log" 2>&1
+  note "peers: kernel-candidates exit $?"
+  bounded python3 tools/experiments/framework-peers.py triton >"$1/framework-peers.txt" 2>&1
+  note "peers: framework-peers triton exit $?"
+  metrics=dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__t_sector_hit_rate.pct
+  metrics+=,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
+  metrics+=,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum
+  metrics+=,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,sm__warps_active.avg.pct_of_peak_sustained_active
+  metrics+=,dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum
+  bounded ncu --clock-control none --metrics "$metrics" -k regex:transpose --launch-count 8 --csv \
+    $lb run -w transpose -l runtime,triton -s 4096x4096,8192x8192 --check --out "$1/ncu-run.json" \
+    >"$1/ncu-transpose.csv" 2>"$1/ncu-transpose.err"
+  note "peers: ncu of the transposes exit $?"
+  for flags in "" --xla_gpu_enable_triton_gemm=false --xla_gpu_autotune_level=0; do
+    echo "XLA_FLAGS=$flags" >>"$1/jax-compiles.txt"
+    XLA_FLAGS="$flags" bounded python3 tools/experiments/framework-peers.py jax >>"$1/jax-compiles.txt" 2>&1
+  done
+  note "peers: $(grep -c 'first call' "$1/jax-compiles.txt") JAX compiles timed"
 }
 
 for step in "$@"; do
