@@ -61,6 +61,7 @@ TEST(PythonBoundary, LaunchConstantsArePythonsAsCompiled) {
 #ifdef LB_TR_TILE
   EXPECT_EQ(config.at("LB_TR_TILE"), LB_TR_TILE);
   EXPECT_EQ(config.at("LB_TR_ROWS"), LB_TR_ROWS);
+  EXPECT_EQ(config.at("LB_TR_BLOCK_X"), LB_TR_BLOCK_X);
 #endif
   // What the layers read: lb_shared's constants are these, not a parse of the header.
   const py::module_ shared = py::module_::import("lb_shared");

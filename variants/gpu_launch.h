@@ -68,5 +68,9 @@ inline MatmulGrid matmul_grid(long long m, long long n, long long k, int sm_coun
 // Tiles of A for transpose: A's columns along x, its rows along y (65535 tiles of LB_TR_TILE rows).
 inline unsigned transpose_grid_x(long long n) { return static_cast<unsigned>((n + LB_TR_TILE - 1) / LB_TR_TILE); }
 inline unsigned transpose_grid_y(long long m) { return static_cast<unsigned>((m + LB_TR_TILE - 1) / LB_TR_TILE); }
+// Its block: LB_TR_BLOCK_X float4s across a tile row, LB_TR_ROWS rows at a time.
+struct TransposeBlock {
+  unsigned x = LB_TR_BLOCK_X, y = LB_TR_ROWS;
+};
 
 }  // namespace lb

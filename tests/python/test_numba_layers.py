@@ -79,8 +79,11 @@ def test_numba_kernel_compiles_to_ptx(name: str):
 def test_numba_shared_memory_sizes_follow_launch_config_h():
     assert _numba_layer.BLOCK == lb_shared.BLOCK  # block_sum's shared array holds one float per thread
     assert _numba_layer.TPB ** 2 <= 1024
-    # transpose's tile and block are our kernel's (jit_kernel() refuses to compile otherwise)
-    assert (_numba_layer.TR_TILE, _numba_layer.TR_ROWS) == lb_shared.transpose_block()
+    # transpose's tile is our kernel's, so that the shared grid covers A (jit_kernel() refuses to
+    # compile otherwise); its block is its own, a thread per element of a tile row
+    assert _numba_layer.TR_TILE == lb_shared.CONFIG["LB_TR_TILE"]
+    assert _numba_layer.transpose_block() == (_numba_layer.TR_TILE, _numba_layer.TR_ROWS)
+    assert _numba_layer.TR_TILE % _numba_layer.TR_ROWS == 0
 
 
 @pytest.mark.parametrize("name", sorted(_numba_vectorize_layer.SIGNATURES))

@@ -193,7 +193,7 @@ def declared_launches() -> list[tuple[str, str, list[str], str]]:
 def test_every_kernel_is_prepared_with_its_c_parameter_types():
     calls = declared_launches()
     assert {name for _, name, _, _ in calls} == {
-        "vector_add", "saxpy", "reduce_partial", "reduce_final", "matmul_tiled", "transpose", "launch_probe"}
+        "vector_add", "saxpy", "reduce_sum", "matmul_tiled", "transpose", "launch_probe"}
     for workload, name, declared, file in calls:
         expected = [C_TYPES[t] for t in kernel_parameters(workload)[name]]
         assert declared == expected, f"{file}: {name} is prepared as {declared}, its C parameters are {expected}"

@@ -176,8 +176,8 @@ def test_launch_shapes_follow_gpu_launch_h():
     assert lb_shared.matmul_grid(4096, 4096, 4096, 132) == (32, 32, 1)  # a wave of tiles or more: no split
     x, y, splits = lb_shared.matmul_grid(512, 512, 512, 132)  # 16 tiles for 132 SMs: K is split
     assert (x, y) == (4, 4) and 1 < splits <= 16
-    tile, rows = lb_shared.CONFIG["LB_TR_TILE"], lb_shared.CONFIG["LB_TR_ROWS"]
-    assert lb_shared.transpose_block() == (tile, rows) and tile % rows == 0
+    tile, across, rows = (lb_shared.CONFIG[k] for k in ("LB_TR_TILE", "LB_TR_BLOCK_X", "LB_TR_ROWS"))
+    assert lb_shared.transpose_block() == (across, rows) and across * 4 == tile and tile % rows == 0
     assert lb_shared.transpose_grid(1, 1) == (1, 1)
     assert lb_shared.transpose_grid(2 * tile + 1, tile) == (1, 3)  # tiles along N, then along M
 

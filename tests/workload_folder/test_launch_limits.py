@@ -64,13 +64,14 @@ def test_the_reader_refuses_a_launch_that_would_fail(name):
 def test_the_register_line_names_the_figures():
     if why := nvrtc_here():
         pytest.skip(why)
-    line = reader(FOLDERS / "too_many_registers").stderr
+    r = reader(FOLDERS / "too_many_registers")
+    line = r.stderr
     # the count is ptxas's (112 for sm_90 with CUDA 13's); whatever it is, it is above 64 a thread
     import re
     match = re.search(r"uses (\d+) registers a thread, (\d+) a block, above the 65536 a block can have "
                       r"\(a smaller block, or __launch_bounds__\(1024\) so the compiler keeps to it\): "
                       + re.escape(NO_GPU), line)
-    assert match and int(match.group(1)) > 64 and int(match.group(2)) > 65536, line
+    assert match and int(match.group(1)) > 64 and int(match.group(2)) > 65536, (r.returncode, r.stdout, line)
 
 
 @pytest.mark.parametrize("name", ACCEPTED)

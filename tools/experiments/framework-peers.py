@@ -47,8 +47,17 @@ if part in ("triton", "tronly"):
     src = open(os.path.join(ROOT, "variants/triton/_triton_layer.py")).read()
     # the layer's kernels without its harness glue: everything before `class Session`
     code = src[:src.index("class Session")].replace("import lb_torch\nimport lb_variant\n", "")
-    ns = {}
-    exec(compile(code, "_triton_layer_kernels", "exec"), ns)
+    # @triton.jit reads its function's source from a file (inspect.getsourcelines): exec'd text is
+    # refused, so the kernels go through a file of their own.
+    import importlib.util
+    import tempfile
+    kernels = os.path.join(tempfile.mkdtemp(), "triton_layer_kernels.py")
+    with open(kernels, "w") as f:
+        f.write(code)
+    spec = importlib.util.spec_from_file_location("triton_layer_kernels", kernels)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    ns = vars(module)
     dev = "cuda"
     for side in (4096, 8192):
         a = torch.randn(side, side, device=dev); b = torch.empty_like(a)

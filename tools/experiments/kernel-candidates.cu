@@ -171,7 +171,7 @@ int main() {
       CK(cudaMemset(c, 0xff, elems * 4));
     };
     const dim3 grid(side / 64, side / 64);
-    check("shipped", time_ms([&] { transpose<<<grid, dim3(LB_TR_TILE, LB_TR_ROWS), 0, g_stream>>>(a, c, side, side); }, 30));
+    check("shipped", time_ms([&] { transpose<<<grid, dim3(LB_TR_BLOCK_X, LB_TR_ROWS), 0, g_stream>>>(a, c, side, side); }, 30));
     const float one = 1, zero = 0;
     check("cublasSgeam", time_ms([&] { CB(cublasSgeam(h, CUBLAS_OP_T, CUBLAS_OP_N, side, side, &one, a, side, &zero, c, side, c, side)); }, 30));
 #define TRC(T, TH, V, S) check(#T "x" #TH "v" #V "s" #S, time_ms([&] { tr_cand<T, TH, V, S><<<dim3(side / T, side / T), TH, 0, g_stream>>>(a, c, side, side); }, 30))
@@ -193,7 +193,7 @@ int main() {
       CK(cudaMemset(d, 0xff, 4));
     };
     const unsigned blocks = lb::grid_stride_blocks(n / 4, sms);
-    check("shipped", time_ms([&] { reduce_partial<<<blocks, LB_BLOCK, 0, g_stream>>>(x, n, c); reduce_final<<<1, LB_BLOCK, 0, g_stream>>>(c, blocks, d); }, 50));
+    check("shipped", time_ms([&] { reduce_sum<<<blocks, LB_BLOCK, 0, g_stream>>>(x, n, c, d); }, 50));
     size_t tmp = 0; CK(cub::DeviceReduce::Sum(nullptr, tmp, x, d, (int)n, g_stream));
     void* tp; CK(cudaMalloc(&tp, tmp));
     check("cub", time_ms([&] { CK(cub::DeviceReduce::Sum(tp, tmp, x, d, (int)n, g_stream)); }, 50));

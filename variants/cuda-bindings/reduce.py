@@ -1,4 +1,4 @@
-# reduce through cuda.bindings: two functions from one module, launched in order on one stream.
+# reduce through cuda.bindings: one function, reduce_sum, whose last block adds the partial sums.
 import ctypes
 
 import lb_shared
@@ -12,8 +12,7 @@ class Variant:
 
     def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
         self.n = size.n
-        self.partial = setup.session.kernel("reduce", "reduce_partial", setup.cost)
-        self.final = setup.session.kernel("reduce", "reduce_final", setup.cost)
+        self.kernel = setup.session.kernel("reduce", "reduce_sum", setup.cost)
         self.blocks = lb_shared.grid_stride_blocks(self.n // 4, sm_count())
         self.x, self.partials, self.sum = DeviceMemory(self.n), DeviceMemory(self.blocks), DeviceMemory(1)
 
@@ -24,10 +23,8 @@ class Variant:
 
     def run(self, stream):
         s = driver.CUstream(stream)
-        launch(self.partial, self.blocks, lb_shared.BLOCK,
-               ((self.x.ptr, self.n, self.partials.ptr), (None, ctypes.c_longlong, None)), s)
-        launch(self.final, 1, lb_shared.BLOCK,
-               ((self.partials.ptr, self.blocks, self.sum.ptr), (None, ctypes.c_int, None)), s)
+        launch(self.kernel, self.blocks, lb_shared.BLOCK,
+               ((self.x.ptr, self.n, self.partials.ptr, self.sum.ptr), (None, ctypes.c_longlong, None, None)), s)
 
     def download(self, out, stream):
         self.sum.download(out, driver.CUstream(stream))

@@ -1,5 +1,5 @@
-# reduce through cuda.core: two Kernels of one ObjectCode, launched in order on one stream (the
-# stream order is the grid-wide barrier), with the runtime layer's grid.
+# reduce through cuda.core: one Kernel, reduce_sum, whose last block adds the partial sums, with
+# the runtime layer's grid.
 import lb_shared
 import lb_variant
 import numpy as np
@@ -13,8 +13,7 @@ class Variant:
     def allocate(self, size: lb_variant.Size, setup: lb_variant.Setup):
         self.n = size.n
         self.stream = stream(setup.stream)
-        self.partial = setup.session.kernel("reduce", "reduce_partial", setup.cost)
-        self.final = setup.session.kernel("reduce", "reduce_final", setup.cost)
+        self.kernel = setup.session.kernel("reduce", "reduce_sum", setup.cost)
         self.blocks = lb_shared.grid_stride_blocks(self.n // 4, sm_count())
         self.x, self.partials, self.sum = (allocate(count, self.stream) for count in (self.n, self.blocks, 1))
 
@@ -23,10 +22,8 @@ class Variant:
         upload(problem.output, self.sum, self.stream)
 
     def run(self, stream_handle):
-        launch(self.stream, LaunchConfig(grid=self.blocks, block=lb_shared.BLOCK), self.partial,
-               self.x, np.int64(self.n), self.partials)
-        launch(self.stream, LaunchConfig(grid=1, block=lb_shared.BLOCK), self.final,
-               self.partials, np.int32(self.blocks), self.sum)
+        launch(self.stream, LaunchConfig(grid=self.blocks, block=lb_shared.BLOCK), self.kernel,
+               self.x, np.int64(self.n), self.partials, self.sum)
 
     def download(self, out, stream_handle):
         download(self.sum, out, self.stream)

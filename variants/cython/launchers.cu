@@ -47,9 +47,7 @@ cudaError_t lb_cython_saxpy(float alpha, const float* x, float* y, long long n, 
 
 cudaError_t lb_cython_reduce(const float* x, long long n, float* partials, unsigned blocks, float* sum,
                              cudaStream_t stream) {
-  reduce_partial<<<blocks, LB_BLOCK, 0, stream>>>(x, n, partials);
-  if (const cudaError_t e = launched(); e != cudaSuccess) return e;
-  reduce_final<<<1, LB_BLOCK, 0, stream>>>(partials, static_cast<int>(blocks), sum);
+  reduce_sum<<<blocks, LB_BLOCK, 0, stream>>>(x, n, partials, sum);
   return launched();
 }
 
@@ -63,7 +61,8 @@ cudaError_t lb_cython_matmul(const float* a, const float* b, float* c, int m, in
 
 cudaError_t lb_cython_transpose(const float* a, float* b, int m, int n, cudaStream_t stream) {
   const dim3 grid(lb::transpose_grid_x(n), lb::transpose_grid_y(m));
-  transpose<<<grid, dim3(LB_TR_TILE, LB_TR_ROWS), 0, stream>>>(a, b, m, n);
+  const lb::TransposeBlock block;
+  transpose<<<grid, dim3(block.x, block.y), 0, stream>>>(a, b, m, n);
   return launched();
 }
 

@@ -12,13 +12,13 @@
 
 extern "C" {
 
-// Blocks of reduce_partial's grid for n floats on the current device (grid_stride_blocks over n/4
+// Blocks of reduce_sum's grid for n floats on the current device (grid_stride_blocks over n/4
 // float4s, from its SM count), as the runtime layer sizes it; the partials buffer holds that many.
 cudaError_t lb_cython_reduce_blocks(long long n, unsigned* blocks);
 
 cudaError_t lb_cython_vector_add(const float* a, const float* b, float* c, long long n, cudaStream_t stream);
 cudaError_t lb_cython_saxpy(float alpha, const float* x, float* y, long long n, cudaStream_t stream);
-// reduce_partial over `blocks` blocks, then reduce_final (one block) into sum[0].
+// reduce_sum over `blocks` blocks (its last block adds their partials) into sum[0].
 cudaError_t lb_cython_reduce(const float* x, long long n, float* partials, unsigned blocks, float* sum,
                              cudaStream_t stream);
 cudaError_t lb_cython_matmul(const float* a, const float* b, float* c, int m, int n, int k, cudaStream_t stream);

@@ -146,8 +146,8 @@ def saxpy(float alpha, DeviceBuffer x not None, DeviceBuffer y not None, long lo
 
 def reduce(DeviceBuffer x not None, long long n, DeviceBuffer partials not None, unsigned blocks,
            DeviceBuffer total not None, uintptr_t stream):
-    """total[0] = sum of x's n floats: reduce_partial over `blocks` blocks into partials, then
-    reduce_final, both enqueued on `stream`."""
+    """total[0] = sum of x's n floats: reduce_sum over `blocks` blocks, one partial sum each in
+    partials, which its last block adds; enqueued on `stream`."""
     fits(x, n, "reduce x"); fits(partials, blocks, "reduce partials"); fits(total, 1, "reduce total")
     check(lb_cython_reduce(x.ptr, n, partials.ptr, blocks, total.ptr, as_stream(stream)), "reduce launch")
 

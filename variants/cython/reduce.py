@@ -1,5 +1,5 @@
-# reduce through Cython: one wrapper call, two launches in the C++ launcher (reduce_partial, then
-# reduce_final on the same stream), with the runtime layer's grid from the device's SM count.
+# reduce through Cython: one wrapper call, one launch in the C++ launcher (reduce_sum, whose last
+# block adds the partial sums), with the runtime layer's grid from the device's SM count.
 import lb_cython
 import lb_variant
 from lb_cython import DeviceBuffer

@@ -1,4 +1,4 @@
-// reduce through the driver API: two functions from one module, launched in order on one stream.
+// reduce through the driver API: one function, reduce_sum, whose last block adds the partial sums.
 // A ladder rung (Setup::rung) is one function of its own file, launched in as many passes as its
 // launch shape needs (variants/ladder_launch.h: the runtime layer's passes, the same arithmetic).
 #include "variants/driver/driver_layer.h"
@@ -13,13 +13,12 @@ class Reduce final : public Variant {
     sum_ = DeviceMemory(1);
     if (setup.rung) {
       rung_ = setup.rung;
-      partial_ = load_rung_kernel(setup);
+      kernel_ = load_rung_kernel(setup);
       plan_ = reduce_rung_plan(rung_->launch_as<ReduceLaunch>(), n_, setup.session_as<Session>().sm_count());
       for (int i = 0; i < 2; ++i) scratch_[i] = DeviceMemory(plan_.scratch_floats[i]);
       return;
     }
-    partial_ = load_kernel(setup, "reduce", "reduce_partial");
-    final_ = load_kernel(setup, "reduce", "reduce_final");
+    kernel_ = load_kernel(setup, "reduce", "reduce_sum");
     blocks_ = static_cast<int>(grid_stride_blocks(n_ / 4, setup.session_as<Session>().sm_count()));
     partials_ = DeviceMemory(blocks_);
   }
@@ -30,10 +29,8 @@ class Reduce final : public Variant {
   void run(cudaStream_t stream) override {
     if (rung_) return run_rung(stream);
     CUdeviceptr x = x_.get(), partials = partials_.get(), sum = sum_.get();
-    void* partial_args[] = {&x, &n_, &partials};
-    launch(partial_, blocks_, 1, LB_BLOCK, partial_args, stream);
-    void* final_args[] = {&partials, &blocks_, &sum};
-    launch(final_, 1, 1, LB_BLOCK, final_args, stream);
+    void* args[] = {&x, &n_, &partials, &sum};
+    launch(kernel_, blocks_, 1, LB_BLOCK, args, stream);
   }
   void download(std::span<float> out, cudaStream_t stream) override { sum_.download(out, stream); }
 
@@ -45,7 +42,7 @@ class Reduce final : public Variant {
       CUdeviceptr out = pass.out < 0 ? sum_.get() : scratch_[pass.out].get();
       long long n = pass.n;
       void* args[] = {&in, &n, &out};
-      launch(partial_, RungLaunch{.grid_x = pass.blocks, .block_x = l.block, .smem_bytes = l.smem_bytes}, args, stream);
+      launch(kernel_, RungLaunch{.grid_x = pass.blocks, .block_x = l.block, .smem_bytes = l.smem_bytes}, args, stream);
     }
   }
 
@@ -53,7 +50,7 @@ class Reduce final : public Variant {
   int blocks_ = 0;
   const Rung* rung_ = nullptr;
   ReducePlan plan_;
-  CUfunction partial_ = nullptr, final_ = nullptr;
+  CUfunction kernel_ = nullptr;
   DeviceMemory x_, partials_, sum_, scratch_[2];
 };
 }  // namespace

@@ -22,7 +22,8 @@ class Transpose final : public Variant {
   void run(cudaStream_t stream) override {
     CUdeviceptr a = a_.get(), b = b_.get();
     void* args[] = {&a, &b, &m_, &n_};
-    LB_CU_CHECK(cu().cuLaunchKernel(kernel_, transpose_grid_x(n_), transpose_grid_y(m_), 1, LB_TR_TILE, LB_TR_ROWS, 1,
+    const TransposeBlock block;
+    LB_CU_CHECK(cu().cuLaunchKernel(kernel_, transpose_grid_x(n_), transpose_grid_y(m_), 1, block.x, block.y, 1,
                                     /*shared bytes*/ 0, stream, args, /*extra*/ nullptr));
   }
   void download(std::span<float> out, cudaStream_t stream) override { b_.download(out, stream); }

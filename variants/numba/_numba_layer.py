@@ -39,8 +39,13 @@ from numba.cuda.typing.typeof import Purpose, typeof
 BLOCK = 256  # threads per block of the 1-D kernels: lb_shared.BLOCK (checked by jit_kernel())
 TPB = 16     # matmul: TPB x TPB threads per block, each computing one element of C
 TR_TILE = 64  # transpose: a TR_TILE x TR_TILE tile of A per block (lb_shared: LB_TR_TILE)
-TR_ROWS = 8   # ... of TR_TILE x TR_ROWS threads, each copying TR_TILE / TR_ROWS rows (LB_TR_ROWS)
+TR_ROWS = 8   # ... of TR_TILE x TR_ROWS threads, each copying TR_TILE / TR_ROWS rows (its own block)
 TR_PITCH = TR_TILE + 1  # the tile's row in shared memory: a global, as a shape must be a constant
+
+
+def transpose_block() -> tuple[int, int]:
+    """transpose's block: TR_TILE x TR_ROWS threads, one float of a tile row each."""
+    return (TR_TILE, TR_ROWS)
 
 
 def vector_add(a, b, c, n):
@@ -161,9 +166,9 @@ def jit_kernel(name: str, cost):
     module load, as one-time costs. Session.kernel calls it once per kernel and session."""
     if BLOCK != lb_shared.BLOCK:
         raise RuntimeError(f"_numba_layer.BLOCK is {BLOCK}, workloads/launch_config.h says {lb_shared.BLOCK}")
-    if name == "transpose" and (TR_TILE, TR_ROWS) != lb_shared.transpose_block():  # only transpose reads them
-        raise RuntimeError(f"_numba_layer.TR_TILE, TR_ROWS are {TR_TILE}, {TR_ROWS}; "
-                           f"workloads/launch_config.h says {lb_shared.transpose_block()}")
+    if name == "transpose" and TR_TILE != lb_shared.CONFIG["LB_TR_TILE"]:  # only transpose reads it
+        raise RuntimeError(f"_numba_layer.TR_TILE is {TR_TILE}; workloads/launch_config.h's LB_TR_TILE, "
+                           f"which the grid is made of, is {lb_shared.CONFIG['LB_TR_TILE']}")
     t0 = time.perf_counter()
     dispatcher = cuda.jit(SIGNATURES[name], cache=True)(KERNELS[name])
     ms = (time.perf_counter() - t0) * 1e3

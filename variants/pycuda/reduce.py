@@ -1,6 +1,6 @@
-# reduce through PyCUDA: two functions of one SourceModule, each prepare()d: the argument format
-# lives on the Function object get_function() returns, one per kernel. Launched in order on
-# PyCUDA's stream (the stream order is the grid-wide barrier), with the runtime layer's grid.
+# reduce through PyCUDA: one function of a SourceModule, prepare()d: the argument format lives on
+# the Function object get_function() returns. reduce_sum's last block adds the partial sums; it is
+# launched on PyCUDA's stream with the runtime layer's grid.
 import lb_shared
 import lb_variant
 import numpy as np
@@ -14,13 +14,11 @@ class Variant:
         self.n = size.n
         with pycuda_context():
             self.bridge = setup.session.bridge(setup.cost)
-            self.partial = setup.session.kernel("reduce", "reduce_partial", ["P", np.int64, "P"], setup.cost)
-            self.final = setup.session.kernel("reduce", "reduce_final", ["P", np.int32, "P"], setup.cost)
+            self.kernel = setup.session.kernel("reduce", "reduce_sum", ["P", np.int64, "P", "P"], setup.cost)
             self.blocks = lb_shared.grid_stride_blocks(self.n // 4, sm_count())
             self.x, self.partials, self.sum = floats(self.n), floats(self.blocks), floats(1)
         self.block = (lb_shared.BLOCK, 1, 1)
-        self.partial_args = (int(self.x), np.int64(self.n), int(self.partials))
-        self.final_args = (int(self.partials), np.int32(self.blocks), int(self.sum))
+        self.args = (int(self.x), np.int64(self.n), int(self.partials), int(self.sum))
 
     def upload(self, problem, stream):
         self.bridge.upload(problem.inputs[0], self.x, stream)
@@ -28,8 +26,7 @@ class Variant:
 
     def run(self, stream):
         s = self.bridge.enter(stream)
-        self.partial.prepared_async_call((self.blocks, 1), self.block, s, *self.partial_args)
-        self.final.prepared_async_call((1, 1), self.block, s, *self.final_args)
+        self.kernel.prepared_async_call((self.blocks, 1), self.block, s, *self.args)
         self.bridge.leave(stream)
 
     def download(self, out, stream):

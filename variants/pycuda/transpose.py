@@ -1,5 +1,5 @@
 # transpose through PyCUDA: a 2-D grid (tiles along N, tiles along M) and a 2-D block
-# (LB_TR_TILE, LB_TR_ROWS, 1), both tuples. M and N are prepared as np.int32, the kernel's `int`.
+# (LB_TR_BLOCK_X, LB_TR_ROWS, 1), both tuples. M and N are prepared as np.int32, the kernel's `int`.
 import lb_shared
 import lb_variant
 import numpy as np

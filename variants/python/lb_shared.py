@@ -184,8 +184,9 @@ def transpose_grid(m: int, n: int) -> tuple[int, int]:
 
 
 def transpose_block() -> tuple[int, int]:
-    """transpose: LB_TR_TILE x LB_TR_ROWS threads, each thread LB_TR_TILE / LB_TR_ROWS rows of a tile."""
-    return (CONFIG["LB_TR_TILE"], CONFIG["LB_TR_ROWS"])
+    """transpose: LB_TR_BLOCK_X x LB_TR_ROWS threads, threadIdx.x a float4 of a tile row, each
+    thread LB_TR_TILE / LB_TR_ROWS rows of a tile."""
+    return (CONFIG["LB_TR_BLOCK_X"], CONFIG["LB_TR_ROWS"])
 
 
 def program_name(layer: str, workload: str) -> str:

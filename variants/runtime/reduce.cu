@@ -1,5 +1,5 @@
-// reduce through the CUDA runtime API: two launches in one stream. The second starts only after
-// the first has finished, which is the grid-wide barrier the partial sums need. A ladder rung
+// reduce through the CUDA runtime API: one launch of reduce_sum, whose last block adds the blocks'
+// partial sums (workloads/reduce/kernels.cu); the partials are a buffer of one float a block. A ladder rung
 // (Setup::rung) runs in as many passes as its launch shape needs (variants/ladder_launch.h).
 #include "variants/runtime/runtime_layer.h"
 #include "workloads/reduce/kernels.cu"
@@ -28,9 +28,7 @@ class Reduce final : public Variant {
   }
   void run(cudaStream_t stream) override {
     if (rung_) return run_rung(stream);
-    reduce_partial<<<blocks_, LB_BLOCK, 0, stream>>>(x_.get(), n_, partials_.get());
-    LB_CHECK_LAUNCH();
-    reduce_final<<<1, LB_BLOCK, 0, stream>>>(partials_.get(), static_cast<int>(blocks_), sum_.get());
+    reduce_sum<<<blocks_, LB_BLOCK, 0, stream>>>(x_.get(), n_, partials_.get(), sum_.get());
     LB_CHECK_LAUNCH();
   }
   void download(std::span<float> out, cudaStream_t stream) override { sum_.download(out, stream); }

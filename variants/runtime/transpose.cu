@@ -1,6 +1,6 @@
 // transpose through the CUDA runtime API: a 2-D grid of TILE x TILE tiles of A and, unlike the
-// other workloads, a 2-D block, dim3(TILE, ROWS): threadIdx.x walks a row of the tile (the
-// coalesced direction), threadIdx.y the rows. The kernel's shared-memory tile is static (declared
+// other workloads, a 2-D block, dim3(TILE / 4, ROWS): threadIdx.x walks a row of the tile a float4
+// at a time (the coalesced direction), threadIdx.y the rows. The kernel's shared-memory tile is static (declared
 // in the kernel), so the launch names no shared memory.
 #include "variants/runtime/runtime_layer.h"
 #include "workloads/transpose/kernels.cu"
@@ -20,7 +20,8 @@ class Transpose final : public Variant {
   }
   void run(cudaStream_t stream) override {
     const dim3 grid(transpose_grid_x(shape_.n), transpose_grid_y(shape_.m));
-    const dim3 block(LB_TR_TILE, LB_TR_ROWS);
+    const TransposeBlock tb;
+    const dim3 block(tb.x, tb.y);
     transpose<<<grid, block, 0, stream>>>(a_.get(), b_.get(), int(shape_.m), int(shape_.n));
     LB_CHECK_LAUNCH();
   }

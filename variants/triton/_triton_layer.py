@@ -62,15 +62,21 @@ def block_sum_kernel(x_ptr, sums_ptr, n, BLOCK: tl.constexpr):
 
 
 # The configurations a Triton user tries first: those of Triton's matmul tutorial for fp32 inputs
-# (block sizes, the GROUP_M swizzle that keeps a group of tiles' A rows and B columns in L2, warps,
-# pipeline stages), smaller stages where fp32 tiles would not fit in shared memory.
+# (block sizes, the GROUP_M swizzle that keeps a group of tiles' A rows and B columns in L2, pipeline
+# stages, warps), smaller stages where fp32 tiles would not fit in shared memory.
+TUTORIAL_CONFIGS = (
+    (128, 256, 32, 3, 8), (256, 128, 32, 3, 8), (128, 128, 32, 4, 4), (128, 64, 32, 4, 4),
+    (64, 128, 32, 4, 4), (128, 32, 32, 4, 4), (64, 32, 32, 5, 2), (32, 64, 32, 5, 2),
+    (64, 64, 32, 4, 4), (128, 128, 16, 4, 8), (64, 64, 16, 3, 4), (32, 32, 16, 3, 2),
+)
+# The ones autotuned here: the tutorial's configurations that won at a default size (512^3 to
+# 4096^3) in the 20-layer runs before P31, on an H100 twice and an H200 (docs/layers/frameworks.md,
+# "Triton's autotuning"). Compiling all 12, cold, took 13-18 s of every run's start for the same
+# choices; a size outside the defaults still picks the fastest of these four.
+AUTOTUNED = {(32, 32, 16, 3, 2), (32, 64, 32, 5, 2), (64, 64, 16, 3, 4), (64, 64, 32, 4, 4)}
 MATMUL_CONFIGS = [
     triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8}, num_stages=s, num_warps=w)
-    for bm, bn, bk, s, w in (
-        (128, 256, 32, 3, 8), (256, 128, 32, 3, 8), (128, 128, 32, 4, 4), (128, 64, 32, 4, 4),
-        (64, 128, 32, 4, 4), (128, 32, 32, 4, 4), (64, 32, 32, 5, 2), (32, 64, 32, 5, 2),
-        (64, 64, 32, 4, 4), (128, 128, 16, 4, 8), (64, 64, 16, 3, 4), (32, 32, 16, 3, 2),
-    )
+    for bm, bn, bk, s, w in TUTORIAL_CONFIGS if (bm, bn, bk, s, w) in AUTOTUNED
 ]
 
 
@@ -151,6 +157,10 @@ class Session(lb_torch.Session):
     def describe(self) -> dict:
         return lb_torch.framework_settings() | {"triton": triton.__version__, "compile_caches": self.caches,
                                                 "matmul_autotune_configs": len(MATMUL_CONFIGS),
+                                                "matmul_autotune_choice": (
+                                                    f"{len(MATMUL_CONFIGS)} of the {len(TUTORIAL_CONFIGS)} of Triton's "
+                                                    "matmul tutorial: those that won at a default size in the "
+                                                    "committed H100 and H200 runs"),
                                                 "launch_equivalent": " ".join(Launch.__doc__.split())}
 
     def first_launch(self, name: str, launch, cost, shape: str) -> None:
