@@ -32,7 +32,8 @@ MAX_PYTHON_LINES = 600
 # (0.5 MB gzipped). Samples nothing reads are not kept (warm-caches.json, h200-frameworks/). Raised
 # in P29 by the 15 runs of one build behind docs/methodology.md's "Host-timed cases" (0.09 MB
 # gzipped, without samples) and the quiet pairs compare's allowances are held to (fixtures/quiet/).
-RESULTS_LIMIT = 6_100_000
+# Raised in P31 by the H100 run of transpose and reduce beside their peers (0.12 MB, without samples).
+RESULTS_LIMIT = 6_250_000
 RESULTS_AND_FIXTURES_LIMIT = 7_900_000
 CPP_SUFFIXES = {".h", ".hpp", ".cuh", ".cpp", ".cc", ".cu"}
 
