@@ -168,7 +168,7 @@ int main() {
       CK(cudaMemcpy(got.data(), c, elems * 4, cudaMemcpyDeviceToHost));
       const bool ok = memcmp(got.data(), ref.data(), elems * 4) == 0;
       printf("transpose %d %-22s %.4f ms %.0f GB/s %s\n", side, name, ms, bytes / ms / 1e6, ok ? "ok" : "WRONG");
-      CK(cudaMemset(c, 0xff, elems * 4));
+      CK(cudaMemsetAsync(c, 0xff, elems * 4, g_stream));  // poisoned before the next kernel, in its stream
     };
     const dim3 grid(side / 64, side / 64);
     check("shipped", time_ms([&] { transpose<<<grid, dim3(LB_TR_BLOCK_X, LB_TR_ROWS), 0, g_stream>>>(a, c, side, side); }, 30));
@@ -190,7 +190,7 @@ int main() {
     auto check = [&](const char* name, double ms) {
       float g; CK(cudaMemcpy(&g, d, 4, cudaMemcpyDeviceToHost));
       printf("reduce %lld %-18s %.4f ms %.0f GB/s err %.2e\n", n, name, ms, bytes / ms / 1e6, std::abs(g - want) / std::max(1.0, std::abs(want)));
-      CK(cudaMemset(d, 0xff, 4));
+      CK(cudaMemsetAsync(d, 0xff, 4, g_stream));
     };
     const unsigned blocks = lb::grid_stride_blocks(n / 4, sms);
     check("shipped", time_ms([&] { reduce_sum<<<blocks, LB_BLOCK, 0, g_stream>>>(x, n, c, d); }, 50));
@@ -209,12 +209,14 @@ int main() {
     std::vector<float> want(elems), g2(elems);
     const float one = 1, zero = 0;
     CB(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, s, s, s, &one, b, s, a, s, &zero, d, s));
+    // g_stream does not synchronize with the legacy default stream a plain cudaMemcpy runs on: wait first
+    CK(cudaStreamSynchronize(g_stream));
     CK(cudaMemcpy(want.data(), d, elems * 4, cudaMemcpyDeviceToHost));
     auto check = [&](const char* name, double ms) {
       CK(cudaMemcpy(g2.data(), c, elems * 4, cudaMemcpyDeviceToHost));
       double err = 0; for (size_t i = 0; i < elems; ++i) err = std::max(err, (double)std::abs(g2[i] - want[i]));
       printf("matmul %d %-20s %.4f ms %.1f TFLOP/s maxdiff %.2e\n", s, name, ms, flops / ms / 1e9, err);
-      CK(cudaMemset(c, 0xff, elems * 4));
+      CK(cudaMemsetAsync(c, 0xff, elems * 4, g_stream));  // poisoned before the next kernel, in its stream
     };
     check("cublas", time_ms([&] { CB(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, s, s, s, &one, b, s, a, s, &zero, c, s)); }, 20));
     const lb::MatmulGrid g = lb::matmul_grid(s, s, s, sms);
